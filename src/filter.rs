@@ -1,0 +1,243 @@
+//! The artifact filter: the reference `ArtifactBloomFilter`, bit for bit.
+//!
+//! Built once from the complete digest list of a catalog version, then only
+//! queried. There is no API that clears bits: a deletion means a new snapshot.
+
+use crate::bits::BitArray;
+use crate::layout::{create_layout, BloomError, BloomSpec, Layout};
+use crate::probe::{as_digest, Probe, DIGEST_LENGTH};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArtifactBloomFilter {
+    bits: BitArray,
+    hash_count: u32,
+    inserted_item_count: u64,
+    /// The spec the filter was built for; ABF1 records it in the header.
+    spec: BloomSpec,
+}
+
+impl ArtifactBloomFilter {
+    /// Builds from separate digests, checking in the reference's order:
+    /// the spec, then capacity, then every digest's length.
+    pub fn create<D: AsRef<[u8]>>(digests: &[D], spec: &BloomSpec) -> Result<Self, BloomError> {
+        let layout = create_layout(spec)?;
+        if digests.len() as u64 > spec.expected_item_count {
+            return Err(BloomError::CapacityExceeded);
+        }
+        if digests.iter().any(|d| d.as_ref().len() != DIGEST_LENGTH) {
+            return Err(BloomError::InvalidDigest);
+        }
+        let mut filter = Self::empty_with_layout(layout, *spec);
+        for digest in digests {
+            // Length checked above.
+            if let Some(digest) = as_digest(digest.as_ref()) {
+                filter.insert(digest);
+            }
+        }
+        filter.inserted_item_count = digests.len() as u64;
+        Ok(filter)
+    }
+
+    /// Builds from `N × 32` packed bytes. A length that is not a multiple of
+    /// 32 is `InvalidDigest` (after the capacity check, which counts the
+    /// partial record too).
+    pub fn create_packed(packed: &[u8], spec: &BloomSpec) -> Result<Self, BloomError> {
+        let layout = create_layout(spec)?;
+        let count = packed.len().div_ceil(DIGEST_LENGTH) as u64;
+        if count > spec.expected_item_count {
+            return Err(BloomError::CapacityExceeded);
+        }
+        if packed.len() % DIGEST_LENGTH != 0 {
+            return Err(BloomError::InvalidDigest);
+        }
+        let mut filter = Self::empty_with_layout(layout, *spec);
+        for chunk in packed.chunks_exact(DIGEST_LENGTH) {
+            if let Some(digest) = as_digest(chunk) {
+                filter.insert(digest);
+            }
+        }
+        filter.inserted_item_count = count;
+        Ok(filter)
+    }
+
+    /// An empty filter for the spec (no digests yet).
+    pub fn empty(spec: &BloomSpec) -> Result<Self, BloomError> {
+        Ok(Self::empty_with_layout(create_layout(spec)?, *spec))
+    }
+
+    fn empty_with_layout(layout: Layout, spec: BloomSpec) -> Self {
+        ArtifactBloomFilter {
+            bits: BitArray::zeroed((layout.bit_count / 64) as usize),
+            hash_count: layout.hash_count,
+            inserted_item_count: 0,
+            spec,
+        }
+    }
+
+    /// Reassembles a filter from validated parts (the ABF1 decoder and the
+    /// merge). The caller guarantees `bits` is non-empty and `hash_count` in
+    /// 1..=32.
+    pub fn from_parts(bits: BitArray, hash_count: u32, inserted_item_count: u64, spec: BloomSpec) -> Self {
+        ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec }
+    }
+
+    /// Sets the k bits of a digest (building only; the count is the caller's).
+    #[inline]
+    pub(crate) fn insert(&mut self, digest: &[u8; DIGEST_LENGTH]) {
+        let mut probe = Probe::start(digest, self.bits.bit_count());
+        for _ in 0..self.hash_count {
+            self.bits.set(probe.index);
+            probe.advance();
+        }
+    }
+
+    /// `false` means definitely absent; `true` means "maybe — ask the
+    /// repository at the same catalogVersion".
+    #[inline]
+    pub fn might_contain(&self, digest: &[u8; DIGEST_LENGTH]) -> bool {
+        let mut probe = Probe::start(digest, self.bits.bit_count());
+        for _ in 0..self.hash_count {
+            if !self.bits.get(probe.index) {
+                return false;
+            }
+            probe.advance();
+        }
+        true
+    }
+
+    /// Answers for `N × 32` packed digests, one flag byte (0 or 1) each.
+    /// `None` when the length is not a multiple of 32.
+    pub fn might_contain_packed(&self, packed: &[u8]) -> Option<Vec<u8>> {
+        if packed.len() % DIGEST_LENGTH != 0 {
+            return None;
+        }
+        Some(
+            packed
+                .chunks_exact(DIGEST_LENGTH)
+                .map(|chunk| as_digest(chunk).map_or(0, |d| u8::from(self.might_contain(d))))
+                .collect(),
+        )
+    }
+
+    /// How many of `N × 32` packed digests answer "maybe".
+    pub fn count_maybe(&self, packed: &[u8]) -> Option<u64> {
+        if packed.len() % DIGEST_LENGTH != 0 {
+            return None;
+        }
+        Some(
+            packed
+                .chunks_exact(DIGEST_LENGTH)
+                .filter(|chunk| as_digest(chunk).is_some_and(|d| self.might_contain(d)))
+                .count() as u64,
+        )
+    }
+
+    pub fn bit_count(&self) -> u64 {
+        self.bits.bit_count()
+    }
+
+    pub fn hash_count(&self) -> u32 {
+        self.hash_count
+    }
+
+    pub fn inserted_item_count(&self) -> u64 {
+        self.inserted_item_count
+    }
+
+    pub fn spec(&self) -> &BloomSpec {
+        &self.spec
+    }
+
+    pub fn bits(&self) -> &BitArray {
+        &self.bits
+    }
+
+    /// `(−expm1(−kn/m))^k` with n the inserted count.
+    pub fn estimate_false_positive_rate(&self) -> f64 {
+        let m = self.bit_count() as f64;
+        let n = self.inserted_item_count as f64;
+        let k = f64::from(self.hash_count);
+        (-(-k * n / m).exp_m1()).powf(k)
+    }
+
+    /// Set bits over all bits (a popcount).
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.fill_ratio()
+    }
+
+    /// The bit array as LSB-first bytes (the reference `serializeBits()`).
+    pub fn serialize_bits(&self) -> Vec<u8> {
+        self.bits.to_le_bytes()
+    }
+
+    /// Bitwise OR of two filters of the same shape; inserted counts add up
+    /// (a conservative upper bound when the digest sets overlap).
+    pub fn union(a: &Self, b: &Self) -> Option<Self> {
+        if a.bit_count() != b.bit_count() || a.hash_count != b.hash_count {
+            return None;
+        }
+        let mut bits = a.bits.clone();
+        bits.or_assign(&b.bits);
+        Some(ArtifactBloomFilter {
+            bits,
+            hash_count: a.hash_count,
+            inserted_item_count: a.inserted_item_count.saturating_add(b.inserted_item_count),
+            spec: a.spec,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha2::{Digest, Sha256};
+
+    fn digest(text: &str) -> [u8; 32] {
+        Sha256::digest(text.as_bytes()).into()
+    }
+
+    fn spec(n: u64, p: f64) -> BloomSpec {
+        BloomSpec { expected_item_count: n, target_false_positive_rate: p }
+    }
+
+    #[test]
+    fn members_are_always_maybe() {
+        let members: Vec<[u8; 32]> = (0..2000).map(|i| digest(&format!("member:{i}"))).collect();
+        let filter = ArtifactBloomFilter::create(&members, &spec(2000, 0.01)).unwrap();
+        assert!(members.iter().all(|d| filter.might_contain(d)));
+        assert_eq!(filter.inserted_item_count(), 2000);
+    }
+
+    #[test]
+    fn create_checks_spec_then_capacity_then_digests() {
+        let short = vec![vec![0u8; 31]; 3];
+        assert_eq!(ArtifactBloomFilter::create(&short, &spec(0, 0.01)), Err(BloomError::InvalidExpectedItemCount));
+        assert_eq!(ArtifactBloomFilter::create(&short, &spec(2, 0.01)), Err(BloomError::CapacityExceeded));
+        assert_eq!(ArtifactBloomFilter::create(&short, &spec(3, 0.01)), Err(BloomError::InvalidDigest));
+    }
+
+    #[test]
+    fn packed_equals_separate() {
+        let members: Vec<[u8; 32]> = (0..300).map(|i| digest(&format!("m{i}"))).collect();
+        let packed: Vec<u8> = members.concat();
+        let a = ArtifactBloomFilter::create(&members, &spec(300, 0.001)).unwrap();
+        let b = ArtifactBloomFilter::create_packed(&packed, &spec(300, 0.001)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(b.might_contain_packed(&packed).unwrap(), vec![1u8; 300]);
+        assert_eq!(b.count_maybe(&packed), Some(300));
+        assert_eq!(ArtifactBloomFilter::create_packed(&packed[..33], &spec(300, 0.001)), Err(BloomError::InvalidDigest));
+        assert!(b.might_contain_packed(&packed[..31]).is_none());
+    }
+
+    #[test]
+    fn union_of_shards_equals_whole() {
+        let members: Vec<[u8; 32]> = (0..500).map(|i| digest(&format!("u{i}"))).collect();
+        let s = spec(500, 0.01);
+        let whole = ArtifactBloomFilter::create(&members, &s).unwrap();
+        let a = ArtifactBloomFilter::create(&members[..200], &s).unwrap();
+        let b = ArtifactBloomFilter::create(&members[200..], &s).unwrap();
+        let merged = ArtifactBloomFilter::union(&a, &b).unwrap();
+        assert_eq!(merged.serialize_bits(), whole.serialize_bits());
+        assert_eq!(merged.inserted_item_count(), 500);
+    }
+}
