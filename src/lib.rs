@@ -4,6 +4,7 @@
 //! npm package wraps. A Bloom "maybe" is never an answer: callers confirm it
 //! with the authoritative repository at the same catalog version.
 
+pub mod abf1;
 pub mod bits;
 pub mod filter;
 pub mod layout;

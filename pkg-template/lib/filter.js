@@ -1,0 +1,194 @@
+// ArtifactBloomFilter: the reference API over the wasm core.
+//
+// Validation of JavaScript values happens here, in the reference's order
+// (spec → capacity → digests), so results match the TypeScript reference
+// exactly; the wasm layer re-checks lengths and never panics.
+
+import { RawFilter, planLayout } from "../artifact_bloom.js";
+import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
+import { scratchView } from "./memory.js";
+
+const DIGEST_LENGTH = 32;
+const MAXIMUM_EXPECTED_ITEM_COUNT = 2 ** 30;
+// Only code inside the package may wrap a raw filter.
+const internal = Symbol("artifact-bloom internal");
+
+export function success(value) {
+  return { kind: "success", value };
+}
+
+export function failure(error) {
+  return { kind: "failure", error };
+}
+
+/** The reference's `validateSpec`, widened to reject non-numbers. */
+function validateSpec(spec) {
+  const n = spec?.expectedItemCount;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1 || n > MAXIMUM_EXPECTED_ITEM_COUNT) {
+    return "invalidExpectedItemCount";
+  }
+  const p = spec.targetFalsePositiveRate;
+  if (typeof p !== "number" || !Number.isFinite(p) || p <= 0 || p >= 1) {
+    return "invalidFalsePositiveRate";
+  }
+  return undefined;
+}
+
+/** Plans the layout in wasm; a coded wasm error becomes the reference code. */
+function layoutError(spec) {
+  try {
+    planLayout(spec.expectedItemCount, spec.targetFalsePositiveRate);
+    return undefined;
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === undefined) throw error;
+    return code;
+  }
+}
+
+function isDigest(value) {
+  return isUint8Array(value) && value.byteLength === DIGEST_LENGTH;
+}
+
+/** Builds the raw filter from packed bytes, mapping coded errors to failures. */
+function fromPacked(packed, spec) {
+  try {
+    const raw = RawFilter.createPacked(packed, spec.expectedItemCount, spec.targetFalsePositiveRate);
+    return success(new ArtifactBloomFilter(internal, raw));
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === undefined) throw error;
+    return failure(code);
+  }
+}
+
+export class ArtifactBloomFilter {
+  #raw;
+
+  /** Not for callers: use `ArtifactBloomFilter.create`. */
+  constructor(token, raw) {
+    if (token !== internal) {
+      throw new TypeError("use ArtifactBloomFilter.create(digests, spec) to build a filter");
+    }
+    this.#raw = raw;
+  }
+
+  /** Internal: wraps a raw filter owned by this package (snapshots, merges). */
+  static _wrap(raw) {
+    return new ArtifactBloomFilter(internal, raw);
+  }
+
+  /** Internal: the live raw filter (throws after free). */
+  _raw() {
+    if (this.#raw === undefined) throw freedError("ArtifactBloomFilter");
+    return this.#raw;
+  }
+
+  static create(digests, spec) {
+    if (!Array.isArray(digests)) return failure("invalidDigest");
+    const specError = validateSpec(spec) ?? layoutError(spec);
+    if (specError !== undefined) return failure(specError);
+    if (digests.length > spec.expectedItemCount) return failure("capacityExceeded");
+    // Pack once in JS so the build is a single crossing into wasm.
+    const packed = new Uint8Array(digests.length * DIGEST_LENGTH);
+    for (let index = 0; index < digests.length; index += 1) {
+      const digest = digests[index];
+      if (!isDigest(digest)) return failure("invalidDigest");
+      packed.set(digest, index * DIGEST_LENGTH);
+    }
+    return fromPacked(packed, spec);
+  }
+
+  static createPacked(packed, spec) {
+    if (!isUint8Array(packed)) return failure("invalidDigest");
+    const specError = validateSpec(spec) ?? layoutError(spec);
+    if (specError !== undefined) return failure(specError);
+    return fromPacked(packed, spec);
+  }
+
+  static union(a, b) {
+    if (!(a instanceof ArtifactBloomFilter) || !(b instanceof ArtifactBloomFilter)) {
+      throw typeError("union(a, b)", "two ArtifactBloomFilter instances", a instanceof ArtifactBloomFilter ? b : a);
+    }
+    try {
+      return success(new ArtifactBloomFilter(internal, RawFilter.union(a._raw(), b._raw())));
+    } catch (error) {
+      const code = codeOf(error);
+      if (code === undefined) throw error;
+      return failure(code);
+    }
+  }
+
+  mightContain(digest) {
+    const raw = this._raw();
+    if (!isDigest(digest)) throw digestError("digest", digest);
+    scratchView().set(digest);
+    return raw.mightContainScratch();
+  }
+
+  mightContainMany(packed) {
+    const raw = this._raw();
+    if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
+    if (packed.byteLength % DIGEST_LENGTH !== 0) {
+      throw rangeError("packed", "a whole number of 32-byte digests", packed);
+    }
+    return raw.mightContainMany(packed);
+  }
+
+  countMaybe(packed) {
+    const raw = this._raw();
+    if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
+    if (packed.byteLength % DIGEST_LENGTH !== 0) {
+      throw rangeError("packed", "a whole number of 32-byte digests", packed);
+    }
+    return raw.countMaybe(packed);
+  }
+
+  getBitCount() {
+    return this._raw().bitCount();
+  }
+
+  getHashCount() {
+    return this._raw().hashCount();
+  }
+
+  getInsertedItemCount() {
+    return this._raw().insertedItemCount();
+  }
+
+  getExpectedItemCount() {
+    return this._raw().expectedItemCount();
+  }
+
+  getTargetFalsePositiveRate() {
+    return this._raw().targetFalsePositiveRate();
+  }
+
+  estimateFalsePositiveRate() {
+    return this._raw().estimateFalsePositiveRate();
+  }
+
+  getFillRatio() {
+    return this._raw().fillRatio();
+  }
+
+  serializeBits() {
+    return this._raw().serializeBits();
+  }
+
+  /** True once `free()` ran. */
+  get freed() {
+    return this.#raw === undefined;
+  }
+
+  /** Releases the wasm memory now; later calls throw. Safe to call twice. */
+  free() {
+    const raw = this.#raw;
+    this.#raw = undefined;
+    raw?.free();
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}

@@ -1,0 +1,18 @@
+// Node entry point, bundled by scripts/build.mjs into node.cjs (CommonJS), so
+// both `require("artifact-bloom")` and `import` (through node.mjs) share one
+// wasm instance. The module is compiled synchronously from the file beside it:
+// Node callers never need an init call.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { initSync as instantiate } from "./artifact_bloom.js";
+
+// `__dirname` exists because this file only ever runs as the CommonJS bundle.
+instantiate({ module: readFileSync(join(__dirname, "artifact_bloom_bg.wasm")) });
+
+/** Node needs no initialization; kept so isomorphic code can always call it. */
+export function init() {
+  return Promise.resolve();
+}
+export default init;
+export function initSync() {}
+export * from "./lib/index.js";

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Takes a machine with rustup (stable), Node ≥ 20 and npm to everything the
+# build and the tests need. Idempotent: each step checks first and skips what
+# is already present, so running it again costs a few seconds.
+#
+#   bash scripts/setup.sh            # build tools only
+#   bash scripts/setup.sh --browser  # also Debian's chromium for browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '[setup] %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust with rustup first" >&2; exit 2; }
+command -v node >/dev/null || { echo "setup: node not found; install Node.js 20 or newer" >&2; exit 2; }
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$node_major" -ge 20 ] || { echo "setup: Node $node_major is too old; need 20 or newer" >&2; exit 2; }
+
+# 1. The wasm target of the stable toolchain.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 2. wasm-bindgen CLI of exactly the version in Cargo.lock (the crate is
+#    pinned with `=`; the CLI refuses to process a different schema).
+[ -f Cargo.lock ] || cargo generate-lockfile
+bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_version" ]; then
+  say "installing wasm-bindgen-cli $bindgen_version (a few minutes)"
+  cargo install wasm-bindgen-cli --version "$bindgen_version" --no-default-features
+fi
+
+# 3. wasm-pack (it finds wasm-bindgen and wasm-opt on PATH; it cannot download
+#    its own helpers here).
+wasm_pack_version=0.15.1
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
+  say "installing wasm-pack $wasm_pack_version (about two minutes)"
+  cargo install wasm-pack --version "$wasm_pack_version" --no-default-features
+fi
+
+# 4. npm dev tools from package-lock.json: binaryen (wasm-opt), esbuild,
+#    typescript, playwright-core, benchmark peers. Re-run only when the lock
+#    file changed since the last install.
+lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.setup-lock-hash 2>/dev/null)" != "$lock_hash" ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_hash" > node_modules/.setup-lock-hash
+fi
+
+# 5. Chromium for the browser tests (Debian's package; Playwright's own
+#    browser download cannot work on this network).
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+  say "installing chromium with apt"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+fi
+say "ready"

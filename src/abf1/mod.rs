@@ -1,0 +1,168 @@
+//! ABF1: the published snapshot of one `ArtifactBloomFilter` for one catalog
+//! version (spec/ABF1.md).
+//!
+//! Layout: a 96-byte little-endian header, then `payloadLength` bytes of bit
+//! array. The checksum covers header bytes [0, 64) and the payload, so a
+//! flipped `catalogVersion` is caught as well as a flipped payload bit.
+//!
+//! The loader checks in the spec's order and returns the first failure:
+//! truncated → badMagic → unsupportedFormatVersion → unsupportedHashProtocol →
+//! invalidHeader → truncated → lengthMismatch → checksumMismatch. Nothing is
+//! allocated from a length field until the header has validated, which bounds
+//! the payload by 2^30 bits (128 MiB).
+
+mod error;
+mod header;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use sha2::{Digest, Sha256};
+
+use crate::bits::BitArray;
+use crate::filter::ArtifactBloomFilter;
+use crate::layout::BloomSpec;
+
+pub use error::{EncodeError, LoadError};
+pub use header::{parse_header, Header};
+pub use stream::StreamDecoder;
+
+/// The first four bytes of every ABF1 file.
+pub const MAGIC: [u8; MAGIC_LENGTH] = *b"ABF1";
+pub const MAGIC_LENGTH: usize = 4;
+/// The only format version this loader reads.
+pub const FORMAT_VERSION: u16 = 1;
+/// The probe rule of spec/ABF1.md "Bits"; another protocol would place bits
+/// elsewhere, so its files must not load as this one.
+pub const HASH_PROTOCOL_VERSION: u16 = 1;
+/// 2^53 − 1: the largest catalog version JS can hold exactly.
+pub const MAX_CATALOG_VERSION: u64 = (1 << 53) - 1;
+
+pub const OFFSET_MAGIC: usize = 0;
+pub const OFFSET_FORMAT_VERSION: usize = 4;
+pub const OFFSET_HASH_PROTOCOL_VERSION: usize = 6;
+pub const OFFSET_CATALOG_VERSION: usize = 8;
+pub const OFFSET_BIT_COUNT: usize = 16;
+pub const OFFSET_HASH_COUNT: usize = 24;
+pub const OFFSET_RESERVED: usize = 28;
+pub const OFFSET_EXPECTED_ITEM_COUNT: usize = 32;
+pub const OFFSET_INSERTED_ITEM_COUNT: usize = 40;
+pub const OFFSET_TARGET_FPP: usize = 48;
+pub const OFFSET_PAYLOAD_LENGTH: usize = 56;
+pub const OFFSET_CHECKSUM: usize = 64;
+/// SHA-256 output size.
+pub const CHECKSUM_LENGTH: usize = 32;
+/// Header bytes [0, 64) — everything before the checksum — are hashed.
+pub const CHECKSUMMED_HEADER_LENGTH: usize = OFFSET_CHECKSUM;
+pub const HEADER_LENGTH: usize = 96;
+pub const OFFSET_PAYLOAD: usize = HEADER_LENGTH;
+
+// The table's offsets must tile the header exactly.
+const _: () = assert!(OFFSET_CHECKSUM + CHECKSUM_LENGTH == HEADER_LENGTH);
+const _: () = assert!(OFFSET_PAYLOAD_LENGTH + 8 == OFFSET_CHECKSUM);
+
+/// A loaded snapshot: the validated header (the catalog version is
+/// `header.catalog_version`) and the filter it describes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub header: Header,
+    pub filter: ArtifactBloomFilter,
+}
+
+/// Loads a complete ABF1 file, checking all 8 steps in the spec's order.
+pub fn decode(bytes: &[u8]) -> Result<Snapshot, LoadError> {
+    // Steps 1–5.
+    let header = parse_header(bytes)?;
+    // Steps 6 and 7: the file is exactly header + payload.
+    let total = header.total_length();
+    let got = bytes.len() as u64;
+    if got < total {
+        return Err(LoadError::Truncated { needed: total, got });
+    }
+    if got > total {
+        return Err(LoadError::LengthMismatch { expected: total, got });
+    }
+    let (Some(hashed_header), Some(payload)) = (bytes.get(..CHECKSUMMED_HEADER_LENGTH), bytes.get(OFFSET_PAYLOAD..))
+    else {
+        // Unreachable after step 6; kept as an error rather than a panic.
+        return Err(LoadError::Truncated { needed: total, got });
+    };
+    // Step 8.
+    verify_checksum(&header, checksum_of(hashed_header, payload))?;
+    // The only allocation sized by the file, after every check passed.
+    let bits = bits_from_payload(&header, payload)?;
+    Ok(assemble(header, bits))
+}
+
+/// Writes `filter` as ABF1 for `catalog_version`. The result decodes back to
+/// an equal filter, and re-encoding a decoded file reproduces it byte for byte.
+pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<u8>, EncodeError> {
+    if catalog_version > MAX_CATALOG_VERSION {
+        return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
+    }
+    let spec = filter.spec();
+    let mut header = Header {
+        format_version: FORMAT_VERSION,
+        hash_protocol_version: HASH_PROTOCOL_VERSION,
+        catalog_version,
+        bit_count: filter.bit_count(),
+        hash_count: filter.hash_count(),
+        reserved: 0,
+        expected_item_count: spec.expected_item_count,
+        inserted_item_count: filter.inserted_item_count(),
+        target_fpp: spec.target_false_positive_rate,
+        payload_length: filter.bit_count() / 8,
+        checksum: [0; CHECKSUM_LENGTH],
+    };
+    // Refuse to publish what every loader would reject.
+    header::validate_fields(&header).map_err(|error| match error {
+        LoadError::InvalidHeader { field, reason } => EncodeError::InvalidFilter { field, reason },
+        other => EncodeError::InvalidFilter { field: "header", reason: other.message() },
+    })?;
+    let payload = filter.serialize_bits();
+    // Fixed array, constant range: in bounds by construction.
+    let unsigned = header.to_bytes();
+    header.checksum = checksum_of(&unsigned[..CHECKSUMMED_HEADER_LENGTH], &payload);
+    let mut out = Vec::with_capacity(HEADER_LENGTH + payload.len());
+    out.extend_from_slice(&header.to_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+/// SHA-256 of header bytes [0, 64) followed by the payload.
+pub fn checksum_of(hashed_header: &[u8], payload: &[u8]) -> [u8; CHECKSUM_LENGTH] {
+    let mut hasher = Sha256::new();
+    hasher.update(hashed_header);
+    hasher.update(payload);
+    hasher.finalize().into()
+}
+
+/// Step 8 on its own. A plain comparison is enough: the checksum guards
+/// against corruption, not forgery (anyone can recompute it), so timing
+/// leaks nothing.
+pub(crate) fn verify_checksum(header: &Header, computed: [u8; CHECKSUM_LENGTH]) -> Result<(), LoadError> {
+    if computed == header.checksum {
+        Ok(())
+    } else {
+        Err(LoadError::ChecksumMismatch)
+    }
+}
+
+/// The payload as words. The header guarantees its length is `bitCount / 8`,
+/// a multiple of 8; a mismatch would be a bug, reported rather than panicking.
+fn bits_from_payload(header: &Header, payload: &[u8]) -> Result<BitArray, LoadError> {
+    BitArray::from_le_bytes(payload)
+        .filter(|bits| bits.bit_count() == header.bit_count)
+        .ok_or(LoadError::LengthMismatch { expected: header.total_length(), got: (HEADER_LENGTH + payload.len()) as u64 })
+}
+
+/// The filter a validated header and its bits describe.
+pub(crate) fn assemble(header: Header, bits: BitArray) -> Snapshot {
+    let spec = BloomSpec {
+        expected_item_count: header.expected_item_count,
+        target_false_positive_rate: header.target_fpp,
+    };
+    // from_parts needs non-empty bits and 1..=32 hashes: step 5 checked both.
+    let filter = ArtifactBloomFilter::from_parts(bits, header.hash_count, header.inserted_item_count, spec);
+    Snapshot { header, filter }
+}

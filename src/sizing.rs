@@ -1,0 +1,167 @@
+//! Sizing helpers shared by the TLBF, mergeable and scalable filters.
+//!
+//! Seed 004 step 4 defines the optimum: `m = ceil(−n·ln p / ln² 2)` and
+//! `k = round(m/n · ln 2)`, with k at least 1 (seed 002) and rounding half away
+//! from zero (`f64::round`). Step 6 asks for the fill-ratio view an operator
+//! alerts on. The float expressions are spelled exactly as the seeds write
+//! them, so the TLBF vectors (made by the Python reference) match bit for bit.
+
+use crate::layout::{modeled_false_positive_rate, LN2, MAXIMUM_BIT_COUNT};
+
+/// Largest hash count any filter of this module family accepts. The optimum
+/// never exceeds 1,075 for any finite p > 0 (−ln p ≤ 745 bounds m/n by 1,551),
+/// so this only stops a crafted header from making one query walk 2^32 probes.
+pub const MAXIMUM_HASH_COUNT: u32 = 4096;
+
+/// Why a `(n, p)` pair has no usable layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizingError {
+    /// `n` was 0.
+    InvalidExpectedItemCount,
+    /// `p` was NaN, infinite, or outside the open interval (0, 1).
+    InvalidFalsePositiveRate,
+    /// The optimum needs more than [`MAXIMUM_BIT_COUNT`] bits.
+    FilterTooLarge,
+}
+
+impl SizingError {
+    /// The JS error code (camelCase).
+    pub fn code(self) -> &'static str {
+        match self {
+            SizingError::InvalidExpectedItemCount => "invalidExpectedItemCount",
+            SizingError::InvalidFalsePositiveRate => "invalidFalsePositiveRate",
+            SizingError::FilterTooLarge => "filterTooLarge",
+        }
+    }
+
+    /// A sentence for people: what was expected.
+    pub fn message(self) -> &'static str {
+        match self {
+            SizingError::InvalidExpectedItemCount => "the expected item count must be at least 1",
+            SizingError::InvalidFalsePositiveRate => {
+                "the false-positive rate must be a finite number strictly between 0 and 1"
+            }
+            SizingError::FilterTooLarge => "the filter would need more than 2^30 bits",
+        }
+    }
+}
+
+impl core::fmt::Display for SizingError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.code(), self.message())
+    }
+}
+
+impl std::error::Error for SizingError {}
+
+/// Checks `n ≥ 1` and `p` finite in (0, 1).
+pub fn validate_rate(n: u64, p: f64) -> Result<(), SizingError> {
+    if n == 0 {
+        return Err(SizingError::InvalidExpectedItemCount);
+    }
+    if !p.is_finite() || p <= 0.0 || p >= 1.0 {
+        return Err(SizingError::InvalidFalsePositiveRate);
+    }
+    Ok(())
+}
+
+/// The seed's optimum with every failure named: `m` bits (not word aligned)
+/// and `k` hashes, or why there is none within [`MAXIMUM_BIT_COUNT`].
+pub fn checked_optimal_params(n: u64, p: f64) -> Result<(u64, u32), SizingError> {
+    validate_rate(n, p)?;
+    let ideal = -(n as f64) * p.ln() / (LN2 * LN2);
+    // `ideal` is positive for p in (0, 1); the cap check keeps the cast exact.
+    if !ideal.is_finite() || ideal.ceil() > MAXIMUM_BIT_COUNT as f64 {
+        return Err(SizingError::FilterTooLarge);
+    }
+    let m = ideal.ceil() as u64;
+    Ok((m, optimal_hash_count(m, n)))
+}
+
+/// `k = max(1, round(m/n · ln 2))`, half away from zero, capped at
+/// [`MAXIMUM_HASH_COUNT`] (never reached for m ≤ 2^30 built by the optimum).
+pub fn optimal_hash_count(m: u64, n: u64) -> u32 {
+    let k = (m as f64 / n as f64 * LN2).round();
+    // `as` saturates; the clamp keeps 1 ≤ k ≤ the cap even for odd inputs.
+    (k as u32).clamp(1, MAXIMUM_HASH_COUNT)
+}
+
+/// Seed 004's `optimalParams(n, p)`: `Some((m, k))`, or `None` when n is 0,
+/// p is not in (0, 1), or m would exceed 2^30 bits.
+pub fn optimal_params(n: u64, p: f64) -> Option<(u64, u32)> {
+    checked_optimal_params(n, p).ok()
+}
+
+/// The false-positive rate implied by an observed fill ratio: every one of
+/// the k probes must land on a set bit, `fill^k`.
+pub fn fpp_from_fill_ratio(fill: f64, k: u32) -> f64 {
+    fill.powf(f64::from(k))
+}
+
+/// The fill ratio at which `fill^k` reaches twice the target p:
+/// `(2p)^(1/k)`. This, not an arbitrary 80 %, is the operator's alert line.
+pub fn alert_fill_ratio(p: f64, k: u32) -> f64 {
+    (2.0 * p).powf(1.0 / f64::from(k))
+}
+
+/// The expected fraction of set bits after n insertions of k probes each into
+/// m bits, `1 − e^(−kn/m)`, via `expm1` so small exponents keep precision.
+pub fn expected_fill_ratio(n: u64, m: u64, k: u32) -> f64 {
+    -(-(f64::from(k)) * n as f64 / m as f64).exp_m1()
+}
+
+/// The model's false-positive rate `(1 − e^(−kn/m))^k` (the same function the
+/// artifact layout rule uses).
+pub fn modeled_fpp(n: u64, m: u64, k: u32) -> f64 {
+    modeled_false_positive_rate(m, n, k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_examples() {
+        // Seed 002: n = 4, p = 0.1 → m = ceil(19.17) = 20, k = round(3.47) = 3.
+        assert_eq!(optimal_params(4, 0.1), Some((20, 3)));
+        // Seed 004: n = 1000, p = 1 % → m ≈ 9585 (ceil of 9585.06), k ≈ 7.
+        assert_eq!(optimal_params(1000, 0.01), Some((9586, 7)));
+    }
+
+    #[test]
+    fn rejects_bad_inputs() {
+        assert_eq!(checked_optimal_params(0, 0.1), Err(SizingError::InvalidExpectedItemCount));
+        for p in [0.0, 1.0, -0.5, f64::NAN, f64::INFINITY] {
+            assert_eq!(checked_optimal_params(1, p), Err(SizingError::InvalidFalsePositiveRate));
+        }
+        assert_eq!(checked_optimal_params(1 << 30, 0.01), Err(SizingError::FilterTooLarge));
+        assert_eq!(checked_optimal_params(u64::MAX, 0.5), Err(SizingError::FilterTooLarge));
+        // The smallest positive p still sizes (and bounds k far below the cap).
+        let (m, k) = checked_optimal_params(1, f64::from_bits(1)).unwrap();
+        assert!(m < 1600 && k < 1100, "m = {m}, k = {k}");
+    }
+
+    #[test]
+    fn fill_ratio_views_agree() {
+        // At the alert fill ratio the implied rate is exactly 2p.
+        let (p, k) = (0.01, 7);
+        let alert = alert_fill_ratio(p, k);
+        assert!((fpp_from_fill_ratio(alert, k) - 2.0 * p).abs() < 1e-12);
+        // Seed 004's spoiler: k = 7 at fill 0.5 gives ≈ 0.78 %.
+        assert!((fpp_from_fill_ratio(0.5, 7) - 0.0078125).abs() < 1e-15);
+        // modeled = expected_fill^k.
+        let (n, m) = (1000, 9586);
+        let via_fill = fpp_from_fill_ratio(expected_fill_ratio(n, m, k), k);
+        assert!((modeled_fpp(n, m, k) - via_fill).abs() < 1e-15);
+        assert!(modeled_fpp(n, m, k) <= 0.01);
+    }
+
+    #[test]
+    fn overfilling_degrades_the_rate() {
+        // Seed 004's question: 2n items in a filter sized for n.
+        let (m, k) = optimal_params(1000, 0.01).unwrap();
+        let at_n = modeled_fpp(1000, m, k);
+        let at_2n = modeled_fpp(2000, m, k);
+        assert!(at_2n > 10.0 * at_n, "{at_n} → {at_2n}");
+    }
+}
