@@ -8,7 +8,13 @@ pub mod abf1;
 pub mod bits;
 pub mod filter;
 pub mod layout;
+pub mod packed;
 pub mod probe;
+pub mod tlbf;
+pub mod murmur3;
+pub mod mergeable;
+pub mod scalable;
+pub mod sizing;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

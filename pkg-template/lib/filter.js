@@ -4,7 +4,7 @@
 // (spec → capacity → digests), so results match the TypeScript reference
 // exactly; the wasm layer re-checks lengths and never panics.
 
-import { RawFilter, planLayout } from "../artifact_bloom.js";
+import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
 import { scratchView } from "./memory.js";
 
@@ -191,4 +191,16 @@ export class ArtifactBloomFilter {
   [Symbol.dispose]() {
     this.free();
   }
+}
+
+/**
+ * Sorts and de-duplicates N × 32 packed digests → `{ unique, duplicates }`,
+ * so a publisher can record an exact unique insertedItemCount.
+ */
+export function dedupePacked(packed) {
+  if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
+  if (packed.byteLength % DIGEST_LENGTH !== 0) {
+    throw rangeError("packed", "a whole number of 32-byte digests", packed);
+  }
+  return dedupPacked(packed);
 }

@@ -1,4 +1,12 @@
 // The public API, shared by the Node and browser entry points.
-export { ArtifactBloomFilter } from "./filter.js";
+export { ArtifactBloomFilter, dedupePacked } from "./filter.js";
 export { Sha256, sha256 } from "./sha256.js";
 export { wasmMemoryBytes } from "./memory.js";
+export {
+  ABF1_HEADER_LENGTH,
+  encodeSnapshot,
+  fetchSnapshot,
+  loadSnapshot,
+  loadSnapshotStream,
+  readSnapshotHeader,
+} from "./snapshot.js";

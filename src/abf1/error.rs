@@ -131,5 +131,9 @@ impl std::error::Error for EncodeError {}
 
 /// `41 42 46 31`: bytes as the spec writes them.
 fn spaced_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

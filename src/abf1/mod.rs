@@ -80,10 +80,15 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, LoadError> {
         return Err(LoadError::Truncated { needed: total, got });
     }
     if got > total {
-        return Err(LoadError::LengthMismatch { expected: total, got });
+        return Err(LoadError::LengthMismatch {
+            expected: total,
+            got,
+        });
     }
-    let (Some(hashed_header), Some(payload)) = (bytes.get(..CHECKSUMMED_HEADER_LENGTH), bytes.get(OFFSET_PAYLOAD..))
-    else {
+    let (Some(hashed_header), Some(payload)) = (
+        bytes.get(..CHECKSUMMED_HEADER_LENGTH),
+        bytes.get(OFFSET_PAYLOAD..),
+    ) else {
         // Unreachable after step 6; kept as an error rather than a panic.
         return Err(LoadError::Truncated { needed: total, got });
     };
@@ -117,7 +122,10 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
     // Refuse to publish what every loader would reject.
     header::validate_fields(&header).map_err(|error| match error {
         LoadError::InvalidHeader { field, reason } => EncodeError::InvalidFilter { field, reason },
-        other => EncodeError::InvalidFilter { field: "header", reason: other.message() },
+        other => EncodeError::InvalidFilter {
+            field: "header",
+            reason: other.message(),
+        },
     })?;
     let payload = filter.serialize_bits();
     // Fixed array, constant range: in bounds by construction.
@@ -140,7 +148,10 @@ pub fn checksum_of(hashed_header: &[u8], payload: &[u8]) -> [u8; CHECKSUM_LENGTH
 /// Step 8 on its own. A plain comparison is enough: the checksum guards
 /// against corruption, not forgery (anyone can recompute it), so timing
 /// leaks nothing.
-pub(crate) fn verify_checksum(header: &Header, computed: [u8; CHECKSUM_LENGTH]) -> Result<(), LoadError> {
+pub(crate) fn verify_checksum(
+    header: &Header,
+    computed: [u8; CHECKSUM_LENGTH],
+) -> Result<(), LoadError> {
     if computed == header.checksum {
         Ok(())
     } else {
@@ -153,7 +164,10 @@ pub(crate) fn verify_checksum(header: &Header, computed: [u8; CHECKSUM_LENGTH]) 
 fn bits_from_payload(header: &Header, payload: &[u8]) -> Result<BitArray, LoadError> {
     BitArray::from_le_bytes(payload)
         .filter(|bits| bits.bit_count() == header.bit_count)
-        .ok_or(LoadError::LengthMismatch { expected: header.total_length(), got: (HEADER_LENGTH + payload.len()) as u64 })
+        .ok_or(LoadError::LengthMismatch {
+            expected: header.total_length(),
+            got: (HEADER_LENGTH + payload.len()) as u64,
+        })
 }
 
 /// The filter a validated header and its bits describe.
@@ -163,6 +177,7 @@ pub(crate) fn assemble(header: Header, bits: BitArray) -> Snapshot {
         target_false_positive_rate: header.target_fpp,
     };
     // from_parts needs non-empty bits and 1..=32 hashes: step 5 checked both.
-    let filter = ArtifactBloomFilter::from_parts(bits, header.hash_count, header.inserted_item_count, spec);
+    let filter =
+        ArtifactBloomFilter::from_parts(bits, header.hash_count, header.inserted_item_count, spec);
     Snapshot { header, filter }
 }

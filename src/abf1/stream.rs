@@ -30,7 +30,10 @@ pub struct StreamDecoder {
 
 enum Stage {
     /// Collecting the fixed-size header; nothing is allocated yet.
-    Header { buf: [u8; HEADER_LENGTH], filled: usize },
+    Header {
+        buf: [u8; HEADER_LENGTH],
+        filled: usize,
+    },
     /// Header validated; collecting exactly `payloadLength` bytes.
     Payload { header: Header, sink: PayloadSink },
 }
@@ -43,7 +46,14 @@ impl Default for StreamDecoder {
 
 impl StreamDecoder {
     pub fn new() -> Self {
-        StreamDecoder { received: 0, failure: None, stage: Stage::Header { buf: [0; HEADER_LENGTH], filled: 0 } }
+        StreamDecoder {
+            received: 0,
+            failure: None,
+            stage: Stage::Header {
+                buf: [0; HEADER_LENGTH],
+                filled: 0,
+            },
+        }
     }
 
     /// Accepts the next chunk (any size, empty too). Fails as soon as the
@@ -91,10 +101,16 @@ impl StreamDecoder {
             return Err(error);
         }
         match self.stage {
-            Stage::Header { .. } => Err(LoadError::Truncated { needed: HEADER_LENGTH as u64, got: self.received }),
+            Stage::Header { .. } => Err(LoadError::Truncated {
+                needed: HEADER_LENGTH as u64,
+                got: self.received,
+            }),
             Stage::Payload { header, sink } => {
                 if sink.received < sink.expected {
-                    return Err(LoadError::Truncated { needed: header.total_length(), got: self.received });
+                    return Err(LoadError::Truncated {
+                        needed: header.total_length(),
+                        got: self.received,
+                    });
                 }
                 let (computed, words) = sink.finish();
                 verify_checksum(&header, computed)?;
@@ -123,7 +139,10 @@ impl StreamDecoder {
         if let Stage::Payload { header, sink } = &mut self.stage {
             let excess = sink.accept(chunk);
             if !excess.is_empty() {
-                return Err(LoadError::LengthMismatch { expected: header.total_length(), got: self.received });
+                return Err(LoadError::LengthMismatch {
+                    expected: header.total_length(),
+                    got: self.received,
+                });
             }
         }
         Ok(())
@@ -146,10 +165,14 @@ impl PayloadSink {
     /// Called only with a header that passed step 5, so `payloadLength` is
     /// `bitCount / 8` ≤ 2^27 bytes and a multiple of 8.
     fn new(header: &Header, hashed_header: &[u8]) -> Result<Self, LoadError> {
-        let word_count = usize::try_from(header.bit_count / 64).map_err(|_| LoadError::InvalidHeader {
-            field: "bitCount",
-            reason: format!("{} bits do not fit in memory on this platform", header.bit_count),
-        })?;
+        let word_count =
+            usize::try_from(header.bit_count / 64).map_err(|_| LoadError::InvalidHeader {
+                field: "bitCount",
+                reason: format!(
+                    "{} bits do not fit in memory on this platform",
+                    header.bit_count
+                ),
+            })?;
         let mut hasher = Sha256::new();
         hasher.update(hashed_header);
         Ok(PayloadSink {
@@ -175,7 +198,10 @@ impl PayloadSink {
         if self.partial_len > 0 {
             let fill = (WORD_BYTES - self.partial_len).min(mine.len());
             let (head, tail) = mine.split_at(fill);
-            if let Some(slot) = self.partial.get_mut(self.partial_len..self.partial_len + fill) {
+            if let Some(slot) = self
+                .partial
+                .get_mut(self.partial_len..self.partial_len + fill)
+            {
                 slot.copy_from_slice(head);
             }
             self.partial_len += fill;

@@ -10,6 +10,7 @@
 mod error;
 mod filter;
 mod hashing;
+mod snapshot;
 
 use wasm_bindgen::prelude::*;
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// The artifact-bloom command line: publish, inspect, check, merge, serve.
+// Exit codes (every command): 0 ok, 1 a check found problems,
+// 2 usage or input error.
+import { EXIT_OK, EXIT_USAGE, UsageError } from "../cli/common.mjs";
+
+const COMMANDS = {
+  publish: () => import("../cli/publish.mjs").then((m) => m.publish),
+  inspect: () => import("../cli/inspect.mjs").then((m) => m.inspect),
+  check: () => import("../cli/check.mjs").then((m) => m.check),
+  merge: () => import("../cli/merge.mjs").then((m) => m.merge),
+  serve: () => import("../cli/serve.mjs").then((m) => m.serve),
+};
+
+const HELP = `Usage: artifact-bloom <command> [options]
+
+Absence-first precheck of SHA-256 artifact digests with ABF1 Bloom-filter
+snapshots. "absent" is definite; "maybe" must be confirmed by the repository
+at the snapshot's catalogVersion.
+
+Commands:
+  publish   build a snapshot from a digest list and replace the old one atomically
+  inspect   show a snapshot's header, fill ratio, FPP and checksum verdict
+  check     precheck files or hex digests against a snapshot
+  merge     OR-merge partial snapshots built with the same layout
+  serve     serve a snapshot, the existence API and the browser precheck page
+
+Run "artifact-bloom <command> --help" for a command's options.
+Exit codes: 0 ok, 1 a check found problems, 2 usage or input error.`;
+
+async function main(argv) {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${HELP}\n`);
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const load = COMMANDS[name];
+  if (load === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
+  return (await load())(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // serve returns undefined and keeps running until a signal.
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`artifact-bloom: ${error.message}\n`);
+      process.exitCode = EXIT_USAGE;
+    } else {
+      process.stderr.write(`artifact-bloom: ${error?.stack ?? error}\n`);
+      process.exitCode = EXIT_USAGE;
+    }
+  },
+);

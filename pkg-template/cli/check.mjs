@@ -1,0 +1,67 @@
+// `artifact-bloom check`: precheck files or digests against a snapshot.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { loadSnapshot } from "../node.mjs";
+import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, isHexDigest, parseCommand } from "./common.mjs";
+
+export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX ...] [--json]
+
+Loads the snapshot at PATH, then for each argument prints "absent"
+(definitely not in the catalog: skip the remote lookup) or "maybe" (ask the
+repository at the snapshot's catalogVersion). An argument of 64 hex digits is
+a SHA-256 digest; anything else is a file, hashed with SHA-256 as a stream
+(node:crypto, the fastest hash in Node).
+
+Exit codes: 0 every item was checked, 1 the snapshot does not load,
+2 bad arguments or an unreadable file.`;
+
+async function digestOfFile(path) {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk);
+  return new Uint8Array(hash.digest());
+}
+
+export async function check(argv) {
+  const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
+  if (parsed === undefined) return EXIT_OK;
+  const [path, ...items] = parsed.positionals;
+  if (path === undefined) throw new UsageError(`check needs a snapshot PATH\n\n${HELP}`);
+  let bytes;
+  try {
+    bytes = new Uint8Array(await readFile(path));
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${error.message}`);
+  }
+  const loaded = loadSnapshot(bytes);
+  if (loaded.kind === "failure") {
+    process.stderr.write(`check: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
+    return EXIT_PROBLEMS;
+  }
+  const { filter, catalogVersion } = loaded.value;
+  const results = [];
+  for (const item of items) {
+    let digest;
+    let kind;
+    if (isHexDigest(item)) {
+      digest = hexToBytes(item);
+      kind = "digest";
+    } else {
+      try {
+        digest = await digestOfFile(item);
+      } catch (error) {
+        throw new UsageError(`cannot read ${item}: ${error.message}`);
+      }
+      kind = "file";
+    }
+    const verdict = filter.mightContain(digest) ? "maybe" : "absent";
+    results.push({ item, kind, digest: Buffer.from(digest).toString("hex"), verdict });
+  }
+  filter.free();
+  if (parsed.values.json) {
+    process.stdout.write(`${JSON.stringify({ snapshot: path, catalogVersion, results }, null, 2)}\n`);
+  } else {
+    for (const r of results) process.stdout.write(`${r.verdict.padEnd(6)} ${r.digest}  ${r.kind === "file" ? r.item : ""}\n`);
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,178 @@
+// Shared pieces of the CLI: exit codes, argument parsing with --help, and
+// reading digest lists as streams.
+import { parseArgs } from "node:util";
+
+/** Documented exit codes. */
+export const EXIT_OK = 0;
+export const EXIT_PROBLEMS = 1; // a check or inspect found problems
+export const EXIT_USAGE = 2; // bad arguments or unusable input
+
+/** An error that ends the command with exit code 2 and a one-line message. */
+export class UsageError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * parseArgs with `--help` on every command: returns undefined (after printing
+ * the help) when help was asked for.
+ */
+export function parseCommand(argv, { options, allowPositionals = false, help }) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(`${error.message}\n\n${help}`);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${help}\n`);
+    return undefined;
+  }
+  return parsed;
+}
+
+/** A required option as a safe integer within [min, max]. */
+export function integerOption(values, name, min, max) {
+  const text = values[name];
+  if (text === undefined) throw new UsageError(`--${name} is required`);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+/** A required option as a finite number. */
+export function numberOption(values, name) {
+  const text = values[name];
+  if (text === undefined) throw new UsageError(`--${name} is required`);
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) {
+    throw new UsageError(`--${name} must be a number, got "${text}"`);
+  }
+  return value;
+}
+
+const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
+
+export function isHexDigest(text) {
+  return HEX_DIGEST.test(text);
+}
+
+export function hexToBytes(hex) {
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}
+
+export function bytesToHex(bytes) {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+/** A growable byte buffer for packed 32-byte digests. */
+export class PackedDigests {
+  #bytes = new Uint8Array(32 * 1024);
+  #length = 0;
+
+  push(digest) {
+    if (this.#length + digest.byteLength > this.#bytes.byteLength) {
+      const bigger = new Uint8Array(this.#bytes.byteLength * 2);
+      bigger.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = bigger;
+    }
+    this.#bytes.set(digest, this.#length);
+    this.#length += digest.byteLength;
+  }
+
+  get count() {
+    return this.#length / 32;
+  }
+
+  bytes() {
+    return this.#bytes.subarray(0, this.#length);
+  }
+}
+
+/**
+ * Reads 64-hex-digit lines from a byte stream. Blank lines and `#` comments
+ * are skipped; any other line that is not a digest is an error naming its
+ * line number — nothing is silently dropped.
+ */
+export async function readHexDigests(stream, onProgress) {
+  const packed = new PackedDigests();
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let pending = "";
+  let lineNumber = 0;
+  const take = (line) => {
+    lineNumber += 1;
+    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+    const trimmed = text.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) return;
+    if (!isHexDigest(trimmed)) {
+      const shown = trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed;
+      throw new UsageError(`line ${lineNumber}: expected 64 hex digits (a SHA-256 digest), got "${shown}"`);
+    }
+    packed.push(hexToBytes(trimmed));
+  };
+  for await (const chunk of stream) {
+    let text;
+    try {
+      text = pending + decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new UsageError(`the input is not UTF-8 text near line ${lineNumber + 1}; use --binary for packed 32-byte records`);
+    }
+    const lines = text.split("\n");
+    pending = lines.pop();
+    for (const line of lines) take(line);
+    onProgress?.(packed.count, lineNumber);
+  }
+  pending += decoder.decode();
+  if (pending !== "") take(pending);
+  return { packed: packed.bytes(), lines: lineNumber };
+}
+
+/** Reads packed 32-byte records; a trailing partial record is an error. */
+export async function readBinaryDigests(stream, onProgress) {
+  const packed = new PackedDigests();
+  let carry = new Uint8Array(0);
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.byteLength;
+    let bytes = chunk;
+    if (carry.byteLength > 0) {
+      bytes = new Uint8Array(carry.byteLength + chunk.byteLength);
+      bytes.set(carry);
+      bytes.set(chunk, carry.byteLength);
+    }
+    const whole = bytes.byteLength - (bytes.byteLength % 32);
+    for (let offset = 0; offset < whole; offset += 32) packed.push(bytes.subarray(offset, offset + 32));
+    carry = bytes.slice(whole);
+    onProgress?.(packed.count);
+  }
+  if (carry.byteLength !== 0) {
+    throw new UsageError(`the binary input is ${total} bytes, not a multiple of 32: the last record is incomplete`);
+  }
+  return { packed: packed.bytes(), lines: packed.count };
+}
+
+/** Progress on stderr, only when it is a terminal (no noise in logs or pipes). */
+export function progressReporter(label) {
+  if (!process.stderr.isTTY) return { update() {}, done() {} };
+  let last = 0;
+  return {
+    update(text) {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      process.stderr.write(`\r${label}: ${text}\x1b[K`);
+    },
+    done() {
+      process.stderr.write("\r\x1b[K");
+    },
+  };
+}

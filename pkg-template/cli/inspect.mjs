@@ -1,0 +1,91 @@
+// `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
+import { readFile } from "node:fs/promises";
+import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
+import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand } from "./common.mjs";
+
+export const HELP = `Usage: artifact-bloom inspect PATH [--json]
+
+Prints an ABF1 snapshot's header, its fill ratio, the estimated false-positive
+rate against the target, the fill ratio at which the rate would reach twice
+the target ((2p)^(1/k), the alert threshold), and the checksum verdict.
+
+Exit codes: 0 the snapshot loads, 1 it does not (the error code is printed;
+for a checksum or length problem the header it claims is still shown),
+2 bad arguments or an unreadable file.`;
+
+/** The fill ratio at which the modeled FPP fill^k reaches twice the target. */
+export function alertFillRatio(targetFpp, hashCount) {
+  return Math.min(1, (2 * targetFpp) ** (1 / hashCount));
+}
+
+export async function inspect(argv) {
+  const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
+  if (parsed === undefined) return EXIT_OK;
+  const [path, ...extra] = parsed.positionals;
+  if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
+  let bytes;
+  try {
+    bytes = new Uint8Array(await readFile(path));
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${error.message}`);
+  }
+  const loaded = loadSnapshot(bytes);
+  const report = { path, bytes: bytes.byteLength };
+  if (loaded.kind === "success") {
+    const { header, filter } = loaded.value;
+    const fillRatio = filter.getFillRatio();
+    Object.assign(report, {
+      verdict: "ok",
+      header,
+      fillRatio,
+      estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
+      fppFromFillRatio: fillRatio ** header.hashCount,
+      targetFalsePositiveRate: header.targetFpp,
+      alertFillRatio: alertFillRatio(header.targetFpp, header.hashCount),
+    });
+    report.alert = fillRatio >= report.alertFillRatio;
+    filter.free();
+  } else {
+    const claimed = readSnapshotHeader(bytes);
+    Object.assign(report, {
+      verdict: loaded.error,
+      message: loaded.message,
+      header: claimed.kind === "success" ? claimed.value : undefined,
+    });
+  }
+  if (parsed.values.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    process.stdout.write(formatReport(report));
+  }
+  return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
+}
+
+function formatReport(report) {
+  const lines = [`${report.path} (${report.bytes} bytes)`];
+  const h = report.header;
+  if (h !== undefined) {
+    lines.push(
+      `  format ${h.formatVersion}, hash protocol ${h.hashProtocolVersion}`,
+      `  catalogVersion      ${h.catalogVersion}`,
+      `  bitCount            ${h.bitCount} (${h.payloadLength} payload bytes)`,
+      `  hashCount           ${h.hashCount}`,
+      `  expectedItemCount   ${h.expectedItemCount}`,
+      `  insertedItemCount   ${h.insertedItemCount}`,
+      `  targetFpp           ${h.targetFpp}`,
+      `  checksum            ${h.checksum}`,
+    );
+  }
+  if (report.verdict === "ok") {
+    lines.push(
+      `  fill ratio          ${report.fillRatio.toFixed(6)}`,
+      `  estimated FPP       ${report.estimatedFalsePositiveRate.toExponential(3)} (model, inserted count)`,
+      `  FPP from fill       ${report.fppFromFillRatio.toExponential(3)} (fill^k)`,
+      `  alert fill ratio    ${report.alertFillRatio.toFixed(6)} (FPP would reach 2 × target)${report.alert ? "  ALERT: reached" : ""}`,
+      "  checksum verdict    ok",
+    );
+  } else {
+    lines.push(`  verdict             ${report.verdict}: ${report.message}`);
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,192 @@
+// `artifact-bloom publish`: build an ABF1 snapshot from a digest list and
+// replace the previous one atomically. The sequence is the seed's Snapshot
+// Publisher: complete the new filter → validate it → replace.
+import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { open, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, loadSnapshot } from "../node.mjs";
+import {
+  EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
+  progressReporter, readBinaryDigests, readHexDigests,
+} from "./common.mjs";
+
+export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
+                             [--input FILE|-] [--binary] [--json]
+
+Builds an ABF1 snapshot of every digest of one catalog version and replaces
+PATH atomically.
+
+  --catalog-version V  the catalog version the digests belong to (0 .. 2^53-1)
+  --expected-items N   design capacity (1 .. 2^30); more unique digests fail
+                       with capacityExceeded
+  --fpp P              target false-positive rate, 0 < P < 1
+  --input FILE|-       digest list (default: standard input)
+  --binary             input is packed 32-byte records instead of text
+  --out PATH           the snapshot to write or replace
+  --json               print the summary as JSON
+
+Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
+lines starting with # are skipped; any other bad line stops the publish with
+its line number. Duplicate digests are counted and reported, and inserted
+only once: the snapshot's insertedItemCount is the number of UNIQUE digests.
+
+Safety: the snapshot is written to a temporary file in PATH's directory,
+fsynced, reloaded and checked (every input digest must answer "maybe"), and
+only then renamed over PATH. A crash at any point leaves the previous
+snapshot untouched (at worst a stray .PATH.tmp-* file remains).
+
+Exit codes: 0 published, 1 the written snapshot failed its check,
+2 bad arguments or input (capacityExceeded, invalidFalsePositiveRate, ...).`;
+
+const WRITE_CHUNK = 64 * 1024;
+
+/** Writes, fsyncs and closes a new file (never an existing one: flag wx). */
+async function writeDurably(path, bytes) {
+  const handle = await open(path, "wx", 0o644);
+  try {
+    // Test hook: a per-chunk delay widens the window in which the crash-safety
+    // tests kill the process mid-write. Unset in normal use.
+    const delay = Number(process.env.ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS ?? 0);
+    for (let offset = 0; offset < bytes.byteLength; offset += WRITE_CHUNK) {
+      await handle.write(bytes, offset, Math.min(WRITE_CHUNK, bytes.byteLength - offset));
+      if (delay > 0) await sleep(delay);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Makes the rename itself durable. */
+async function syncDirectory(directory) {
+  const handle = await open(directory, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function publish(argv) {
+  const parsed = parseCommand(argv, {
+    help: HELP,
+    options: {
+      "catalog-version": { type: "string" },
+      "expected-items": { type: "string" },
+      fpp: { type: "string" },
+      input: { type: "string", default: "-" },
+      binary: { type: "boolean", default: false },
+      out: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (parsed === undefined) return EXIT_OK;
+  const { values } = parsed;
+  const catalogVersion = integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
+  const expectedItemCount = integerOption(values, "expected-items", 1, 2 ** 30);
+  const targetFalsePositiveRate = numberOption(values, "fpp");
+  if (values.out === undefined) throw new UsageError("--out is required");
+  const out = resolve(values.out);
+
+  const stream = values.input === "-" ? process.stdin : createReadStream(values.input);
+  const progress = progressReporter("reading digests");
+  let input;
+  try {
+    input = values.binary
+      ? await readBinaryDigests(stream, (n) => progress.update(`${n} digests`))
+      : await readHexDigests(stream, (n, line) => progress.update(`${n} digests, line ${line}`));
+  } catch (error) {
+    if (error.code === "ENOENT" || error.code === "EISDIR" || error.code === "EACCES") {
+      throw new UsageError(`cannot read --input ${values.input}: ${error.message}`);
+    }
+    throw error;
+  } finally {
+    progress.done();
+  }
+  const { unique, duplicates } = dedupePacked(input.packed);
+  const uniqueCount = unique.byteLength / 32;
+
+  const spec = { expectedItemCount, targetFalsePositiveRate };
+  const built = ArtifactBloomFilter.createPacked(unique, spec);
+  if (built.kind === "failure") {
+    throw new UsageError(`${built.error}: ${explainBuildError(built.error, uniqueCount, spec)}`);
+  }
+  const filter = built.value;
+  const bytes = encodeSnapshot(filter, { catalogVersion });
+
+  const temporary = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const cleanup = () => rm(temporary, { force: true });
+  const onSignal = (signal) => {
+    cleanup().finally(() => process.kill(process.pid, signal));
+  };
+  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
+  try {
+    await writeDurably(temporary, bytes);
+    // Validate what is on disk, not what is in memory.
+    const reloaded = loadSnapshot(new Uint8Array(await readFile(temporary)));
+    if (reloaded.kind === "failure") {
+      process.stderr.write(`publish: the written snapshot does not load: ${reloaded.error}: ${reloaded.message}\n`);
+      await cleanup();
+      return EXIT_PROBLEMS;
+    }
+    const maybe = reloaded.value.filter.countMaybe(unique);
+    reloaded.value.filter.free();
+    if (maybe !== uniqueCount || reloaded.value.catalogVersion !== catalogVersion) {
+      process.stderr.write(`publish: the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"\n`);
+      await cleanup();
+      return EXIT_PROBLEMS;
+    }
+    await rename(temporary, out);
+    await syncDirectory(dirname(out));
+  } catch (error) {
+    await cleanup();
+    throw error;
+  } finally {
+    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+  }
+
+  const summary = {
+    path: out,
+    catalogVersion,
+    linesRead: input.lines,
+    digestsRead: input.packed.byteLength / 32,
+    duplicates,
+    insertedItemCount: uniqueCount,
+    expectedItemCount,
+    targetFalsePositiveRate,
+    bitCount: filter.getBitCount(),
+    hashCount: filter.getHashCount(),
+    fillRatio: filter.getFillRatio(),
+    estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
+    bytes: bytes.byteLength,
+  };
+  filter.free();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } else {
+    process.stdout.write(
+      `published ${out}\n`
+        + `  catalogVersion ${catalogVersion}: ${uniqueCount} unique digests`
+        + ` (${summary.digestsRead} read, ${duplicates} duplicates)\n`
+        + `  bitCount ${summary.bitCount}, hashCount ${summary.hashCount}, ${summary.bytes} bytes\n`
+        + `  fill ratio ${summary.fillRatio.toFixed(4)}, estimated FPP ${summary.estimatedFalsePositiveRate.toExponential(3)}`
+        + ` (target ${targetFalsePositiveRate})\n`,
+    );
+  }
+  return EXIT_OK;
+}
+
+function explainBuildError(code, count, spec) {
+  switch (code) {
+    case "capacityExceeded":
+      return `${count} unique digests exceed --expected-items ${spec.expectedItemCount}`;
+    case "invalidFalsePositiveRate":
+      return `--fpp must be strictly between 0 and 1, got ${spec.targetFalsePositiveRate}`;
+    case "filterTooLarge":
+      return "no filter of at most 2^30 bits meets that --fpp for that many items";
+    default:
+      return "the filter could not be built";
+  }
+}

@@ -1,0 +1,193 @@
+// ABF1 snapshots: load (bytes, streams, URLs) and encode.
+//
+// A load returns the reference's result shape. On failure, `error` is the
+// spec's code (truncated, badMagic, unsupportedFormatVersion,
+// unsupportedHashProtocol, invalidHeader, lengthMismatch, checksumMismatch)
+// and `message` says what was wrong. No partially usable filter ever escapes.
+
+import {
+  RawSnapshotDecoder,
+  decodeSnapshot,
+  encodeSnapshot as rawEncodeSnapshot,
+  parseSnapshotHeader,
+} from "../artifact_bloom.js";
+import { codeOf, isUint8Array, rangeError, typeError } from "./errors.js";
+import { ArtifactBloomFilter } from "./filter.js";
+
+/** Size of the fixed ABF1 header. */
+export const ABF1_HEADER_LENGTH = 96;
+
+function loadFailure(error, message) {
+  return { kind: "failure", error, message };
+}
+
+/** Runs a raw call, turning a coded wasm error into a failure result. */
+function coded(call) {
+  try {
+    return { kind: "success", value: call() };
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === undefined) throw error;
+    return loadFailure(code, error.message);
+  }
+}
+
+/** `{ catalogVersion, filter, header }` from the raw `{ header, filter }`. */
+function toSnapshot(raw, meta = {}) {
+  return Object.freeze({
+    catalogVersion: raw.header.catalogVersion,
+    filter: ArtifactBloomFilter._wrap(raw.filter),
+    header: Object.freeze(raw.header),
+    ...meta,
+  });
+}
+
+/** Loads a complete ABF1 file from memory. */
+export function loadSnapshot(bytes, meta) {
+  if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
+  const result = coded(() => decodeSnapshot(bytes));
+  return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
+}
+
+/**
+ * Reads just the header (load steps 1–5) — for tools that show what a
+ * corrupted file claims. Returns the usual result shape.
+ */
+export function readSnapshotHeader(bytes) {
+  if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
+  return coded(() => Object.freeze(parseSnapshotHeader(bytes)));
+}
+
+/** Encodes a filter and its catalog version as ABF1 bytes. */
+export function encodeSnapshot(filter, options) {
+  if (!(filter instanceof ArtifactBloomFilter)) {
+    throw typeError("filter", "an ArtifactBloomFilter", filter);
+  }
+  const version = options?.catalogVersion;
+  if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
+    throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", version);
+  }
+  return rawEncodeSnapshot(filter._raw(), version);
+}
+
+/** Turns a Response, ReadableStream or (async) iterable into an async iterator of chunks. */
+function chunksOf(source) {
+  if (typeof Response !== "undefined" && source instanceof Response) {
+    if (source.body === null) return emptyChunks();
+    return streamChunks(source.body);
+  }
+  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return streamChunks(source);
+  if (source != null && typeof source[Symbol.asyncIterator] === "function") return source[Symbol.asyncIterator]();
+  if (source != null && typeof source[Symbol.iterator] === "function" && !isUint8Array(source)) {
+    return source[Symbol.iterator]();
+  }
+  throw typeError("source", "a ReadableStream, a Response or an (async) iterable of Uint8Array chunks", source);
+}
+
+async function* emptyChunks() {}
+
+// A reader loop (not `for await` on the stream) so that Chromium versions
+// without ReadableStream async iteration work, and the lock is released.
+async function* streamChunks(stream) {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function abortReason(signal) {
+  return signal.reason ?? new DOMException("The snapshot load was aborted", "AbortError");
+}
+
+/**
+ * Loads an ABF1 file as it arrives. Bad headers are rejected as soon as 96
+ * bytes are in; the payload is reserved once; the checksum is computed
+ * incrementally. Options: `maxBytes` (refuse larger files: `tooLarge`),
+ * `onProgress({ bytes, total })`, `signal` (rejects with its reason).
+ */
+export async function loadSnapshotStream(source, options = {}) {
+  const { maxBytes = Infinity, onProgress, signal, meta } = options ?? {};
+  if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
+    throw rangeError("maxBytes", "a non-negative number", maxBytes);
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw typeError("onProgress", "a function", onProgress);
+  }
+  signal?.throwIfAborted();
+  const iterator = chunksOf(source);
+  const decoder = new RawSnapshotDecoder();
+  let bytes = 0;
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      signal?.throwIfAborted();
+      if (next.done) break;
+      const chunk = next.value;
+      if (!isUint8Array(chunk)) {
+        throw typeError("source chunk", "a Uint8Array", chunk);
+      }
+      if (bytes + chunk.byteLength > maxBytes) {
+        return loadFailure("tooLarge", `the snapshot exceeds maxBytes (${maxBytes}); ${bytes + chunk.byteLength} bytes arrived`);
+      }
+      const pushed = coded(() => decoder.push(chunk));
+      if (pushed.kind === "failure") return pushed;
+      bytes += chunk.byteLength;
+      const total = decoder.totalLength();
+      if (total !== undefined && total > maxBytes) {
+        return loadFailure("tooLarge", `the header declares ${total} bytes, more than maxBytes (${maxBytes})`);
+      }
+      onProgress?.({ bytes, total });
+    }
+    finished = true;
+    const result = coded(() => decoder.finish());
+    return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
+  } finally {
+    decoder.free();
+    // Stop a producer we no longer read from (failure, abort, or exception).
+    if (!finished) await iterator.return?.().catch(() => {});
+  }
+}
+
+/**
+ * Fetches and loads a snapshot (browsers and Node's global fetch). Options
+ * are loadSnapshotStream's plus `etag` (sent as If-None-Match: a 304 answers
+ * `{ kind: "failure", error: "notModified" }`), `headers` and `fetch`.
+ * The snapshot carries `etag` and `lastModified` from the response.
+ */
+export async function fetchSnapshot(url, options = {}) {
+  const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, signal } = options ?? {};
+  if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
+  const requestHeaders = { ...headers };
+  if (etag) requestHeaders["If-None-Match"] = etag;
+  const response = await fetchImpl(url, { headers: requestHeaders, signal });
+  if (response.status === 304) {
+    await response.body?.cancel();
+    return loadFailure("notModified", `the snapshot at ${url} has not changed (ETag ${etag})`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    return loadFailure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`);
+  }
+  const lastModified = response.headers.get("last-modified");
+  const meta = {
+    etag: response.headers.get("etag") ?? undefined,
+    lastModified: lastModified ? new Date(lastModified) : undefined,
+    source: String(url),
+  };
+  const declared = Number(response.headers.get("content-length"));
+  const onProgress = options.onProgress;
+  return loadSnapshotStream(response, {
+    ...options,
+    meta,
+    // Before 96 bytes arrive, the Content-Length is the best total we have.
+    onProgress: onProgress && ((p) => onProgress({ bytes: p.bytes, total: p.total ?? (declared || undefined) })),
+  });
+}
+
