@@ -59,6 +59,8 @@ if (dev) {
 cpSync(join(staging, "artifact_bloom.js"), join(pkg, "artifact_bloom.js"));
 cpSync(join(root, "pkg-template"), pkg, { recursive: true });
 cpSync(join(root, "README.md"), join(pkg, "README.md"));
+// The browser precheck page ships too, so `artifact-bloom serve` works from npm.
+cpSync(join(root, "www"), join(pkg, "www"), { recursive: true });
 
 // One CommonJS bundle for Node; the ESM wrapper lists its names explicitly
 // so static `import { X }` works on every Node ≥ 20.

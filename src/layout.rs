@@ -163,7 +163,7 @@ pub fn create_layout(spec: &BloomSpec) -> Result<Layout, BloomError> {
 /// a safe integer (fractions, NaN, ±Infinity, beyond 2^53 − 1, negatives).
 pub fn item_count_from_f64(value: f64) -> Option<u64> {
     const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-    if value.is_finite() && value.fract() == 0.0 && value >= 0.0 && value <= MAX_SAFE_INTEGER {
+    if value.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&value) {
         Some(value as u64)
     } else {
         None

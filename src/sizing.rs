@@ -153,7 +153,10 @@ mod tests {
         let (n, m) = (1000, 9586);
         let via_fill = fpp_from_fill_ratio(expected_fill_ratio(n, m, k), k);
         assert!((modeled_fpp(n, m, k) - via_fill).abs() < 1e-15);
-        assert!(modeled_fpp(n, m, k) <= 0.01);
+        // Rounding k (6.64 → 7) leaves the model a hair above p: 1.003 %.
+        // The seed's formula is the contract, so callers get "≈ p", not "≤ p".
+        let modeled = modeled_fpp(n, m, k);
+        assert!(modeled > 0.01 && modeled < 0.0101, "{modeled}");
     }
 
     #[test]

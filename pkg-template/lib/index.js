@@ -10,3 +10,5 @@ export {
   loadSnapshotStream,
   readSnapshotHeader,
 } from "./snapshot.js";
+export { HttpArtifactRepository } from "./http-repository.js";
+export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";

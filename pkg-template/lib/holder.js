@@ -1,0 +1,274 @@
+// SnapshotHolder: the seed's "currentSnapshot reference". A publisher builds
+// and validates a complete snapshot, then swaps the reference in one
+// assignment; a reader that already took the old snapshot keeps using it until
+// it is done ("Reader A continues with 42, Reader B uses 43").
+//
+// The holder never serves an empty or half-loaded filter: a failed refresh
+// keeps the previous snapshot and counts the failure. It never frees a
+// replaced snapshot's filter either, because readers may still hold it; use
+// the value `replace` returns, or `onReplace`, to free it once they are done.
+
+import { describe, rangeError, typeError } from "./errors.js";
+import { ArtifactBloomFilter } from "./filter.js";
+import { adoptSnapshot } from "./metrics.js";
+import { fetchSnapshot } from "./snapshot.js";
+
+/**
+ * Throws unless `snapshot` is `{ catalogVersion, filter }` with a safe-integer
+ * catalogVersion ≥ 0 and a live (not freed) ArtifactBloomFilter.
+ */
+export function validateSnapshot(snapshot, parameter = "snapshot") {
+  if (snapshot === null || typeof snapshot !== "object") {
+    throw typeError(parameter, "an object { catalogVersion, filter }", snapshot);
+  }
+  const version = snapshot.catalogVersion;
+  if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
+    throw rangeError(`${parameter}.catalogVersion`, "an integer from 0 to 2^53 - 1", version);
+  }
+  const filter = snapshot.filter;
+  if (!(filter instanceof ArtifactBloomFilter)) {
+    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
+  }
+  if (filter.freed) throw rangeError(`${parameter}.filter`, "an ArtifactBloomFilter that is not freed", filter);
+}
+
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function optionalFunction(parameter, value) {
+  if (value !== undefined && typeof value !== "function") throw typeError(parameter, "a function", value);
+  return value;
+}
+
+export class SnapshotHolder {
+  #snapshot;
+  #allowSameOrOlder;
+  #now;
+  #onError;
+  #listeners = new Set();
+  #replaceCount = 0;
+  #loadFailureCount = 0;
+  #staleCount = 0;
+  #notModifiedCount = 0;
+  #lastFailure;
+  #polling;
+
+  constructor(initialSnapshot, options = {}) {
+    validateSnapshot(initialSnapshot, "initialSnapshot");
+    const { allowSameOrOlder = false, now = Date.now, onError } = options ?? {};
+    if (typeof allowSameOrOlder !== "boolean") throw typeError("allowSameOrOlder", "a boolean", allowSameOrOlder);
+    this.#allowSameOrOlder = allowSameOrOlder;
+    this.#now = optionalFunction("now", now);
+    this.#onError = optionalFunction("onError", onError);
+    adoptSnapshot(initialSnapshot, this.#now());
+    this.#snapshot = initialSnapshot;
+  }
+
+  /** The snapshot in service. Take it once per query and use only that one. */
+  current() {
+    return this.#snapshot;
+  }
+
+  /**
+   * Swaps in a validated snapshot, by default only a newer catalogVersion.
+   * Returns the previous snapshot (not freed). Throws, keeping the old one,
+   * when the snapshot is invalid or not newer.
+   */
+  replace(snapshot) {
+    validateSnapshot(snapshot);
+    const previous = this.#snapshot;
+    if (!this.#allowSameOrOlder && snapshot.catalogVersion <= previous.catalogVersion) {
+      throw rangeError(
+        "snapshot.catalogVersion",
+        `newer than the catalogVersion in service (${previous.catalogVersion})`,
+        snapshot.catalogVersion,
+      );
+    }
+    // Reads the filter's numbers before the swap, so a failure here keeps the old.
+    adoptSnapshot(snapshot, this.#now());
+    this.#snapshot = snapshot;
+    this.#replaceCount += 1;
+    for (const listener of [...this.#listeners]) {
+      // A listener's bug must not undo or interrupt a completed swap.
+      try {
+        listener(snapshot, previous);
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+    return previous;
+  }
+
+  /** Calls `callback(next, previous)` after every swap; returns an unsubscribe function. */
+  onReplace(callback) {
+    if (typeof callback !== "function") throw typeError("callback", "a function", callback);
+    this.#listeners.add(callback);
+    return () => {
+      this.#listeners.delete(callback);
+    };
+  }
+
+  /**
+   * Runs `loader(currentSnapshot)` (a snapshot load result, or a throw) and
+   * swaps in a newer snapshot. Never rejects for a load problem: it answers
+   * `{ replaced, outcome, error?, message? }`.
+   */
+  async refreshFrom(loader) {
+    if (typeof loader !== "function") {
+      throw typeError("loader", "an async function returning a snapshot load result", loader);
+    }
+    return this.#refresh(loader, { owned: false });
+  }
+
+  // `owned`: the holder loaded the snapshot itself (polling), so nobody else
+  // can hold a snapshot it declines, and it frees it. `signal`: a throw after
+  // this signal aborted is the holder's own stop, not a load failure.
+  async #refresh(loader, { owned, signal }) {
+    let result;
+    try {
+      result = await loader(this.#snapshot);
+    } catch (error) {
+      if (signal?.aborted) return { replaced: false, outcome: "aborted" };
+      return this.#failed("loaderThrew", messageOf(error));
+    }
+    if (result?.kind === "failure") {
+      // A 304 means the snapshot in service is still current: not a failure.
+      if (result.error === "notModified") {
+        this.#notModifiedCount += 1;
+        return { replaced: false, outcome: "notModified" };
+      }
+      return this.#failed(String(result.error), String(result.message ?? result.error));
+    }
+    if (result?.kind !== "success") {
+      return this.#failed("invalidLoadResult", `the loader must return a snapshot load result, got ${describe(result)}`);
+    }
+    const snapshot = result.value;
+    try {
+      validateSnapshot(snapshot, "loaded snapshot");
+    } catch (error) {
+      return this.#failed("invalidSnapshot", error.message);
+    }
+    if (!this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
+      // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
+      this.#staleCount += 1;
+      if (owned && snapshot.filter !== this.#snapshot.filter) snapshot.filter.free();
+      return { replaced: false, outcome: "stale" };
+    }
+    try {
+      this.replace(snapshot);
+    } catch (error) {
+      return this.#failed("invalidSnapshot", error.message);
+    }
+    return { replaced: true, outcome: "replaced" };
+  }
+
+  #failed(error, message) {
+    this.#loadFailureCount += 1;
+    this.#lastFailure = Object.freeze({ error, message, at: new Date(this.#now()) });
+    return { replaced: false, outcome: "failure", error, message };
+  }
+
+  #report(error) {
+    try {
+      this.#onError?.(error);
+    } catch {
+      // The error hook itself failed; there is nowhere left to report to.
+    }
+  }
+
+  /** Swaps that happened (replace and successful refreshes). */
+  get replaceCount() {
+    return this.#replaceCount;
+  }
+
+  /** Refreshes that failed; the previous snapshot stayed in service. */
+  get loadFailureCount() {
+    return this.#loadFailureCount;
+  }
+
+  /** Refreshes that loaded a snapshot no newer than the one in service. */
+  get staleCount() {
+    return this.#staleCount;
+  }
+
+  /** Refreshes answered "not modified" (HTTP 304). */
+  get notModifiedCount() {
+    return this.#notModifiedCount;
+  }
+
+  /** `{ error, message, at }` of the last failed refresh, or undefined. */
+  get lastFailure() {
+    return this.#lastFailure;
+  }
+
+  /** True while `startPolling` is active. */
+  get polling() {
+    return this.#polling !== undefined;
+  }
+
+  /**
+   * Refreshes from `url` with `fetchSnapshot` every `intervalMs` (measured
+   * from the end of the previous poll, so polls never overlap), sending
+   * If-None-Match with the current snapshot's etag. Timers are unref()ed in
+   * Node. A second call restarts polling with the new settings.
+   */
+  startPolling(url, options = {}) {
+    if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
+      throw typeError("url", "a string or URL", url);
+    }
+    const { intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh } = options ?? {};
+    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs <= 0) {
+      throw rangeError("intervalMs", "a positive number of milliseconds", intervalMs);
+    }
+    optionalFunction("onRefresh", onRefresh);
+    if (typeof (fetch ?? globalThis.fetch) !== "function") throw typeError("fetch", "a fetch function", fetch);
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw typeError("signal", "an AbortSignal", signal);
+    this.stopPolling();
+    if (signal?.aborted) return;
+
+    const controller = new AbortController();
+    const session = { controller, timer: undefined, signal, onAbort: () => this.#stopSession(session) };
+    signal?.addEventListener("abort", session.onAbort, { once: true });
+    this.#polling = session;
+
+    const load = async (current) => {
+      const result = await fetchSnapshot(url, { etag: current.etag, fetch, headers, maxBytes, signal: controller.signal });
+      if (controller.signal.aborted) {
+        // Stopped while the body arrived: free it and change nothing.
+        if (result.kind === "success") result.value.filter.free();
+        throw controller.signal.reason;
+      }
+      return result;
+    };
+    const schedule = (delay) => {
+      session.timer = setTimeout(tick, delay);
+      session.timer?.unref?.(); // Node: polling must never keep the process alive.
+    };
+    const tick = async () => {
+      session.timer = undefined;
+      try {
+        const outcome = await this.#refresh(load, { owned: true, signal: controller.signal });
+        if (controller.signal.aborted) return;
+        onRefresh?.(outcome);
+      } catch (error) {
+        this.#report(error);
+      }
+      if (!controller.signal.aborted) schedule(intervalMs);
+    };
+    schedule(immediate ? 0 : intervalMs);
+  }
+
+  /** Stops polling and aborts a fetch in flight. Safe to call when not polling. */
+  stopPolling() {
+    if (this.#polling !== undefined) this.#stopSession(this.#polling);
+  }
+
+  #stopSession(session) {
+    if (this.#polling === session) this.#polling = undefined;
+    if (session.timer !== undefined) clearTimeout(session.timer);
+    session.timer = undefined;
+    session.signal?.removeEventListener("abort", session.onAbort);
+    session.controller.abort();
+  }
+}

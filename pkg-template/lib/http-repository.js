@@ -1,0 +1,58 @@
+// An ArtifactRepository that asks the demo server's existence API over HTTP
+// (browsers and Node's global fetch). It is the exact, authoritative answer
+// that a Bloom "maybe" must be confirmed with.
+
+import { isUint8Array, rangeError, typeError } from "./errors.js";
+
+function toHex(digest) {
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+export class HttpArtifactRepository {
+  #base;
+  #fetch;
+  /** Requests sent so far, by kind (for summaries; the server counts too). */
+  requests = { exists: 0, findMissing: 0 };
+
+  /**
+   * @param baseUrl the server root, e.g. "http://127.0.0.1:8080/"
+   * @param options.fetch a fetch implementation (default: globalThis.fetch)
+   */
+  constructor(baseUrl, options = {}) {
+    this.#base = new URL(baseUrl, globalThis.location?.href);
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404). */
+  async existsAtVersionAsync(digest, catalogVersion, signal) {
+    if (!isUint8Array(digest) || digest.byteLength !== 32) throw rangeError("digest", "a 32-byte Uint8Array", digest);
+    this.requests.exists += 1;
+    const url = new URL(`blobs/sha256/${toHex(digest)}`, this.#base);
+    url.searchParams.set("catalogVersion", String(catalogVersion));
+    const response = await this.#fetch(url, { method: "HEAD", signal });
+    if (response.status === 200) return true;
+    if (response.status === 404) return false;
+    // Anything else is not an answer: never turn it into "absent".
+    throw new Error(`HEAD ${url} answered ${response.status} ${response.statusText}`);
+  }
+
+  /** POST /blobs:findMissing → one boolean (exists) per digest, in order. */
+  async existsManyAtVersionAsync(digests, catalogVersion, signal) {
+    if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte Uint8Array", digests);
+    this.requests.findMissing += 1;
+    const hexes = digests.map(toHex);
+    const url = new URL("blobs:findMissing", this.#base);
+    const response = await this.#fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ catalogVersion, digests: hexes }),
+      signal,
+    });
+    if (!response.ok) throw new Error(`POST ${url} answered ${response.status} ${response.statusText}`);
+    const { missing } = await response.json();
+    const absent = new Set(missing);
+    return hexes.map((hex) => !absent.has(hex));
+  }
+}
