@@ -279,6 +279,37 @@ describe("valid but unusual digests behave like a fresh Uint8Array", () => {
   });
 });
 
+describe("error paths do not leak wasm memory", () => {
+  // Each failing call below copies a 32 KB buffer into wasm before the Rust
+  // side rejects it. Bound: 1,000 leaked copies would be 32 MB, so the memory
+  // staying flat (after a warm-up that lets the allocator reach its steady
+  // state) proves the rejected buffers are freed.
+  const spec = { expectedItemCount: 1000, targetFalsePositiveRate: 0.01 };
+  const tooMany = new Uint8Array(32 * 1001); // capacityExceeded for n = 1000
+  const ragged = new Uint8Array(32 * 1000 + 1); // not a whole number of digests
+  const full = new Uint8Array(32 * 1000);
+  const other = ArtifactBloomFilter.createPacked(new Uint8Array(0), { expectedItemCount: 5000, targetFalsePositiveRate: 0.01 });
+  const cases = [
+    ["createPacked → capacityExceeded", () => ArtifactBloomFilter.createPacked(tooMany, spec)],
+    ["createPacked → invalidDigest", () => ArtifactBloomFilter.createPacked(ragged, spec)],
+    ["createPacked → filterTooLarge", () => ArtifactBloomFilter.createPacked(full, { expectedItemCount: 1000, targetFalsePositiveRate: Number.MIN_VALUE })],
+    ["create + free", () => ArtifactBloomFilter.createPacked(full, spec).value.free()],
+    ["union → incompatibleFilters", (filter) => ArtifactBloomFilter.union(filter, other.value)],
+    ["mightContainMany", (filter) => filter.mightContainMany(full)],
+    ["Sha256 freed without digest()", () => new Sha256().update(full).free()],
+  ];
+  for (const [label, call] of cases) {
+    test(label, () => {
+      const filter = ArtifactBloomFilter.createPacked(full, spec).value;
+      for (let i = 0; i < 100; i += 1) call(filter);
+      const before = wasmMemoryBytes();
+      for (let i = 0; i < 1000; i += 1) call(filter);
+      assert.equal(wasmMemoryBytes(), before, `${label}: wasm memory grew`);
+      filter.free();
+    });
+  }
+});
+
 describe("lifecycle: free, dispose, constructor", () => {
   const METHODS = [
     ["mightContain", (f) => f.mightContain(digestOf("x"))],

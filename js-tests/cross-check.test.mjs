@@ -11,7 +11,7 @@ import { ArtifactBloomFilter } from "artifact-bloom";
 import { createModel, planLayout, popcount, probePositions } from "./model/reference-model.mjs";
 
 const SEED = Number(process.env.ARTIFACT_BLOOM_CROSS_SEED ?? 0xab1f_2026) >>> 0;
-const CASES = 320;
+const CASES = 500;
 const NON_MEMBERS_PER_CASE = 240;
 console.log(`cross-check seed: ${SEED} (replay with ARTIFACT_BLOOM_CROSS_SEED=${SEED})`);
 

@@ -8,6 +8,7 @@ pub mod abf1;
 pub mod bits;
 pub mod filter;
 pub mod layout;
+pub mod numfmt;
 pub mod packed;
 pub mod probe;
 pub mod tlbf;

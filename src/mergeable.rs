@@ -6,12 +6,14 @@
 //! h1, h2 < 2^32, so nothing wraps). Items are byte strings; the contract's
 //! string items are their UTF-8 bytes. Wire layout: `docs/mergeable-format.md`.
 
+use std::cmp::Reverse;
+
 use sha2::{Digest, Sha256};
 
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::murmur3::hash_pair;
-use crate::sizing::{checked_optimal_params, SizingError, MAXIMUM_HASH_COUNT};
+use crate::sizing::{checked_optimal_params, coded_errors, SizingError, MAXIMUM_HASH_COUNT};
 use crate::tlbf::{read_u32, read_u64};
 
 /// The first four bytes of every encoded state or delta.
@@ -36,96 +38,31 @@ const KIND_DENSE: u8 = 1;
 const KIND_SPARSE: u8 = 2;
 const KIND_DELTA: u8 = 3;
 
-/// Every way creating, merging or decoding can fail; `code()` is the JS code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MergeableError {
-    /// `create`: expected_elements was 0.
-    InvalidExpectedItemCount,
-    /// `create`: the rate was not a finite number in (0, 1).
-    InvalidFalsePositiveRate,
-    /// `create` would need, or a decoded header declares, more than 2^30 bits.
-    FilterTooLarge,
-    /// `piece`/`piece_delta`: bitCount or hashCount differ.
-    IncompatibleFilters,
-    /// Shorter than header plus checksum.
-    Truncated,
-    /// The first four bytes are not "MBLF".
-    BadMagic,
-    /// The version is not 1.
-    UnsupportedVersion,
-    /// The SHA-256 trailer does not match the bytes before it.
-    ChecksumMismatch,
-    /// The kind byte is not 1 (dense), 2 (sparse) or 3 (delta).
-    UnknownKind,
-    /// A delta was given where a state was expected, or the reverse.
-    UnexpectedKind,
-    /// The reserved byte is not 0.
-    NonZeroReserved,
-    /// bitCount is 0 or not a multiple of 64.
-    InvalidBitCount,
-    /// hashCount is 0.
-    ZeroHashCount,
-    /// hashCount is above [`MAXIMUM_HASH_COUNT`].
-    HashCountTooLarge,
-    /// The body is not exactly entryCount entries long.
-    LengthMismatch,
-    /// A dense body's entryCount is not bitCount / 64.
-    EntryCountMismatch,
-    /// A sparse word index is not below bitCount / 64.
-    WordIndexOutOfRange,
-    /// Sparse word indices are not strictly increasing.
-    WordIndicesNotIncreasing,
-    /// A sparse entry carries the value 0.
-    ZeroWordValue,
-    /// The state used the larger of the two encodings (see the format doc).
-    NonCanonicalEncoding,
-}
-
-impl MergeableError {
-    /// The JS error code (camelCase).
-    pub fn code(self) -> &'static str {
-        self.texts().0
-    }
-
-    /// A sentence for people: what was expected.
-    pub fn message(self) -> &'static str {
-        self.texts().1
-    }
-
-    fn texts(self) -> (&'static str, &'static str) {
-        use MergeableError::*;
-        match self {
-            InvalidExpectedItemCount => ("invalidExpectedItemCount", "expectedElements must be at least 1"),
-            InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "falsePositiveRate must be a finite number strictly between 0 and 1"),
-            FilterTooLarge => ("filterTooLarge", "bitCount must be at most 2^30"),
-            IncompatibleFilters => ("incompatibleFilters", "only filters with the same bitCount and hashCount can be pieced"),
-            Truncated => ("truncated", "the input is shorter than a header and checksum"),
-            BadMagic => ("badMagic", "an encoded mergeable filter starts with \"MBLF\""),
-            UnsupportedVersion => ("unsupportedVersion", "only version 1 is supported"),
-            ChecksumMismatch => ("checksumMismatch", "the SHA-256 trailer does not match the content"),
-            UnknownKind => ("unknownKind", "the kind byte must be 1 (dense), 2 (sparse) or 3 (delta)"),
-            UnexpectedKind => ("unexpectedKind", "a filter state and a delta are not interchangeable"),
-            NonZeroReserved => ("nonZeroReserved", "the reserved byte must be 0"),
-            InvalidBitCount => ("invalidBitCount", "bitCount must be a non-zero multiple of 64"),
-            ZeroHashCount => ("zeroHashCount", "hashCount must not be 0"),
-            HashCountTooLarge => ("hashCountTooLarge", "hashCount must be at most 4096"),
-            LengthMismatch => ("lengthMismatch", "the body length must match entryCount exactly"),
-            EntryCountMismatch => ("entryCountMismatch", "a dense body has exactly bitCount / 64 words"),
-            WordIndexOutOfRange => ("wordIndexOutOfRange", "word indices must be below bitCount / 64"),
-            WordIndicesNotIncreasing => ("wordIndicesNotIncreasing", "word indices must be strictly increasing"),
-            ZeroWordValue => ("zeroWordValue", "sparse entries must not carry the value 0"),
-            NonCanonicalEncoding => ("nonCanonicalEncoding", "sparse is used exactly when it is smaller than dense"),
-        }
+coded_errors! {
+    /// Every way creating, merging or decoding can fail.
+    pub enum MergeableError {
+        InvalidExpectedItemCount => ("invalidExpectedItemCount", "expectedElements must be at least 1"),
+        InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "falsePositiveRate must be a finite number strictly between 0 and 1"),
+        FilterTooLarge => ("filterTooLarge", "bitCount must be at most 2^30"),
+        IncompatibleFilters => ("incompatibleFilters", "only filters with the same bitCount and hashCount can be pieced"),
+        Truncated => ("truncated", "the input is shorter than a header and checksum"),
+        BadMagic => ("badMagic", "an encoded mergeable filter starts with \"MBLF\""),
+        UnsupportedVersion => ("unsupportedVersion", "only version 1 is supported"),
+        ChecksumMismatch => ("checksumMismatch", "the SHA-256 trailer does not match the content"),
+        UnknownKind => ("unknownKind", "the kind byte must be 1 (dense), 2 (sparse) or 3 (delta)"),
+        UnexpectedKind => ("unexpectedKind", "a filter state and a delta are not interchangeable"),
+        NonZeroReserved => ("nonZeroReserved", "the reserved byte must be 0"),
+        InvalidBitCount => ("invalidBitCount", "bitCount must be a non-zero multiple of 64"),
+        ZeroHashCount => ("zeroHashCount", "hashCount must not be 0"),
+        HashCountTooLarge => ("hashCountTooLarge", "hashCount must be at most 4096"),
+        LengthMismatch => ("lengthMismatch", "the body length must match entryCount exactly"),
+        EntryCountMismatch => ("entryCountMismatch", "a dense body has exactly bitCount / 64 words"),
+        WordIndexOutOfRange => ("wordIndexOutOfRange", "word indices must be below bitCount / 64"),
+        WordIndicesNotIncreasing => ("wordIndicesNotIncreasing", "word indices must be strictly increasing"),
+        ZeroWordValue => ("zeroWordValue", "sparse entries must not carry the value 0"),
+        NonCanonicalEncoding => ("nonCanonicalEncoding", "sparse is used exactly when it is smaller than dense"),
     }
 }
-
-impl core::fmt::Display for MergeableError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message())
-    }
-}
-
-impl std::error::Error for MergeableError {}
 
 impl From<SizingError> for MergeableError {
     fn from(error: SizingError) -> Self {
@@ -247,15 +184,10 @@ impl MergeableBloomFilter {
             // Word indices are below 2^24 because bitCount ≤ 2^30.
             .map(|(index, value)| (index as u32, value))
             .collect();
-        // Two probes in one word: keep one entry, its final (OR'ed) value.
-        words.sort_unstable();
-        words.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1 |= later.1;
-            }
-            same
-        });
+        // Two probes in one word report it twice, the later value a superset
+        // of the earlier: keep the largest, which is the word's final value.
+        words.sort_unstable_by_key(|&(index, value)| (index, Reverse(value)));
+        words.dedup_by_key(|entry| entry.0);
         Delta { bit_count: self.bit_count(), hash_count: self.hash_count, words }
     }
 
@@ -417,12 +349,10 @@ impl<'a> Frame<'a> {
         Ok(Frame { kind, bit_count, hash_count, entry_count, body: &content[HEADER_LENGTH..] })
     }
 
+    /// The body must be exactly entryCount entries: nothing missing or extra.
     fn check_body_length(&self, entry_length: usize) -> Result<(), MergeableError> {
         let expected = u64::from(self.entry_count) * entry_length as u64;
-        if self.body.len() as u64 != expected {
-            return Err(MergeableError::LengthMismatch);
-        }
-        Ok(())
+        (self.body.len() as u64 == expected).then_some(()).ok_or(MergeableError::LengthMismatch)
     }
 
     /// A dense body: exactly `word_count` words, canonical only when sparse

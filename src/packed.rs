@@ -1,29 +1,56 @@
 //! Helpers for `N × 32` packed digest buffers (the publisher's input).
 
 use crate::probe::DIGEST_LENGTH;
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// Sorts and de-duplicates packed digests: returns the unique digests (in
-/// byte order) and how many duplicates were dropped, or `None` when the
-/// length is not a multiple of 32. The reference counts `insertedItemCount`
-/// as given, so a publisher de-duplicates first to make it an exact unique
-/// count (seed 000: "Provide an exact unique count as metadata").
+/// Hashes a SHA-256 digest by its first eight bytes: they are already
+/// uniformly distributed, so no mixing is needed. (A generic sort or SipHash
+/// would cost tens of KiB of wasm for the same job.)
+#[derive(Default)]
+struct DigestPrefixHasher(u64);
+
+impl Hasher for DigestPrefixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // `[u8; 32]` hashes as one 32-byte write; fold anything else in too so
+        // the hasher stays correct for any input.
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+            if bytes.len() == DIGEST_LENGTH {
+                break;
+            }
+        }
+    }
+}
+
+/// De-duplicates packed digests: returns the unique digests (first-seen
+/// order) and how many duplicates were dropped, or `None` when the length is
+/// not a multiple of 32. The reference counts `insertedItemCount` as given,
+/// so a publisher de-duplicates first to make it an exact unique count
+/// (seed 000: "Provide an exact unique count as metadata").
 pub fn dedup_packed(packed: &[u8]) -> Option<(Vec<u8>, u64)> {
     if packed.len() % DIGEST_LENGTH != 0 {
         return None;
     }
-    let mut digests: Vec<[u8; DIGEST_LENGTH]> = packed
-        .chunks_exact(DIGEST_LENGTH)
-        .map(|chunk| {
-            let mut digest = [0u8; DIGEST_LENGTH];
-            digest.copy_from_slice(chunk);
-            digest
-        })
-        .collect();
-    let before = digests.len();
-    digests.sort_unstable();
-    digests.dedup();
-    let duplicates = (before - digests.len()) as u64;
-    Some((digests.concat(), duplicates))
+    let count = packed.len() / DIGEST_LENGTH;
+    let mut seen: HashSet<[u8; DIGEST_LENGTH], BuildHasherDefault<DigestPrefixHasher>> =
+        HashSet::with_capacity_and_hasher(count, Default::default());
+    let mut unique = Vec::with_capacity(packed.len());
+    for chunk in packed.chunks_exact(DIGEST_LENGTH) {
+        let mut digest = [0u8; DIGEST_LENGTH];
+        digest.copy_from_slice(chunk);
+        if seen.insert(digest) {
+            unique.extend_from_slice(chunk);
+        }
+    }
+    let duplicates = (count - unique.len() / DIGEST_LENGTH) as u64;
+    Some((unique, duplicates))
 }
 
 #[cfg(test)]
@@ -36,9 +63,18 @@ mod tests {
         let b = [2u8; 32];
         let packed = [b, a, b, b].concat();
         let (unique, duplicates) = dedup_packed(&packed).unwrap();
-        assert_eq!(unique, [a, b].concat());
+        assert_eq!(unique, [b, a].concat());
         assert_eq!(duplicates, 2);
         assert!(dedup_packed(&[0u8; 33]).is_none());
         assert_eq!(dedup_packed(&[]).unwrap(), (vec![], 0));
+    }
+
+    #[test]
+    fn digests_sharing_a_prefix_stay_distinct() {
+        let mut a = [7u8; 32];
+        let b = [7u8; 32];
+        a[31] = 8;
+        let (unique, duplicates) = dedup_packed(&[a, b, a].concat()).unwrap();
+        assert_eq!((unique.len() / 32, duplicates), (2, 1));
     }
 }

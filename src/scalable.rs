@@ -18,7 +18,7 @@ use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::mergeable::{seal, verified_content, CHECKSUM_LENGTH};
 use crate::probe::{Probe, DIGEST_LENGTH};
-use crate::sizing::{checked_optimal_params, MAXIMUM_HASH_COUNT};
+use crate::sizing::{checked_optimal_params, coded_errors, MAXIMUM_HASH_COUNT};
 use crate::tlbf::{read_u32, read_u64};
 
 /// Most stages a chain may have; with the 2^30-bit total, the growth limit.
@@ -46,94 +46,30 @@ const STAGE_BITS_OFFSET: usize = 16;
 const STAGE_HASHES_OFFSET: usize = 24;
 const STAGE_RESERVED_OFFSET: usize = 28;
 
-/// Every way building, growing or decoding a chain can fail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScalableError {
-    /// The initial capacity was 0.
-    InvalidInitialCapacity,
-    /// The target rate was not a finite number in (0, 1).
-    InvalidFalsePositiveRate,
-    /// The growth factor was 0.
-    InvalidGrowthFactor,
-    /// The tightening ratio was not a finite number in (0, 1).
-    InvalidTighteningRatio,
-    /// The first or next stage would push the chain past 2^30 bits or
-    /// [`MAXIMUM_STAGE_COUNT`] stages (or a decoded chain declares that).
-    FilterTooLarge,
-    /// The input ends inside the header, a stage header or a bit array.
-    Truncated,
-    /// The first four bytes are not "SBLF".
-    BadMagic,
-    /// The version is not 1.
-    UnsupportedVersion,
-    /// The SHA-256 trailer does not match the bytes before it.
-    ChecksumMismatch,
-    /// A reserved field is not 0.
-    NonZeroReserved,
-    /// The stage count is 0.
-    ZeroStageCount,
-    /// A stage's capacity is not `c0·g^i`.
-    StageCapacityMismatch,
-    /// A stage holds more items than its capacity.
-    ItemCountExceedsCapacity,
-    /// A stage before the last is not full.
-    StageNotFull,
-    /// The last stage of a multi-stage chain is empty (stages start on an add).
-    EmptyStage,
-    /// A stage's bit count is 0 or not a multiple of 64.
-    InvalidBitCount,
-    /// A stage's hash count is 0.
-    ZeroHashCount,
-    /// A stage's hash count is above [`MAXIMUM_HASH_COUNT`].
-    HashCountTooLarge,
-    /// Bytes remain after the last stage.
-    LengthMismatch,
-}
-
-impl ScalableError {
-    /// The JS error code (camelCase).
-    pub fn code(self) -> &'static str {
-        self.texts().0
-    }
-
-    /// A sentence for people: what was expected.
-    pub fn message(self) -> &'static str {
-        self.texts().1
-    }
-
-    fn texts(self) -> (&'static str, &'static str) {
-        use ScalableError::*;
-        match self {
-            InvalidInitialCapacity => ("invalidInitialCapacity", "initialCapacity must be at least 1"),
-            InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "targetFpp must be a finite number strictly between 0 and 1"),
-            InvalidGrowthFactor => ("invalidGrowthFactor", "growthFactor must be at least 1"),
-            InvalidTighteningRatio => ("invalidTighteningRatio", "tighteningRatio must be a finite number strictly between 0 and 1"),
-            FilterTooLarge => ("filterTooLarge", "the chain may hold at most 2^30 bits in at most 256 stages"),
-            Truncated => ("truncated", "the input ends inside a header or bit array"),
-            BadMagic => ("badMagic", "an encoded scalable filter starts with \"SBLF\""),
-            UnsupportedVersion => ("unsupportedVersion", "only version 1 is supported"),
-            ChecksumMismatch => ("checksumMismatch", "the SHA-256 trailer does not match the content"),
-            NonZeroReserved => ("nonZeroReserved", "reserved fields must be 0"),
-            ZeroStageCount => ("zeroStageCount", "a chain has at least one stage"),
-            StageCapacityMismatch => ("stageCapacityMismatch", "stage i must hold initialCapacity · growthFactor^i items"),
-            ItemCountExceedsCapacity => ("itemCountExceedsCapacity", "a stage cannot hold more items than its capacity"),
-            StageNotFull => ("stageNotFull", "every stage but the last must be full"),
-            EmptyStage => ("emptyStage", "a stage after the first holds at least one item"),
-            InvalidBitCount => ("invalidBitCount", "a stage's bitCount must be a non-zero multiple of 64"),
-            ZeroHashCount => ("zeroHashCount", "a stage's hashCount must not be 0"),
-            HashCountTooLarge => ("hashCountTooLarge", "a stage's hashCount must be at most 4096"),
-            LengthMismatch => ("lengthMismatch", "no bytes may follow the last stage"),
-        }
+coded_errors! {
+    /// Every way building, growing or decoding a chain can fail.
+    pub enum ScalableError {
+        InvalidInitialCapacity => ("invalidInitialCapacity", "initialCapacity must be at least 1"),
+        InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "targetFpp must be a finite number strictly between 0 and 1"),
+        InvalidGrowthFactor => ("invalidGrowthFactor", "growthFactor must be at least 1"),
+        InvalidTighteningRatio => ("invalidTighteningRatio", "tighteningRatio must be a finite number strictly between 0 and 1"),
+        FilterTooLarge => ("filterTooLarge", "the chain may hold at most 2^30 bits in at most 256 stages"),
+        Truncated => ("truncated", "the input ends inside a header or bit array"),
+        BadMagic => ("badMagic", "an encoded scalable filter starts with \"SBLF\""),
+        UnsupportedVersion => ("unsupportedVersion", "only version 1 is supported"),
+        ChecksumMismatch => ("checksumMismatch", "the SHA-256 trailer does not match the content"),
+        NonZeroReserved => ("nonZeroReserved", "reserved fields must be 0"),
+        ZeroStageCount => ("zeroStageCount", "a chain has at least one stage"),
+        StageCapacityMismatch => ("stageCapacityMismatch", "stage i must hold initialCapacity · growthFactor^i items"),
+        ItemCountExceedsCapacity => ("itemCountExceedsCapacity", "a stage cannot hold more items than its capacity"),
+        StageNotFull => ("stageNotFull", "every stage but the last must be full"),
+        EmptyStage => ("emptyStage", "a stage after the first holds at least one item"),
+        InvalidBitCount => ("invalidBitCount", "a stage's bitCount must be a non-zero multiple of 64"),
+        ZeroHashCount => ("zeroHashCount", "a stage's hashCount must not be 0"),
+        HashCountTooLarge => ("hashCountTooLarge", "a stage's hashCount must be at most 4096"),
+        LengthMismatch => ("lengthMismatch", "no bytes may follow the last stage"),
     }
 }
-
-impl core::fmt::Display for ScalableError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message())
-    }
-}
-
-impl std::error::Error for ScalableError {}
 
 /// The chain's fixed parameters, as given to [`ScalableBloomFilter::new`].
 #[derive(Clone, Copy, Debug, PartialEq)]

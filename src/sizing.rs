@@ -13,46 +13,56 @@ use crate::layout::{modeled_false_positive_rate, LN2, MAXIMUM_BIT_COUNT};
 /// so this only stops a crafted header from making one query walk 2^32 probes.
 pub const MAXIMUM_HASH_COUNT: u32 = 4096;
 
-/// Why a `(n, p)` pair has no usable layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizingError {
-    /// `n` was 0.
-    InvalidExpectedItemCount,
-    /// `p` was NaN, infinite, or outside the open interval (0, 1).
-    InvalidFalsePositiveRate,
-    /// The optimum needs more than [`MAXIMUM_BIT_COUNT`] bits.
-    FilterTooLarge,
-}
-
-impl SizingError {
-    /// The JS error code (camelCase).
-    pub fn code(self) -> &'static str {
-        match self {
-            SizingError::InvalidExpectedItemCount => "invalidExpectedItemCount",
-            SizingError::InvalidFalsePositiveRate => "invalidFalsePositiveRate",
-            SizingError::FilterTooLarge => "filterTooLarge",
+/// Declares a `Copy` error enum whose variants each carry a camelCase JS code
+/// and a message, with `code()`, `message()`, `ALL`, `Display` and `Error`.
+/// Every failure type of the TLBF, mergeable and scalable modules is one, so
+/// the bindings map them to JS errors the same way.
+macro_rules! coded_errors {
+    ($(#[$meta:meta])* pub enum $name:ident { $($variant:ident => ($code:literal, $message:literal),)+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $(#[doc = $message] $variant,)+
         }
-    }
 
-    /// A sentence for people: what was expected.
-    pub fn message(self) -> &'static str {
-        match self {
-            SizingError::InvalidExpectedItemCount => "the expected item count must be at least 1",
-            SizingError::InvalidFalsePositiveRate => {
-                "the false-positive rate must be a finite number strictly between 0 and 1"
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+
+            /// The JS error code (camelCase).
+            pub fn code(self) -> &'static str {
+                match self {
+                    $($name::$variant => $code,)+
+                }
             }
-            SizingError::FilterTooLarge => "the filter would need more than 2^30 bits",
+
+            /// A sentence for people: what was expected.
+            pub fn message(self) -> &'static str {
+                match self {
+                    $($name::$variant => $message,)+
+                }
+            }
         }
+
+        impl core::fmt::Display for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "{}: {}", self.code(), self.message())
+            }
+        }
+
+        impl std::error::Error for $name {}
+    };
+}
+pub(crate) use coded_errors;
+
+coded_errors! {
+    /// Why a `(n, p)` pair has no usable layout.
+    pub enum SizingError {
+        InvalidExpectedItemCount => ("invalidExpectedItemCount", "the expected item count must be at least 1"),
+        InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "the false-positive rate must be a finite number strictly between 0 and 1"),
+        FilterTooLarge => ("filterTooLarge", "the filter would need more than 2^30 bits"),
     }
 }
-
-impl core::fmt::Display for SizingError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message())
-    }
-}
-
-impl std::error::Error for SizingError {}
 
 /// Checks `n ≥ 1` and `p` finite in (0, 1).
 pub fn validate_rate(n: u64, p: f64) -> Result<(), SizingError> {
@@ -166,5 +176,59 @@ mod tests {
         let at_n = modeled_fpp(1000, m, k);
         let at_2n = modeled_fpp(2000, m, k);
         assert!(at_2n > 10.0 * at_n, "{at_n} → {at_2n}");
+    }
+
+    /// Compares a filter's measured fill and false-positive rate with the model.
+    ///
+    /// Bounds, and why: the set-bit count is a sum of m negatively associated
+    /// indicators, so Hoeffding applies and its spread is at most the binomial
+    /// σ_fill = sqrt(q(1−q)/m). Given the filter, each of N fresh non-members
+    /// is an independent trial at rate ≈ fill^k, σ_fpr = sqrt(f(1−f)/N). We
+    /// allow 6σ (a false alarm below 1e-7 per check) plus 5 % of the rate for
+    /// what the model ignores (double hashing, k distinct probes).
+    fn check_model(label: &str, (n, m, k): (u64, u64, u32), fill: f64, fpr: f64, trials: usize) {
+        let q = expected_fill_ratio(n, m, k);
+        let fill_bound = 6.0 * (q * (1.0 - q) / m as f64).sqrt();
+        let (from_fill, modeled) = (fpp_from_fill_ratio(fill, k), modeled_fpp(n, m, k));
+        let fpr_bound = |f: f64| 6.0 * (f * (1.0 - f) / trials as f64).sqrt() + 0.05 * f;
+        println!("{label}: n = {n}, m = {m}, k = {k}; fill {fill:.5} vs model {q:.5} (±{fill_bound:.5})");
+        println!("  FPR {fpr:.5} vs fill^k {from_fill:.5} vs model {modeled:.5} (±{:.5})", fpr_bound(modeled));
+        assert!((fill - q).abs() <= fill_bound, "{label}: fill");
+        assert!((fpr - from_fill).abs() <= fpr_bound(from_fill), "{label}: FPR vs fill^k");
+        assert!((fpr - modeled).abs() <= fpr_bound(modeled), "{label}: FPR vs model");
+    }
+
+    #[test]
+    fn model_matches_measured_rates() {
+        use crate::mergeable::MergeableBloomFilter;
+        use crate::tlbf::TlBloom;
+        let (n, p, trials) = (10_000u64, 0.01, 100_000usize);
+        // Distinct prefixes: members, strangers and overfill never collide.
+        let item = |tag: &str, i: usize| format!("{tag}:{i}").into_bytes();
+        let members: Vec<Vec<u8>> = (0..n as usize).map(|i| item("member", i)).collect();
+        let strangers: Vec<Vec<u8>> = (0..trials).map(|i| item("stranger", i)).collect();
+        let rate = |hits: usize| hits as f64 / trials as f64;
+
+        let mut tl = TlBloom::with_rate(n, p).unwrap();
+        members.iter().for_each(|x| tl.insert(x));
+        let fpr = rate(strangers.iter().filter(|x| tl.contains(x)).count());
+        check_model("tlbf", (n, tl.m(), tl.k()), tl.fill_ratio(), fpr, trials);
+
+        let mut mg = MergeableBloomFilter::create(n, p).unwrap();
+        members.iter().for_each(|x| drop(mg.add(x)));
+        let fpr = rate(strangers.iter().filter(|x| mg.might_contain(x)).count());
+        check_model("mergeable", (n, mg.bit_count(), mg.hash_count()), mg.fill_ratio(), fpr, trials);
+
+        // Seed 004 step 6: overfill to the alert ratio (2p)^(1/k); the measured
+        // rate there is ≈ 2p, which is why operators alert on that fill.
+        let alert = alert_fill_ratio(p, tl.k());
+        let mut extra = (0..).map(|i| item("extra", i));
+        while tl.fill_ratio() < alert {
+            tl.insert(&extra.next().unwrap());
+        }
+        let fpr = rate(strangers.iter().filter(|x| tl.contains(x)).count());
+        let bound = 6.0 * (2.0 * p / trials as f64).sqrt() + 0.05 * 2.0 * p;
+        println!("tlbf at alert fill {alert:.4} after {} items: FPR {fpr:.5} (2p = {})", tl.n_inserted(), 2.0 * p);
+        assert!((fpr - 2.0 * p).abs() <= bound, "alert FPR {fpr}");
     }
 }

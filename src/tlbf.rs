@@ -15,7 +15,7 @@
 
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
 use crate::layout::MAXIMUM_BIT_COUNT;
-use crate::sizing::{checked_optimal_params, SizingError, MAXIMUM_HASH_COUNT};
+use crate::sizing::{checked_optimal_params, coded_errors, SizingError, MAXIMUM_HASH_COUNT};
 
 /// The first four bytes of every TLBF file.
 pub const MAGIC: [u8; 4] = *b"TLBF";
@@ -33,84 +33,25 @@ const COUNT_OFFSET: usize = 24;
 const FNV_OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
-/// Every way building, merging or decoding a TLBF can fail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TlbfError {
-    /// `with_rate`: n was 0.
-    InvalidExpectedItemCount,
-    /// `with_rate`: p was not a finite number in (0, 1).
-    InvalidFalsePositiveRate,
-    /// `with_rate` would need, or `from_bytes` declares, more than 2^30 bits.
-    FilterTooLarge,
-    /// `union`: the filters differ in m or k.
-    IncompatibleFilters,
-    /// `from_bytes`: fewer than 32 bytes, so no complete header.
-    Truncated,
-    /// `from_bytes`: the first four bytes are not "TLBF".
-    BadMagic,
-    /// `from_bytes`: the version is not 1.
-    UnsupportedVersion,
-    /// `from_bytes`: m is 0.
-    ZeroBitCount,
-    /// `from_bytes`: k is 0.
-    ZeroHashCount,
-    /// `from_bytes`: k is above [`MAXIMUM_HASH_COUNT`] (no optimum produces it).
-    HashCountTooLarge,
-    /// `from_bytes`: the reserved u32 is not 0.
-    NonZeroReserved,
-    /// `from_bytes`: the length is not `32 + ceil(m/8)`.
-    LengthMismatch,
-    /// `from_bytes`: a bit at position ≥ m (in the last byte) is set.
-    NonZeroPadding,
-}
-
-impl TlbfError {
-    /// The JS error code (camelCase).
-    pub fn code(self) -> &'static str {
-        match self {
-            TlbfError::InvalidExpectedItemCount => "invalidExpectedItemCount",
-            TlbfError::InvalidFalsePositiveRate => "invalidFalsePositiveRate",
-            TlbfError::FilterTooLarge => "filterTooLarge",
-            TlbfError::IncompatibleFilters => "incompatibleFilters",
-            TlbfError::Truncated => "truncated",
-            TlbfError::BadMagic => "badMagic",
-            TlbfError::UnsupportedVersion => "unsupportedVersion",
-            TlbfError::ZeroBitCount => "zeroBitCount",
-            TlbfError::ZeroHashCount => "zeroHashCount",
-            TlbfError::HashCountTooLarge => "hashCountTooLarge",
-            TlbfError::NonZeroReserved => "nonZeroReserved",
-            TlbfError::LengthMismatch => "lengthMismatch",
-            TlbfError::NonZeroPadding => "nonZeroPadding",
-        }
-    }
-
-    /// A sentence for people: what was expected.
-    pub fn message(self) -> &'static str {
-        match self {
-            TlbfError::InvalidExpectedItemCount => "n must be at least 1",
-            TlbfError::InvalidFalsePositiveRate => "p must be a finite number strictly between 0 and 1",
-            TlbfError::FilterTooLarge => "m must be at most 2^30 bits",
-            TlbfError::IncompatibleFilters => "union needs two filters with the same m and k",
-            TlbfError::Truncated => "a TLBF needs at least its 32-byte header",
-            TlbfError::BadMagic => "a TLBF starts with the bytes \"TLBF\"",
-            TlbfError::UnsupportedVersion => "only TLBF version 1 is supported",
-            TlbfError::ZeroBitCount => "m must not be 0",
-            TlbfError::ZeroHashCount => "k must not be 0",
-            TlbfError::HashCountTooLarge => "k must be at most 4096",
-            TlbfError::NonZeroReserved => "the reserved field must be 0",
-            TlbfError::LengthMismatch => "the length must be 32 + ceil(m / 8) bytes",
-            TlbfError::NonZeroPadding => "the unused high bits of the last byte must be 0",
-        }
+coded_errors! {
+    /// Every way building, merging or decoding a TLBF can fail. `from_bytes`
+    /// checks in this order, from `truncated` on.
+    pub enum TlbfError {
+        InvalidExpectedItemCount => ("invalidExpectedItemCount", "n must be at least 1"),
+        InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "p must be a finite number strictly between 0 and 1"),
+        IncompatibleFilters => ("incompatibleFilters", "union needs two filters with the same m and k"),
+        Truncated => ("truncated", "a TLBF needs at least its 32-byte header"),
+        BadMagic => ("badMagic", "a TLBF starts with the bytes \"TLBF\""),
+        UnsupportedVersion => ("unsupportedVersion", "only TLBF version 1 is supported"),
+        ZeroBitCount => ("zeroBitCount", "m must not be 0"),
+        ZeroHashCount => ("zeroHashCount", "k must not be 0"),
+        NonZeroReserved => ("nonZeroReserved", "the reserved field must be 0"),
+        FilterTooLarge => ("filterTooLarge", "m must be at most 2^30 bits"),
+        HashCountTooLarge => ("hashCountTooLarge", "k must be at most 4096"),
+        LengthMismatch => ("lengthMismatch", "the length must be 32 + ceil(m / 8) bytes"),
+        NonZeroPadding => ("nonZeroPadding", "the unused high bits of the last byte must be 0"),
     }
 }
-
-impl core::fmt::Display for TlbfError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message())
-    }
-}
-
-impl std::error::Error for TlbfError {}
 
 impl From<SizingError> for TlbfError {
     fn from(error: SizingError) -> Self {

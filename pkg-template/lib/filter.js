@@ -194,7 +194,7 @@ export class ArtifactBloomFilter {
 }
 
 /**
- * Sorts and de-duplicates N × 32 packed digests → `{ unique, duplicates }`,
+ * De-duplicates N × 32 packed digests (first-seen order) → `{ unique, duplicates }`,
  * so a publisher can record an exact unique insertedItemCount.
  */
 export function dedupePacked(packed) {

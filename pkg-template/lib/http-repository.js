@@ -43,7 +43,8 @@ export class HttpArtifactRepository {
     if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte Uint8Array", digests);
     this.requests.findMissing += 1;
     const hexes = digests.map(toHex);
-    const url = new URL("blobs:findMissing", this.#base);
+    // "./" keeps "blobs:" from parsing as a URL scheme.
+    const url = new URL("./blobs:findMissing", this.#base);
     const response = await this.#fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },

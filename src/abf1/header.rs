@@ -190,7 +190,10 @@ pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
     if !(p.is_finite() && p > 0.0 && p < 1.0) {
         return invalid(
             "targetFpp",
-            format!("must be a finite number strictly between 0 and 1, got {p}"),
+            format!(
+                "must be a finite number strictly between 0 and 1, got {}",
+                crate::numfmt::f64_text(p)
+            ),
         );
     }
     // bitCount is a validated multiple of 64 here, so the division is exact.

@@ -45,13 +45,16 @@ pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u
     let version = crate::layout::item_count_from_f64(catalog_version).ok_or_else(|| {
         error::coded(
             "invalidCatalogVersion",
-            &format!("catalogVersion must be an integer from 0 to 2^53 - 1, got {catalog_version}"),
+            &format!(
+                "catalogVersion must be an integer from 0 to 2^53 - 1, got {}",
+                crate::numfmt::f64_text(catalog_version)
+            ),
         )
     })?;
     abf1::encode(filter.inner(), version).map_err(|e| error::coded(e.code(), &e.message()))
 }
 
-/// Sorted unique digests, and the duplicate count, as `{ unique, duplicates }`.
+/// Unique digests (first-seen order) and the duplicate count, as `{ unique, duplicates }`.
 #[wasm_bindgen(js_name = dedupPacked)]
 pub fn dedup_packed_js(packed: &[u8]) -> Result<JsValue, JsValue> {
     let (unique, duplicates) = dedup_packed(packed).ok_or_else(|| error::packed_length("packed", packed.len()))?;

@@ -1,0 +1,135 @@
+// Uses the artifact-bloom API as a TypeScript user would. Nothing runs: this
+// file exists so `tsc --noEmit -p js-tests/types` proves that index.d.ts
+// resolves by package name, narrows the result union, supports `using`, and
+// rejects misuse (the @ts-expect-error lines must stay errors).
+import { createHash } from "node:crypto";
+import init, {
+  ArtifactBloomFilter,
+  Sha256,
+  sha256,
+  wasmMemoryBytes,
+  type BloomError,
+  type BloomSpec,
+  type Result,
+} from "artifact-bloom";
+
+await init(); // a no-op in Node, required in browsers: isomorphic code calls it
+
+const spec = {
+  expectedItemCount: 1_000,
+  targetFalsePositiveRate: 0.001,
+} satisfies BloomSpec;
+
+const digests: Uint8Array[] = Array.from({ length: 100 }, (_, i) =>
+  createHash("sha256").update(`artifact:${i}`).digest(), // a Buffer is a Uint8Array
+);
+
+/** Every BloomError must be handled: a new code breaks the `never` check. */
+function explain(error: BloomError): string {
+  switch (error) {
+    case "invalidExpectedItemCount":
+      return "expectedItemCount must be an integer in 1..2^30";
+    case "invalidFalsePositiveRate":
+      return "targetFalsePositiveRate must be in (0, 1)";
+    case "capacityExceeded":
+      return "more digests than expectedItemCount";
+    case "filterTooLarge":
+      return "no layout fits in 2^30 bits";
+    case "invalidDigest":
+      return "a digest is not a 32-byte Uint8Array";
+    default: {
+      const unreachable: never = error;
+      return unreachable;
+    }
+  }
+}
+
+// The union is exactly these five codes, in both directions.
+const allErrors = [
+  "invalidExpectedItemCount",
+  "invalidFalsePositiveRate",
+  "capacityExceeded",
+  "filterTooLarge",
+  "invalidDigest",
+] as const satisfies readonly BloomError[];
+type Missing = Exclude<BloomError, (typeof allErrors)[number]>;
+const noneMissing: [Missing] extends [never] ? true : false = true;
+
+export function build(): ArtifactBloomFilter {
+  const result: Result<ArtifactBloomFilter> = ArtifactBloomFilter.create(digests, spec);
+  if (result.kind === "failure") {
+    throw new Error(explain(result.error));
+  }
+  return result.value; // narrowed by `kind`
+}
+
+export function precheck(digest: Uint8Array): boolean {
+  using filter = build(); // freed at the end of the scope
+  const maybe: boolean = filter.mightContain(digest);
+  const flags: Uint8Array = filter.mightContainMany(new Uint8Array(64));
+  const maybeCount: number = filter.countMaybe(new Uint8Array(64));
+  const sizes: number[] = [
+    filter.getBitCount(),
+    filter.getHashCount(),
+    filter.getInsertedItemCount(),
+    filter.getExpectedItemCount(),
+    filter.getTargetFalsePositiveRate(),
+    filter.estimateFalsePositiveRate(),
+    filter.getFillRatio(),
+  ];
+  const bits: Uint8Array = filter.serializeBits();
+  const freed: boolean = filter.freed;
+
+  // @ts-expect-error a hex string is not a digest: pass bytes
+  filter.mightContain("ab".repeat(32));
+  // @ts-expect-error freed is read-only
+  filter.freed = true;
+  return maybe && flags.length + maybeCount + sizes.length + bits.length > 0 && !freed;
+}
+
+export function packed(): number {
+  const result = ArtifactBloomFilter.createPacked(new Uint8Array(32 * 4), spec);
+  if (result.kind === "success") {
+    const filter = result.value;
+    try {
+      return filter.getBitCount();
+    } finally {
+      filter.free();
+    }
+  }
+  const error: BloomError = result.error;
+  return error.length;
+}
+
+export function merge(a: ArtifactBloomFilter, b: ArtifactBloomFilter): ArtifactBloomFilter | undefined {
+  const merged = ArtifactBloomFilter.union(a, b);
+  if (merged.kind === "failure") {
+    // union has its own, narrower error type
+    const error: "incompatibleFilters" = merged.error;
+    // @ts-expect-error "incompatibleFilters" is not a BloomError
+    explain(merged.error);
+    return error ? undefined : undefined;
+  }
+  return merged.value;
+}
+
+export function hashFile(chunks: readonly Uint8Array[]): Uint8Array {
+  using hasher = new Sha256();
+  for (const chunk of chunks) hasher.update(chunk).update(new Uint8Array(0)); // update chains
+  const digest: Uint8Array = hasher.digest();
+  const oneShot: Uint8Array = sha256(digest);
+  const memory: number = wasmMemoryBytes();
+  return memory > 0 ? oneShot : digest;
+}
+
+// @ts-expect-error the constructor is private: use ArtifactBloomFilter.create
+new ArtifactBloomFilter();
+
+const frozen: BloomSpec = spec;
+// @ts-expect-error a BloomSpec is readonly
+frozen.expectedItemCount = 5;
+
+// @ts-expect-error a spec field missing
+ArtifactBloomFilter.create(digests, { expectedItemCount: 10 });
+
+export { noneMissing };

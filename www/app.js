@@ -1,0 +1,333 @@
+// The precheck page: load the catalog's Bloom snapshot, hash files in a Web
+// Worker, and decide per file whether an upload is needed.
+//
+//   filter says "definitely absent" → upload; no request is made at all;
+//   filter says "maybe"             → ask the server's exact existence API at
+//                                     the snapshot's catalogVersion.
+//
+// State the browser tests read is mirrored in data attributes: body
+// data-snapshot (loading|loaded|failed) and data-error-code; per file
+// data-digest, data-verdict (absent|present|missing|error), data-hash-ms.
+
+const SNAPSHOT_URL = "/snapshot";
+// A filter for 100 million artifacts at 1 % is ~120 MB; refuse anything far
+// beyond that rather than let a bad server exhaust the tab's memory.
+const MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024;
+// Two workers let small files finish while a huge one is still hashing,
+// without competing with the page for every core.
+const WORKER_COUNT = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 2));
+
+// What each snapshot load failure means to the person looking at the page.
+const LOAD_ERRORS = {
+  truncated: "The snapshot ended early: the download was cut off or the file is incomplete. Nothing was loaded.",
+  badMagic: "This is not an ABF1 snapshot: its first bytes are not the ABF1 signature. Nothing was loaded.",
+  unsupportedFormatVersion: "The snapshot uses a format version this page does not understand. Update artifact-bloom; nothing was loaded.",
+  unsupportedHashProtocol: "The snapshot probes digests with a hash protocol this page does not implement, so its answers would be wrong. Nothing was loaded.",
+  invalidHeader: "The snapshot header holds impossible values (such as zero bits, zero hash functions or an invalid rate). Nothing was loaded.",
+  lengthMismatch: "The snapshot's payload is not the length its header declares. Nothing was loaded.",
+  checksumMismatch: "The snapshot is corrupted: its SHA-256 does not match. Nothing was loaded.",
+  httpError: "The catalog server answered with an error instead of the snapshot.",
+  tooLarge: "The snapshot is larger than this page accepts (1 GiB). Nothing was loaded.",
+  unreachable: "Cannot reach the catalog server. Check that it is running and that this computer can connect to it.",
+  wasmUnavailable: "The artifact-bloom WebAssembly module could not be loaded, so nothing can be checked here.",
+};
+
+const $ = (id) => document.getElementById(id);
+const integer = new Intl.NumberFormat();
+
+function formatBytes(bytes) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** A probability as a short percentage ("1%", "0.981%"), or in e-notation when tiny. */
+function formatProbability(p) {
+  if (p === 0) return "0%";
+  if (p < 1e-6) return p.toExponential(1);
+  return `${Number((p * 100).toPrecision(3))}%`;
+}
+
+function formatDuration(ms) {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+// ---------------------------------------------------------------------------
+// Snapshot
+
+let api; // the package's browser build, once imported
+
+function showLoadFailure(code, message) {
+  document.body.dataset.snapshot = "failed";
+  document.body.dataset.errorCode = code;
+  $("snapshot-loading").hidden = true;
+  $("snapshot-pill").textContent = "Not loaded";
+  $("snapshot-pill").className = "pill pill-bad";
+  $("snapshot-error-code").textContent = code;
+  $("snapshot-error-text").textContent = LOAD_ERRORS[code] ?? "The snapshot could not be loaded. Nothing was loaded.";
+  $("snapshot-error-detail").textContent = message ? `Details: ${message}` : "";
+  $("snapshot-error").hidden = false;
+  return undefined;
+}
+
+function showProgress({ bytes, total }) {
+  const bar = $("snapshot-progress");
+  if (total) {
+    bar.max = total;
+    bar.value = bytes;
+    $("snapshot-status").textContent = `Downloading the snapshot… ${formatBytes(bytes)} of ${formatBytes(total)}`;
+  } else {
+    bar.removeAttribute("value"); // no known size: an indeterminate bar
+    $("snapshot-status").textContent = `Downloading the snapshot… ${formatBytes(bytes)}`;
+  }
+}
+
+function showSnapshot(snapshot, service, loadMs) {
+  const { header } = snapshot;
+  const metrics = service.metrics();
+  $("catalog-version").textContent = String(snapshot.catalogVersion);
+  $("items-inserted").textContent = integer.format(header.insertedItemCount);
+  $("items-expected").textContent = integer.format(header.expectedItemCount);
+  $("bit-count").textContent = integer.format(header.bitCount);
+  $("byte-size").textContent = formatBytes(header.payloadLength);
+  $("hash-count").textContent = String(header.hashCount);
+  $("target-fpp").textContent = formatProbability(header.targetFpp);
+  $("estimated-fpp").textContent = formatProbability(metrics["artifact_bloom.estimated_fpp"]);
+  const published = snapshot.lastModified;
+  $("last-modified").textContent = published ? published.toLocaleString() : "unknown";
+  if (snapshot.etag) $("last-modified").title = `ETag ${snapshot.etag}`;
+
+  // FPP ≈ fill^k, so the fill at which it reaches twice the target is (2p)^(1/k).
+  const fill = metrics["artifact_bloom.fill_ratio"];
+  const threshold = Math.min(1, (2 * header.targetFpp) ** (1 / header.hashCount));
+  const over = fill >= threshold;
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  $("fill-value").textContent = pct(fill);
+  $("fill-bar").style.width = pct(fill);
+  $("fill-marker").style.left = pct(threshold);
+  const gauge = $("fill-gauge");
+  gauge.classList.toggle("gauge-over", over);
+  gauge.setAttribute("aria-valuenow", (fill * 100).toFixed(1));
+  gauge.setAttribute("aria-valuetext", `${pct(fill)} of bits set; alert at ${pct(threshold)}`);
+  $("fill-caption").textContent = over
+    ? `Above the alert line at ${pct(threshold)}: the false-positive rate is over twice the ${formatProbability(header.targetFpp)} target, so more files need a server call. Republish with a larger capacity.`
+    : `${pct(fill)} of the bits are set. The marker at ${pct(threshold)} is where the false-positive rate would reach twice the ${formatProbability(header.targetFpp)} target.`;
+
+  document.body.dataset.snapshot = "loaded";
+  delete document.body.dataset.errorCode;
+  $("snapshot-loading").hidden = true;
+  $("snapshot-details").hidden = false;
+  $("snapshot-pill").textContent = `Checksum verified · ${formatBytes(header.payloadLength + 96)} in ${formatDuration(loadMs)}`;
+  $("snapshot-pill").className = "pill pill-ok";
+}
+
+async function loadCatalog() {
+  try {
+    api = await import("/pkg/web.js");
+    await api.default(); // instantiate the wasm module (fetched beside web.js)
+  } catch (error) {
+    return showLoadFailure("wasmUnavailable", error?.message);
+  }
+  const started = performance.now();
+  let result;
+  try {
+    result = await api.fetchSnapshot(SNAPSHOT_URL, { maxBytes: MAX_SNAPSHOT_BYTES, onProgress: showProgress });
+  } catch (error) {
+    // fetch() rejects only when no HTTP answer came at all (server down,
+    // connection refused or reset mid-body): that is not a snapshot problem.
+    return showLoadFailure("unreachable", error?.message);
+  }
+  if (result.kind === "failure") return showLoadFailure(result.error, result.message);
+  const snapshot = result.value;
+  const service = new api.ArtifactExistenceService(snapshot, new api.HttpArtifactRepository("/"));
+  showSnapshot(snapshot, service, performance.now() - started);
+  return service;
+}
+
+// Resolves to the service, or undefined when there is no usable snapshot.
+// Files added early are hashed meanwhile and wait for it.
+const catalog = loadCatalog();
+
+// ---------------------------------------------------------------------------
+// Files: hashing in workers, then the verdict
+
+const jobs = new Map(); // id → { id, file, row }
+const queue = []; // ids waiting for a free worker
+const pool = []; // { worker, job }
+let nextId = 0;
+
+function createRow(file) {
+  const row = $("file-row").content.firstElementChild.cloneNode(true);
+  row.querySelector(".file-name").textContent = file.name || "(unnamed)";
+  row.querySelector(".file-size").textContent = formatBytes(file.size);
+  row.querySelector(".file-progress").setAttribute("aria-label", `Hashing ${file.name}`);
+  $("results").append(row);
+  return row;
+}
+
+function setProgress(job, bytes) {
+  const fraction = job.file.size === 0 ? 1 : bytes / job.file.size;
+  job.row.querySelector(".file-progress").value = fraction;
+  job.row.querySelector(".file-percent").textContent = `${Math.floor(fraction * 100)}%`;
+}
+
+function setVerdict(job, state, badge, text) {
+  const { row } = job;
+  row.dataset.state = state;
+  // data-verdict only appears once the answer is final.
+  if (["absent", "present", "missing", "error"].includes(state)) row.dataset.verdict = state;
+  row.querySelector(".badge").textContent = badge;
+  row.querySelector(".verdict-text").textContent = text;
+  updateSummary();
+}
+
+function spawnWorker() {
+  // Resolved against this module, so the page also works under a sub-path.
+  const slot = { worker: new Worker(new URL("hash-worker.js", import.meta.url), { type: "module" }), job: undefined };
+  slot.worker.addEventListener("message", (event) => onWorkerMessage(slot, event.data));
+  // A worker that crashed (or whose script failed to load) fails only the job
+  // in hand; the next job gets a fresh worker.
+  slot.worker.addEventListener("error", (event) => {
+    event.preventDefault();
+    const job = slot.job;
+    slot.worker.terminate();
+    pool.splice(pool.indexOf(slot), 1);
+    if (job) setVerdict(job, "error", "Error", `Hashing failed: ${event.message || "the hashing worker stopped"}.`);
+    pump();
+  });
+  pool.push(slot);
+  return slot;
+}
+
+/** Hands queued files to idle workers. */
+function pump() {
+  while (queue.length > 0) {
+    const slot = pool.find((s) => s.job === undefined) ?? (pool.length < WORKER_COUNT ? spawnWorker() : undefined);
+    if (slot === undefined) return;
+    slot.job = jobs.get(queue.shift());
+    slot.worker.postMessage({ id: slot.job.id, file: slot.job.file }); // a Blob handle, not a copy
+  }
+}
+
+function onWorkerMessage(slot, message) {
+  const job = jobs.get(message.id);
+  if (message.type === "progress") return setProgress(job, message.bytes);
+  slot.job = undefined;
+  pump();
+  if (message.type === "error") return setVerdict(job, "error", "Error", `Could not read the file (${message.message}).`);
+  const { digest, bytes, ms } = message;
+  const hex = toHex(digest);
+  setProgress(job, bytes);
+  const { row } = job;
+  row.dataset.digest = hex;
+  row.dataset.hashMs = ms.toFixed(1);
+  row.dataset.bytes = String(bytes);
+  row.querySelector(".digest").textContent = hex;
+  const rate = ms > 0 ? ` · ${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s` : "";
+  row.querySelector(".file-meta").textContent = `Hashed in ${formatDuration(ms)}${rate}`;
+  decide(job, digest);
+}
+
+async function decide(job, digest) {
+  setVerdict(job, "waiting", "…", "Waiting for the snapshot…");
+  const service = await catalog;
+  if (service === undefined) {
+    return setVerdict(job, "error", "Unknown", "No snapshot is loaded, so this file cannot be prechecked. Nothing was assumed.");
+  }
+  // The service makes the decision; this extra probe of the same immutable
+  // filter only tells the page whether to show "checking…" meanwhile.
+  const maybe = service.snapshot.filter.mightContain(digest);
+  const version = service.snapshot.catalogVersion;
+  if (maybe) setVerdict(job, "checking", "Maybe", `Maybe present → checking with the server (catalog v${version})…`);
+  try {
+    const exists = await service.existsAsync(digest);
+    if (exists) {
+      setVerdict(job, "present", "Skip", `Already on the server (catalog v${version}) → no upload needed. Confirmed by one API call.`);
+    } else if (maybe) {
+      setVerdict(job, "missing", "Upload", "Not on the server → upload. The filter said maybe, the server said absent: a false positive.");
+    } else {
+      setVerdict(job, "absent", "Upload", "Definitely absent → upload. The filter rules it out; no server request was made.");
+    }
+  } catch (error) {
+    // Never turn a failed lookup into "absent": the file may well be stored.
+    let text = `The server could not confirm it (${error?.message}). Not assumed absent; check again before uploading.`;
+    if (error instanceof TypeError) text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
+    else if (/ 409 /.test(error?.message ?? "")) text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
+    setVerdict(job, "error", "Unknown", text);
+  }
+}
+
+function addFiles(files) {
+  for (const file of files) {
+    const id = nextId;
+    nextId += 1;
+    jobs.set(id, { id, file, row: createRow(file) });
+    queue.push(id);
+  }
+  updateSummary();
+  pump();
+}
+
+function updateSummary() {
+  const rows = [...$("results").children];
+  const count = (verdict) => rows.filter((row) => row.dataset.verdict === verdict).length;
+  // The lookup counters come from the service itself, not from the page's own
+  // bookkeeping, so the summary shows exactly what the package did.
+  catalog.then((service) => {
+    const metrics = service?.metrics();
+    $("sum-files").textContent = integer.format(rows.length);
+    $("sum-skipped").textContent = integer.format(metrics?.["artifact_bloom.negative.count"] ?? 0);
+    $("sum-api").textContent = integer.format(metrics?.["artifact_bloom.maybe.count"] ?? 0);
+    $("sum-fp").textContent = integer.format(metrics?.["artifact_bloom.false_positive.count"] ?? 0);
+    $("sum-upload").textContent = integer.format(count("absent") + count("missing"));
+    $("sum-present").textContent = integer.format(count("present"));
+    const decided = rows.filter((row) => row.dataset.verdict).length;
+    const pending = rows.length - decided;
+    const bypass = metrics ? `${Math.round(metrics.negativeBypassRatio * 100)}% of lookups were skipped by the filter. ` : "";
+    $("summary-note").textContent = rows.length === 0 ? ""
+      : `${bypass}${pending > 0 ? `${pending} file${pending === 1 ? "" : "s"} still in progress.` : "All files decided."}`;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Picker and drop zone
+
+const input = $("file-input");
+const zone = $("drop-zone");
+
+input.addEventListener("change", () => {
+  addFiles(input.files);
+  input.value = ""; // so picking the same file again still fires "change"
+});
+zone.addEventListener("click", () => input.click());
+zone.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault(); // Space would otherwise scroll the page
+    input.click();
+  }
+});
+zone.addEventListener("dragover", (event) => {
+  event.preventDefault(); // required for "drop" to fire
+  event.dataTransfer.dropEffect = "copy";
+  zone.classList.add("dragging");
+});
+zone.addEventListener("dragleave", (event) => {
+  if (!zone.contains(event.relatedTarget)) zone.classList.remove("dragging");
+});
+zone.addEventListener("drop", (event) => {
+  event.preventDefault();
+  zone.classList.remove("dragging");
+  addFiles(event.dataTransfer.files);
+});
+// A file dropped beside the zone must not make the browser navigate away and
+// lose the results.
+for (const type of ["dragover", "drop"]) window.addEventListener(type, (event) => event.preventDefault());
+
+$("snapshot-retry").addEventListener("click", () => location.reload());
