@@ -110,6 +110,7 @@ function showSnapshot(snapshot, service, loadMs) {
   const over = fill >= threshold;
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   $("fill-value").textContent = pct(fill);
+  $("fill-threshold").textContent = pct(threshold);
   $("fill-bar").style.width = pct(fill);
   $("fill-marker").style.left = pct(threshold);
   const gauge = $("fill-gauge");
@@ -230,9 +231,14 @@ function onWorkerMessage(slot, message) {
   row.dataset.hashMs = ms.toFixed(1);
   row.dataset.bytes = String(bytes);
   row.querySelector(".digest").textContent = hex;
-  const rate = ms > 0 ? ` · ${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s` : "";
-  row.querySelector(".file-meta").textContent = `Hashed in ${formatDuration(ms)}${rate}`;
+  // A rate is only meaningful once the file is big enough to time.
+  job.hashed = `Hashed in ${formatDuration(ms)}${bytes >= 1e6 && ms > 0 ? ` at ${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s` : ""}`;
+  setMeta(job, "");
   decide(job, digest);
+}
+
+function setMeta(job, requests) {
+  job.row.querySelector(".file-meta").textContent = requests ? `${job.hashed} · ${requests}` : job.hashed;
 }
 
 async function decide(job, digest) {
@@ -248,6 +254,7 @@ async function decide(job, digest) {
   if (maybe) setVerdict(job, "checking", "Maybe", `Maybe present → checking with the server (catalog v${version})…`);
   try {
     const exists = await service.existsAsync(digest);
+    setMeta(job, maybe ? `1 server request (HEAD at catalog v${version})` : "no server request");
     if (exists) {
       setVerdict(job, "present", "Skip", `Already on the server (catalog v${version}) → no upload needed. Confirmed by one API call.`);
     } else if (maybe) {
@@ -260,6 +267,7 @@ async function decide(job, digest) {
     let text = `The server could not confirm it (${error?.message}). Not assumed absent; check again before uploading.`;
     if (error instanceof TypeError) text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
     else if (/ 409 /.test(error?.message ?? "")) text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
+    setMeta(job, "the server request failed");
     setVerdict(job, "error", "Unknown", text);
   }
 }
@@ -292,7 +300,7 @@ function updateSummary() {
     const pending = rows.length - decided;
     const bypass = metrics ? `${Math.round(metrics.negativeBypassRatio * 100)}% of lookups were skipped by the filter. ` : "";
     $("summary-note").textContent = rows.length === 0 ? ""
-      : `${bypass}${pending > 0 ? `${pending} file${pending === 1 ? "" : "s"} still in progress.` : "All files decided."}`;
+      : `${bypass}${pending > 0 ? `${pending} file${pending === 1 ? "" : "s"} still in progress.` : "All files processed."}`;
   });
 }
 

@@ -73,10 +73,9 @@ export function encodeSnapshot(filter, options) {
 /** Turns a Response, ReadableStream or (async) iterable into an async iterator of chunks. */
 function chunksOf(source) {
   if (typeof Response !== "undefined" && source instanceof Response) {
-    if (source.body === null) return emptyChunks();
-    return streamChunks(source.body);
+    return source.body === null ? emptyChunks() : readerChunks(source.body);
   }
-  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return streamChunks(source);
+  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return readerChunks(source);
   if (source != null && typeof source[Symbol.asyncIterator] === "function") return source[Symbol.asyncIterator]();
   if (source != null && typeof source[Symbol.iterator] === "function" && !isUint8Array(source)) {
     return source[Symbol.iterator]();
@@ -86,19 +85,51 @@ function chunksOf(source) {
 
 async function* emptyChunks() {}
 
-// A reader loop (not `for await` on the stream) so that Chromium versions
-// without ReadableStream async iteration work, and the lock is released.
-async function* streamChunks(stream) {
+// A plain iterator over a stream reader (not an async generator): `return()`
+// must cancel the stream at once — closing the HTTP connection — even while
+// a read is pending, which a suspended generator cannot do.
+function readerChunks(stream) {
   const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
+  const release = () => {
+    try {
+      reader.releaseLock();
+    } catch {
+      // Old engines refuse while a read is pending; the stream is cancelled anyway.
     }
-  } finally {
-    reader.releaseLock();
-  }
+  };
+  return {
+    next: async () => {
+      const result = await reader.read();
+      if (result.done) release();
+      return result;
+    },
+    return: async () => {
+      const cancelled = reader.cancel();
+      release();
+      await cancelled.catch(() => {});
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+/** The next chunk, or a rejection with the signal's reason as soon as it aborts. */
+function nextOrAbort(iterator, signal) {
+  const pending = Promise.resolve(iterator.next());
+  if (signal === undefined) return pending;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function abortReason(signal) {
@@ -126,7 +157,7 @@ export async function loadSnapshotStream(source, options = {}) {
   let finished = false;
   try {
     for (;;) {
-      const next = await iterator.next();
+      const next = await nextOrAbort(iterator, signal);
       signal?.throwIfAborted();
       if (next.done) break;
       const chunk = next.value;
@@ -151,7 +182,9 @@ export async function loadSnapshotStream(source, options = {}) {
   } finally {
     decoder.free();
     // Stop a producer we no longer read from (failure, abort, or exception).
-    if (!finished) await iterator.return?.().catch(() => {});
+    // Not awaited: a stalled async generator only finishes its return() after
+    // its pending step settles, and the caller must not wait for that.
+    if (!finished) Promise.resolve(iterator.return?.()).catch(() => {});
   }
 }
 

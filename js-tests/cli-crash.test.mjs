@@ -1,0 +1,171 @@
+// Crash safety of `artifact-bloom publish`: readers (serve, CI jobs) read the
+// snapshot path at any moment, so an interrupted publish must leave either the
+// old snapshot byte for byte or the complete new one there — never a partial
+// or missing file.
+//
+// The publish writes in 64 KiB chunks; ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS=20
+// (a hook in cli/publish.mjs) sleeps after each chunk, which stretches the
+// write of a 539 KB snapshot (300k digests, p = 0.001: 9 chunks) to ~200 ms,
+// so kills land mid-write often. Kill times come from a seeded PRNG, so a
+// failing schedule replays exactly.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, test } from "node:test";
+import { loadSnapshot } from "artifact-bloom";
+import { hex, seededRandom, sha256 } from "./helpers/abf1.mjs";
+import { CLI, isTempOf, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+
+const TARGET = "catalog.abf1";
+const BIG_COUNT = 300_000;
+const ENV = { ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS: "20" };
+
+let dir;
+let v1;
+let v2; // the complete v2 snapshot, from an uninterrupted publish
+let fullPublishMs;
+const at = (name) => join(dir.path, name);
+const v2Args = (out) => [
+  "publish", "--catalog-version", "2", "--expected-items", String(BIG_COUNT), "--fpp", "0.001",
+  "--binary", "--input", at("v2.bin"), "--out", out,
+];
+
+before(async () => {
+  dir = await tempDir("crash");
+  await writeHexList(at("v1.txt"), Array.from({ length: 1000 }, (_, i) => sha256(`v1:${i}`)));
+  const published = await runCli(["publish", "--catalog-version", "1", "--expected-items", "1000", "--fpp", "0.01", "--input", at("v1.txt"), "--out", at(TARGET)]);
+  assert.equal(published.code, 0, published.stderr);
+  v1 = await readFile(at(TARGET));
+
+  // 300k pseudo-random digests as packed records (no hashing needed: any
+  // 32 bytes are a digest to the filter).
+  const random = seededRandom(2024);
+  const words = new Uint32Array(BIG_COUNT * 8);
+  for (let i = 0; i < words.length; i += 1) words[i] = Math.floor(random() * 2 ** 32);
+  await writeFile(at("v2.bin"), new Uint8Array(words.buffer));
+
+  // One uninterrupted publish elsewhere: how long a full publish takes, and
+  // what the complete v2 file is (publishing is deterministic).
+  const started = performance.now();
+  const reference = await runCli(v2Args(at("reference-v2.abf1")), { env: ENV });
+  fullPublishMs = performance.now() - started;
+  assert.equal(reference.code, 0, reference.stderr);
+  v2 = await readFile(at("reference-v2.abf1"));
+  await rm(at("reference-v2.abf1"));
+  assert.ok(v2.byteLength > 8 * 64 * 1024, `v2 is ${v2.byteLength} bytes: several chunks`);
+});
+
+after(async () => { await dir.remove(); });
+
+/** Starts a v2 publish onto TARGET; resolves { exit: Promise<{code, signal}>, child }. */
+function startPublish() {
+  const child = spawn(process.execPath, [CLI, ...v2Args(at(TARGET))], { env: { ...process.env, ...ENV }, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => { stderr += chunk; });
+  const exit = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, stderr })));
+  return { child, exit };
+}
+
+/** Polls until a publish temp file for TARGET exists (the write has begun). */
+async function waitForTempFile(exit, limitMs = 10_000) {
+  let exited = false;
+  exit.then(() => { exited = true; });
+  const deadline = performance.now() + limitMs;
+  while (performance.now() < deadline && !exited) {
+    if ((await readdir(dir.path)).some((n) => isTempOf(n, TARGET))) return true;
+    await sleep(2);
+  }
+  return false;
+}
+
+/**
+ * The invariant after any interruption: TARGET exists and is v1 byte for
+ * byte, or is the complete v2 (which also loads as catalogVersion 2); the
+ * only other new files are `.catalog.abf1.tmp-*`. Returns what it found.
+ */
+async function checkTarget() {
+  const names = await readdir(dir.path);
+  const temps = names.filter((n) => isTempOf(n, TARGET));
+  const others = names.filter((n) => !isTempOf(n, TARGET));
+  assert.deepEqual(others.sort(), [TARGET, "v1.txt", "v2.bin"].sort(), "no files other than the target, inputs and temp files");
+  const bytes = await readFile(at(TARGET)); // throws if missing
+  let state;
+  if (Buffer.compare(bytes, v1) === 0) state = "v1";
+  else if (Buffer.compare(bytes, v2) === 0) state = "v2";
+  else assert.fail(`${TARGET} is neither v1 nor v2: ${bytes.byteLength} bytes`);
+  if (state === "v2") {
+    const loaded = loadSnapshot(new Uint8Array(bytes));
+    assert.equal(loaded.kind, "success");
+    assert.equal(loaded.value.catalogVersion, 2);
+    loaded.value.filter.free();
+  }
+  const tempSizes = await Promise.all(temps.map(async (n) => (await stat(at(n))).size));
+  return { state, temps, tempSizes };
+}
+
+/** Puts v1 back and removes leftovers, so each run starts from the same state. */
+async function reset() {
+  for (const name of await readdir(dir.path)) if (isTempOf(name, TARGET)) await rm(at(name));
+  await writeFile(at(TARGET), v1);
+}
+
+describe("SIGKILL during publish never leaves a partial or missing snapshot", () => {
+  test("10 kills at seeded random times in [0, full publish time]", async (t) => {
+    const random = seededRandom(0xdead);
+    const outcomes = [];
+    for (let run = 0; run < 10; run += 1) {
+      await reset();
+      const delay = Math.round(random() * fullPublishMs);
+      const { child, exit } = startPublish();
+      await sleep(delay);
+      child.kill("SIGKILL");
+      const { code, signal, stderr } = await exit;
+      const found = await checkTarget();
+      if (signal !== "SIGKILL") assert.equal(code, 0, `finished before the kill but failed: ${stderr}`);
+      outcomes.push(`${delay}ms:${signal ?? `exit ${code}`}:${found.state}:${found.temps.length} temp`);
+    }
+    // Shown with --test-reporter=spec; useful when tuning the delays.
+    t.diagnostic(outcomes.join(", "));
+  });
+
+  test("4 kills inside the write window (after the temp file appears) leave v1 and a partial temp file", async () => {
+    const random = seededRandom(0xbeef);
+    for (let run = 0; run < 4; run += 1) {
+      await reset();
+      const { child, exit } = startPublish();
+      assert.equal(await waitForTempFile(exit), true, "the publish began writing");
+      // 9 chunks × 20 ms: 0–150 ms after the file appears is still mid-write.
+      await sleep(Math.round(random() * 150));
+      child.kill("SIGKILL");
+      assert.equal((await exit).signal, "SIGKILL");
+      const found = await checkTarget();
+      assert.equal(found.state, "v1", "the rename cannot have happened mid-write");
+      // SIGKILL allows no cleanup: the stray temp file is expected, and it is
+      // the only trace. It is shorter than v2, i.e. really cut mid-write.
+      assert.equal(found.temps.length, 1, `temp files: ${found.temps}`);
+      assert.ok(found.tempSizes[0] < v2.byteLength, `temp file ${found.tempSizes[0]} of ${v2.byteLength} bytes`);
+    }
+  });
+});
+
+describe("SIGINT and SIGTERM during publish remove the temp file", () => {
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    test(`${signal} mid-write → v1 untouched, no temp file left, killed by ${signal}`, async () => {
+      await reset();
+      const { child, exit } = startPublish();
+      assert.equal(await waitForTempFile(exit), true, "the publish began writing");
+      await sleep(30);
+      child.kill(signal);
+      const result = await exit;
+      // The handler removes the temp file, then re-raises the signal so the
+      // parent sees a signal death (not a clean exit).
+      assert.equal(result.signal, signal, `exit code ${result.code}: ${result.stderr}`);
+      const found = await checkTarget();
+      assert.equal(found.state, "v1");
+      assert.deepEqual(found.temps, []);
+      assert.equal(hex(await readFile(at(TARGET))), hex(v1));
+    });
+  }
+});
