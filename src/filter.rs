@@ -95,7 +95,12 @@ impl ArtifactBloomFilter {
     /// repository at the same catalogVersion".
     #[inline]
     pub fn might_contain(&self, digest: &[u8; DIGEST_LENGTH]) -> bool {
-        let mut probe = Probe::start(digest, self.bits.bit_count());
+        let probe = Probe::start(digest, self.bits.bit_count());
+        self.might_contain_words_probe(probe)
+    }
+
+    #[inline(always)]
+    fn might_contain_words_probe(&self, mut probe: Probe) -> bool {
         for _ in 0..self.hash_count {
             if !self.bits.get(probe.index) {
                 return false;
@@ -103,6 +108,14 @@ impl ArtifactBloomFilter {
             probe.advance();
         }
         true
+    }
+
+    /// `might_contain` from the digest's first two big-endian words, which is
+    /// all the probe reads: the JS binding passes them as four `u32`s so a
+    /// single query needs no copy into wasm memory.
+    #[inline]
+    pub fn might_contain_words(&self, first: u64, second: u64) -> bool {
+        self.might_contain_words_probe(Probe::from_words(first, second, self.bits.bit_count()))
     }
 
     /// Answers for `N × 32` packed digests, one flag byte (0 or 1) each.

@@ -10,11 +10,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(ROOT, "pkg");
@@ -29,6 +30,29 @@ const skip = existsSync(CHROMIUM)
   : `${CHROMIUM} is missing (Debian package "chromium"; scripts/setup.sh --browser installs it): browser tests skipped`;
 
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
+
+// What the tests need from the built package.
+const PACKAGE_FILES = ["web.js", "artifact_bloom.js", "artifact_bloom_bg.wasm", "node.mjs", "node.cjs",
+  "cli/serve.mjs", "bin/artifact-bloom.mjs", "www/index.html", "www/app.js", "www/hash-worker.js", "www/style.css"];
+
+/**
+ * Copies the built pkg/ to `dest`, and the tests use only the copy: a rebuild
+ * (which deletes and rewrites pkg/) during the run must not make the server
+ * answer 404 halfway through. Retries while pkg/ is incomplete (mid-build).
+ */
+async function copyPackage(dest) {
+  for (let attempt = 1; ; attempt += 1) {
+    rmSync(dest, { recursive: true, force: true });
+    try {
+      cpSync(PKG, dest, { recursive: true });
+      if (PACKAGE_FILES.every((file) => existsSync(join(dest, file)))) return dest;
+    } catch {
+      // pkg/ changed under the copy: try again.
+    }
+    if (attempt === 15) throw new Error(`${PKG} is missing ${PACKAGE_FILES.join(", ")}: run node scripts/build.mjs`);
+    await sleep(2000);
+  }
+}
 
 describe("www precheck page in Chromium", { skip }, () => {
   let tmp;
@@ -46,13 +70,15 @@ describe("www precheck page in Chromium", { skip }, () => {
   };
 
   before(async () => {
-    // Under before(), not at top level: a skipped suite must not need these.
-    const { chromium } = await import("playwright-core");
-    const { loadSnapshot } = await import(join(PKG, "node.mjs"));
-    const { startServer } = await import(join(PKG, "cli", "serve.mjs"));
-
     tmp = mkdtempSync(join(tmpdir(), "artifact-bloom-www-"));
     mkdirSync(join(tmp, "files"));
+    // The server is started from the copy, so it serves the copy's /pkg/ and www/.
+    const pkg = await copyPackage(join(tmp, "pkg"));
+    // Under before(), not at top level: a skipped suite must not need these.
+    const { chromium } = await import("playwright-core");
+    const { loadSnapshot } = await import(join(pkg, "node.mjs"));
+    const { startServer } = await import(join(pkg, "cli", "serve.mjs"));
+
     mkdirSync(SCREENSHOTS, { recursive: true });
 
     // The catalog: the digests of CATALOG_SIZE known contents, so any of them
@@ -64,7 +90,7 @@ describe("www precheck page in Chromium", { skip }, () => {
     writeFileSync(catalogPath, `${catalogHex.join("\n")}\n`);
     const snapshotPath = join(tmp, "catalog.abf1");
     execFileSync(process.execPath, [
-      join(PKG, "bin", "artifact-bloom.mjs"), "publish", "--catalog-version", "1",
+      join(pkg, "bin", "artifact-bloom.mjs"), "publish", "--catalog-version", "1",
       "--expected-items", String(CATALOG_SIZE), "--fpp", "0.01", "--input", catalogPath, "--out", snapshotPath,
     ], { stdio: "pipe" });
     const loaded = loadSnapshot(new Uint8Array(readFileSync(snapshotPath)));
@@ -140,7 +166,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   /** A fresh context and page that records console errors and uncaught exceptions. */
-  async function open(t, url, viewport = { width: 1100, height: 900 }) {
+  async function open(t, viewport = { width: 1100, height: 900 }) {
     const context = await browser.newContext({ viewport });
     t.after(() => context.close());
     const page = await context.newPage();
@@ -170,7 +196,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   const shot = (page, name) => page.screenshot({ path: join(SCREENSHOTS, name), fullPage: true });
 
   test("loads the snapshot and shows its header and fill gauge", async (t) => {
-    const { page, problems } = await open(t, good.url);
+    const { page, problems } = await open(t);
     await page.goto(good.url);
     await loaded(page);
     assert.equal(await page.locator("#catalog-version").textContent(), "1");
@@ -189,7 +215,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   test("a catalog file is confirmed with one API call; a definite negative makes none", async (t) => {
-    const { page, problems } = await open(t, good.url);
+    const { page, problems } = await open(t);
     await page.goto(good.url);
     await page.setInputFiles("#file-input", [files.present.path, files.absent.path]);
     await decided(page, 2);
@@ -202,7 +228,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   test("a false positive is confirmed absent by the server: verdict missing", async (t) => {
-    const { page, problems } = await open(t, good.url);
+    const { page, problems } = await open(t);
     await page.goto(good.url);
     await loaded(page);
     const batch = [files.present2, files.absent2, files.falsePositive, files.present3, files.absent4];
@@ -220,7 +246,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   test("a corrupted snapshot shows checksumMismatch and what it means", async (t) => {
-    const { page, problems } = await open(t, corrupt.url);
+    const { page, problems } = await open(t);
     await page.goto(corrupt.url);
     await page.waitForSelector('body[data-snapshot="failed"]');
     assert.equal(await page.locator("#snapshot-error-code").textContent(), "checksumMismatch");
@@ -237,7 +263,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   test("a catalog server that cannot be reached is reported as such", async (t) => {
-    const { page, problems } = await open(t, good.url);
+    const { page, problems } = await open(t);
     await page.route("**/snapshot", (route) => route.abort("connectionrefused"));
     await page.goto(good.url);
     await page.waitForSelector('body[data-snapshot="failed"]');
@@ -248,7 +274,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   test(`a ${BIG_FILE_MIB} MiB file is hashed in the worker without blocking the page`, { timeout: 90_000 }, async (t) => {
-    const { page, problems } = await open(t, good.url);
+    const { page, problems } = await open(t);
     await page.goto(good.url);
     await loaded(page);
     // The longest gap between 20 ms timer ticks on the page's main thread.
@@ -278,7 +304,7 @@ describe("www precheck page in Chromium", { skip }, () => {
   });
 
   test("the drop zone works from the keyboard and results are announced", async (t) => {
-    const { page, problems } = await open(t, good.url);
+    const { page, problems } = await open(t);
     await page.goto(good.url);
     await loaded(page);
     let focused;
@@ -290,19 +316,23 @@ describe("www precheck page in Chromium", { skip }, () => {
     const outline = await page.locator("#drop-zone").evaluate((el) => getComputedStyle(el).outlineStyle);
     assert.notEqual(outline, "none", "the focused drop zone has a visible outline");
     assert.equal(await page.locator("#drop-zone").getAttribute("role"), "button");
-    for (const key of ["Enter", " "]) {
-      const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press(key === " " ? "Space" : key)]);
+    // Each chooser is answered before the next key: Chromium ignores a new
+    // picker request while one is still open.
+    const picks = [["Enter", files.present4], ["Space", files.absent4]];
+    for (const [key, file] of picks) {
+      const [chooser] = await Promise.all([page.waitForEvent("filechooser", { timeout: 5000 }), page.keyboard.press(key)]);
       assert.ok(chooser.isMultiple(), "the picker accepts many files");
-      if (key === " ") await chooser.setFiles([files.present4.path]);
+      await chooser.setFiles([file.path]);
     }
-    await decided(page, 1);
+    await decided(page, 2);
     assert.equal(await verdictOf(page, files.present4.hex), "present");
+    assert.equal(await verdictOf(page, files.absent4.hex), "absent");
     assert.equal(await page.locator("#results").getAttribute("aria-live"), "polite");
     assertNoConsoleErrors(problems);
   });
 
   test("fits a 375 px phone screen without horizontal scrolling", async (t) => {
-    const { page, problems } = await open(t, good.url, { width: 375, height: 812 });
+    const { page, problems } = await open(t, { width: 375, height: 812 });
     await page.goto(good.url);
     await loaded(page);
     await page.setInputFiles("#file-input", [files.present.path, files.absent3.path]);

@@ -6,7 +6,6 @@
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
-import { scratchView } from "./memory.js";
 
 const DIGEST_LENGTH = 32;
 const MAXIMUM_EXPECTED_ITEM_COUNT = 2 ** 30;
@@ -120,10 +119,21 @@ export class ArtifactBloomFilter {
   }
 
   mightContain(digest) {
-    const raw = this._raw();
-    if (!isDigest(digest)) throw digestError("digest", digest);
-    scratchView().set(digest);
-    return raw.mightContainScratch();
+    const raw = this.#raw;
+    if (raw === undefined) throw freedError("ArtifactBloomFilter");
+    // `instanceof` is the fast path (Buffer included); the tag check covers
+    // Uint8Arrays from other realms. byteLength is 0 for a detached buffer.
+    if (!((digest instanceof Uint8Array || isUint8Array(digest)) && digest.byteLength === DIGEST_LENGTH)) {
+      throw digestError("digest", digest);
+    }
+    // The probe reads only d[0..16]: pass it as four big-endian u32 numbers,
+    // so a query allocates nothing and copies nothing into wasm memory.
+    return raw.mightContainWords(
+      ((digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]) >>> 0,
+      ((digest[4] << 24) | (digest[5] << 16) | (digest[6] << 8) | digest[7]) >>> 0,
+      ((digest[8] << 24) | (digest[9] << 16) | (digest[10] << 8) | digest[11]) >>> 0,
+      ((digest[12] << 24) | (digest[13] << 16) | (digest[14] << 8) | digest[15]) >>> 0,
+    );
   }
 
   mightContainMany(packed) {

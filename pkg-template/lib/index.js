@@ -12,3 +12,4 @@ export {
 } from "./snapshot.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";
+export { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom, alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "./systems.js";

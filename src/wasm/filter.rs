@@ -4,27 +4,7 @@ use super::error;
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
 use crate::probe::DIGEST_LENGTH;
-use core::cell::UnsafeCell;
 use wasm_bindgen::prelude::*;
-
-/// 32 bytes of wasm memory that JS writes a query digest into, so a single
-/// `mightContain` needs neither an allocation nor a copy through the glue.
-/// Wasm without threads runs one call at a time, so sharing it is sound.
-struct Scratch(UnsafeCell<[u8; DIGEST_LENGTH]>);
-// SAFETY: wasm32-unknown-unknown (no atomics) is single-threaded.
-unsafe impl Sync for Scratch {}
-static SCRATCH: Scratch = Scratch(UnsafeCell::new([0; DIGEST_LENGTH]));
-
-fn scratch_digest() -> [u8; DIGEST_LENGTH] {
-    // SAFETY: single-threaded; no reference to the cell outlives this copy.
-    unsafe { *SCRATCH.0.get() }
-}
-
-/// Address of the scratch digest in wasm memory.
-#[wasm_bindgen(js_name = scratchPtr)]
-pub fn scratch_ptr() -> usize {
-    SCRATCH.0.get() as usize
-}
 
 /// A spec from JS numbers: a count that is not a safe integer is invalid.
 pub(crate) fn spec_from_js(expected_item_count: f64, target_fpp: f64) -> Result<BloomSpec, BloomError> {
@@ -73,10 +53,15 @@ impl RawFilter {
         ArtifactBloomFilter::create_packed(packed, &spec).map(RawFilter::wrap).map_err(bloom_error)
     }
 
-    /// Answers for the digest the caller wrote into the scratch region.
-    #[wasm_bindgen(js_name = mightContainScratch)]
-    pub fn might_contain_scratch(&self) -> bool {
-        self.inner.might_contain(&scratch_digest())
+    /// Answers from the digest's first 16 bytes as four big-endian `u32`s
+    /// (`d[0..4]`, `d[4..8]`, `d[8..12]`, `d[12..16]`): the probe reads
+    /// nothing else, and plain numbers cross the boundary without a copy or
+    /// an allocation.
+    #[wasm_bindgen(js_name = mightContainWords)]
+    pub fn might_contain_words(&self, a: u32, b: u32, c: u32, d: u32) -> bool {
+        let first = (u64::from(a) << 32) | u64::from(b);
+        let second = (u64::from(c) << 32) | u64::from(d);
+        self.inner.might_contain_words(first, second)
     }
 
     /// Answers for a digest passed by value (copied by the glue).

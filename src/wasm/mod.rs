@@ -11,11 +11,11 @@ mod error;
 mod filter;
 mod hashing;
 mod snapshot;
+mod systems;
 
 use wasm_bindgen::prelude::*;
 
-/// The module's `WebAssembly.Memory`, so the JS layer can write query digests
-/// straight into the scratch region (see [`filter::scratch_ptr`]).
+/// The module's `WebAssembly.Memory` (the JS layer reports its size).
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()

@@ -1,0 +1,328 @@
+//! Raw bindings of the other seed systems: the TLBF filter (seed 002), the
+//! mergeable CRDT filter and its deltas (seed 003), the scalable chain and the
+//! sizing helpers (seed 004). `pkg-template/lib/systems.js` wraps them and
+//! does all JavaScript-value validation; this layer re-checks what it
+//! receives and turns every core error into `error::coded(code, message)`.
+//!
+//! Deltas cross the boundary as plain words, not as a wasm-owned class: a
+//! caller that ignores the delta of each of a million adds must not pin a
+//! million small allocations in wasm memory until the garbage collector gets
+//! round to finalizers. The core only builds a `Delta` through `add` or
+//! `decode`, so a delta coming back from JavaScript is rebuilt through its
+//! wire form (`docs/mergeable-format.md`, kind 3) and gets every check of
+//! `Delta::decode`.
+
+use super::error;
+use crate::layout::item_count_from_f64;
+use crate::mergeable::{self, seal, Delta, MergeableBloomFilter, MergeableError, CHECKSUM_LENGTH};
+use crate::scalable::{ScalableBloomFilter, ScalableError};
+use crate::sizing::{self, SizingError};
+use crate::tlbf::{TlBloom, TlbfError};
+use wasm_bindgen::prelude::*;
+
+/// The coded error enums of the core, seen alike.
+trait Coded: Copy {
+    fn code(self) -> &'static str;
+    fn message(self) -> &'static str;
+}
+
+macro_rules! coded {
+    ($($name:ty),+) => {$(
+        impl Coded for $name {
+            fn code(self) -> &'static str {
+                <$name>::code(self)
+            }
+            fn message(self) -> &'static str {
+                <$name>::message(self)
+            }
+        }
+    )+};
+}
+coded!(TlbfError, MergeableError, ScalableError, SizingError);
+
+/// The JS `Error` (with `code`) for a core failure.
+fn fail<E: Coded>(e: E) -> JsValue {
+    error::coded(e.code(), e.message())
+}
+
+/// A JS count as u64, or `invalid` when it is not a safe non-negative integer.
+fn count<E: Coded>(value: f64, invalid: E) -> Result<u64, JsValue> {
+    item_count_from_f64(value).ok_or_else(|| fail(invalid))
+}
+
+// ---- TLBF (seed 002) ----------------------------------------------------
+
+#[wasm_bindgen]
+pub struct RawTlBloom {
+    inner: TlBloom,
+}
+
+#[wasm_bindgen]
+impl RawTlBloom {
+    #[wasm_bindgen(js_name = withRate)]
+    pub fn with_rate(n: f64, p: f64) -> Result<RawTlBloom, JsValue> {
+        let n = count(n, TlbfError::InvalidExpectedItemCount)?;
+        TlBloom::with_rate(n, p).map(|inner| RawTlBloom { inner }).map_err(fail)
+    }
+
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(bytes: &[u8]) -> Result<RawTlBloom, JsValue> {
+        TlBloom::from_bytes(bytes).map(|inner| RawTlBloom { inner }).map_err(fail)
+    }
+
+    pub fn insert(&mut self, item: &[u8]) {
+        self.inner.insert(item);
+    }
+
+    pub fn contains(&self, item: &[u8]) -> bool {
+        self.inner.contains(item)
+    }
+
+    /// ORs `other` in (counts add); a coded `incompatibleFilters` otherwise.
+    pub fn union(&mut self, other: &RawTlBloom) -> Result<(), JsValue> {
+        self.inner.union(&other.inner).map_err(fail)
+    }
+
+    #[wasm_bindgen(js_name = toBytes)]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.inner.to_bytes()
+    }
+
+    pub fn m(&self) -> f64 {
+        self.inner.m() as f64
+    }
+
+    pub fn k(&self) -> u32 {
+        self.inner.k()
+    }
+
+    /// Rounded to the nearest double above 2^53 (only a crafted file gets there).
+    #[wasm_bindgen(js_name = insertedCount)]
+    pub fn inserted_count(&self) -> f64 {
+        self.inner.n_inserted() as f64
+    }
+
+    #[wasm_bindgen(js_name = fillRatio)]
+    pub fn fill_ratio(&self) -> f64 {
+        self.inner.fill_ratio()
+    }
+}
+
+// ---- Mergeable filter and deltas (seed 003) ------------------------------
+
+/// A delta as `[bitCount, hashCount, (wordIndex, low 32 bits, high 32 bits)…]`
+/// (bitCount ≤ 2^30 fits a u32).
+fn delta_words(delta: &Delta) -> Vec<u32> {
+    let mut out = Vec::with_capacity(2 + 3 * delta.words().len());
+    out.push(delta.bit_count() as u32);
+    out.push(delta.hash_count());
+    for &(index, value) in delta.words() {
+        out.extend_from_slice(&[index, value as u32, (value >> 32) as u32]);
+    }
+    out
+}
+
+/// The inverse of [`delta_words`], through the wire form so every check of
+/// `Delta::decode` applies (shape, index order and range, non-zero values).
+fn delta_from_words(words: &[u32]) -> Result<Delta, JsValue> {
+    let (shape, entries) = words.split_at(words.len().min(2));
+    if shape.len() != 2 || entries.len() % 3 != 0 {
+        return Err(fail(MergeableError::LengthMismatch));
+    }
+    const KIND_DELTA: u8 = 3;
+    let entry_count = entries.len() / 3;
+    let mut frame = Vec::with_capacity(
+        mergeable::HEADER_LENGTH + entry_count * mergeable::SPARSE_ENTRY_LENGTH + CHECKSUM_LENGTH,
+    );
+    frame.extend_from_slice(&mergeable::MAGIC);
+    frame.extend_from_slice(&mergeable::VERSION.to_le_bytes());
+    frame.extend_from_slice(&[KIND_DELTA, 0]);
+    frame.extend_from_slice(&u64::from(shape[0]).to_le_bytes());
+    frame.extend_from_slice(&shape[1].to_le_bytes());
+    frame.extend_from_slice(&(entry_count as u32).to_le_bytes());
+    for entry in entries.chunks_exact(3) {
+        frame.extend_from_slice(&entry[0].to_le_bytes());
+        frame.extend_from_slice(&(u64::from(entry[1]) | u64::from(entry[2]) << 32).to_le_bytes());
+    }
+    Delta::decode(&seal(frame)).map_err(fail)
+}
+
+/// A delta's wire form → its words, or a coded decode error.
+#[wasm_bindgen(js_name = decodeMergeableDelta)]
+pub fn decode_mergeable_delta(bytes: &[u8]) -> Result<Vec<u32>, JsValue> {
+    Delta::decode(bytes).map(|delta| delta_words(&delta)).map_err(fail)
+}
+
+/// A delta's words → its wire form.
+#[wasm_bindgen(js_name = encodeMergeableDelta)]
+pub fn encode_mergeable_delta(words: &[u32]) -> Result<Vec<u8>, JsValue> {
+    delta_from_words(words).map(|delta| delta.encode())
+}
+
+#[wasm_bindgen]
+pub struct RawMergeableFilter {
+    inner: MergeableBloomFilter,
+}
+
+#[wasm_bindgen]
+impl RawMergeableFilter {
+    pub fn create(expected_elements: f64, false_positive_rate: f64) -> Result<RawMergeableFilter, JsValue> {
+        let n = count(expected_elements, MergeableError::InvalidExpectedItemCount)?;
+        MergeableBloomFilter::create(n, false_positive_rate).map(|inner| RawMergeableFilter { inner }).map_err(fail)
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<RawMergeableFilter, JsValue> {
+        MergeableBloomFilter::decode(bytes).map(|inner| RawMergeableFilter { inner }).map_err(fail)
+    }
+
+    /// Sets the item's bits; the delta's words (see [`delta_words`]).
+    pub fn add(&mut self, item: &[u8]) -> Vec<u32> {
+        delta_words(&self.inner.add(item))
+    }
+
+    #[wasm_bindgen(js_name = mightContain)]
+    pub fn might_contain(&self, item: &[u8]) -> bool {
+        self.inner.might_contain(item)
+    }
+
+    #[wasm_bindgen(js_name = pieceFilter)]
+    pub fn piece_filter(&mut self, other: &RawMergeableFilter) -> Result<(), JsValue> {
+        self.inner.piece(&other.inner).map_err(fail)
+    }
+
+    #[wasm_bindgen(js_name = pieceDelta)]
+    pub fn piece_delta(&mut self, words: &[u32]) -> Result<(), JsValue> {
+        self.inner.piece_delta(&delta_from_words(words)?).map_err(fail)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        self.inner.encode()
+    }
+
+    #[wasm_bindgen(js_name = wordCount)]
+    pub fn word_count(&self) -> u32 {
+        // ≤ 2^24 words (bitCount ≤ 2^30).
+        self.inner.word_count() as u32
+    }
+
+    #[wasm_bindgen(js_name = nonZeroWordCount)]
+    pub fn non_zero_word_count(&self) -> u32 {
+        self.inner.non_zero_word_count() as u32
+    }
+
+    #[wasm_bindgen(js_name = bitCount)]
+    pub fn bit_count(&self) -> f64 {
+        self.inner.bit_count() as f64
+    }
+
+    #[wasm_bindgen(js_name = hashCount)]
+    pub fn hash_count(&self) -> u32 {
+        self.inner.hash_count()
+    }
+
+    #[wasm_bindgen(js_name = fillRatio)]
+    pub fn fill_ratio(&self) -> f64 {
+        self.inner.fill_ratio()
+    }
+}
+
+// ---- Scalable chain (seed 004 step 5) -------------------------------------
+
+#[wasm_bindgen]
+pub struct RawScalableFilter {
+    inner: ScalableBloomFilter,
+}
+
+#[wasm_bindgen]
+impl RawScalableFilter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        initial_capacity: f64,
+        target_fpp: f64,
+        growth_factor: f64,
+        tightening_ratio: f64,
+    ) -> Result<RawScalableFilter, JsValue> {
+        let capacity = count(initial_capacity, ScalableError::InvalidInitialCapacity)?;
+        let growth = count(growth_factor, ScalableError::InvalidGrowthFactor)?;
+        let growth = u32::try_from(growth).map_err(|_| fail(ScalableError::InvalidGrowthFactor))?;
+        ScalableBloomFilter::new(capacity, target_fpp, growth, tightening_ratio)
+            .map(|inner| RawScalableFilter { inner })
+            .map_err(fail)
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<RawScalableFilter, JsValue> {
+        ScalableBloomFilter::decode(bytes).map(|inner| RawScalableFilter { inner }).map_err(fail)
+    }
+
+    /// A coded `filterTooLarge` (chain unchanged) when it cannot grow.
+    pub fn add(&mut self, item: &[u8]) -> Result<(), JsValue> {
+        self.inner.add(item).map_err(fail)
+    }
+
+    #[wasm_bindgen(js_name = mightContain)]
+    pub fn might_contain(&self, item: &[u8]) -> bool {
+        self.inner.might_contain(item)
+    }
+
+    #[wasm_bindgen(js_name = stageCount)]
+    pub fn stage_count(&self) -> u32 {
+        // ≤ 256 stages.
+        self.inner.stage_count() as u32
+    }
+
+    #[wasm_bindgen(js_name = itemCount)]
+    pub fn item_count(&self) -> f64 {
+        self.inner.item_count() as f64
+    }
+
+    #[wasm_bindgen(js_name = bitCount)]
+    pub fn bit_count(&self) -> f64 {
+        self.inner.bit_count() as f64
+    }
+
+    #[wasm_bindgen(js_name = estimatedFpp)]
+    pub fn estimated_fpp(&self) -> f64 {
+        self.inner.estimated_fpp()
+    }
+
+    /// `[initialCapacity, targetFpp, growthFactor, tighteningRatio]`.
+    pub fn params(&self) -> Vec<f64> {
+        let p = self.inner.params();
+        vec![p.initial_capacity as f64, p.target_fpp, f64::from(p.growth_factor), p.tightening_ratio]
+    }
+
+    #[wasm_bindgen(js_name = stageFillRatios)]
+    pub fn stage_fill_ratios(&self) -> Vec<f64> {
+        self.inner.stage_fill_ratios()
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        self.inner.encode()
+    }
+}
+
+// ---- Sizing (seed 004 steps 4 and 6) --------------------------------------
+
+/// `[m, k]` of the seed's optimum, or a coded sizing error.
+#[wasm_bindgen(js_name = sizingOptimalParams)]
+pub fn sizing_optimal_params(n: f64, p: f64) -> Result<Vec<f64>, JsValue> {
+    let n = count(n, SizingError::InvalidExpectedItemCount)?;
+    let (m, k) = sizing::checked_optimal_params(n, p).map_err(fail)?;
+    Ok(vec![m as f64, f64::from(k)])
+}
+
+#[wasm_bindgen(js_name = sizingFppFromFillRatio)]
+pub fn sizing_fpp_from_fill_ratio(fill: f64, k: u32) -> f64 {
+    sizing::fpp_from_fill_ratio(fill, k)
+}
+
+#[wasm_bindgen(js_name = sizingAlertFillRatio)]
+pub fn sizing_alert_fill_ratio(p: f64, k: u32) -> f64 {
+    sizing::alert_fill_ratio(p, k)
+}
+
+/// The JS layer passes safe integers; `as` saturates anything else.
+#[wasm_bindgen(js_name = sizingExpectedFillRatio)]
+pub fn sizing_expected_fill_ratio(n: f64, m: f64, k: u32) -> f64 {
+    sizing::expected_fill_ratio(n as u64, m as u64, k)
+}
