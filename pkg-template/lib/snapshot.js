@@ -8,6 +8,7 @@
 import {
   RawSnapshotDecoder,
   decodeSnapshot,
+  decodeSnapshotPrehashed,
   encodeSnapshot as rawEncodeSnapshot,
   parseSnapshotHeader,
 } from "../artifact_bloom.js";
@@ -42,10 +43,29 @@ function toSnapshot(raw, meta = {}) {
   });
 }
 
+// A native SHA-256 (node:crypto), registered by the Node entry point. The
+// browser build leaves it unset and hashes in wasm.
+let nativeSha256;
+
+/** Internal: `hash(parts) → 32-byte digest of the parts concatenated`. */
+export function _useNativeSha256(hash) {
+  nativeSha256 = hash;
+}
+
+/** Step 8's SHA-256 computed natively, or undefined to hash in wasm. */
+function prehash(bytes) {
+  // A shared buffer could change between hashing here and the copy into
+  // wasm; only private memory takes the native path.
+  if (nativeSha256 === undefined || bytes.byteLength < ABF1_HEADER_LENGTH) return undefined;
+  if (typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer) return undefined;
+  return nativeSha256([bytes.subarray(0, 64), bytes.subarray(ABF1_HEADER_LENGTH)]);
+}
+
 /** Loads a complete ABF1 file from memory. */
 export function loadSnapshot(bytes, meta) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
-  const result = coded(() => decodeSnapshot(bytes));
+  const digest = prehash(bytes);
+  const result = coded(() => (digest === undefined ? decodeSnapshot(bytes) : decodeSnapshotPrehashed(bytes, digest)));
   return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
 }
 

@@ -452,11 +452,6 @@ export class ScalableBloomFilter {
     return this.#live().params()[3];
   }
 
-  /** Each stage's fill ratio, oldest first. */
-  stageFillRatios() {
-    return Array.from(this.#live().stageFillRatios());
-  }
-
   get freed() {
     return this.#raw === undefined;
   }

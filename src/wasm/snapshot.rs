@@ -32,6 +32,16 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<JsValue, JsValue> {
     snapshot_value(abf1::decode(bytes).map_err(load_error)?)
 }
 
+/// [`decode_snapshot`] for a caller that already computed step 8's SHA-256
+/// (of bytes [0, 64) and [96, end)) with a faster native hash: Node's
+/// node:crypto. The stored checksum is still compared here.
+#[wasm_bindgen(js_name = decodeSnapshotPrehashed)]
+pub fn decode_snapshot_prehashed(bytes: &[u8], sha256: &[u8]) -> Result<JsValue, JsValue> {
+    let computed: [u8; abf1::CHECKSUM_LENGTH] =
+        sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
+    snapshot_value(abf1::decode_with(bytes, |_, _| computed).map_err(load_error)?)
+}
+
 /// Steps 1–5 only, from the first 96 bytes: the header as a plain object, or
 /// a coded error. Used by `inspect` to show a header whose checksum fails.
 #[wasm_bindgen(js_name = parseSnapshotHeader)]

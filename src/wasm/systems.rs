@@ -291,11 +291,6 @@ impl RawScalableFilter {
         vec![p.initial_capacity as f64, p.target_fpp, f64::from(p.growth_factor), p.tightening_ratio]
     }
 
-    #[wasm_bindgen(js_name = stageFillRatios)]
-    pub fn stage_fill_ratios(&self) -> Vec<f64> {
-        self.inner.stage_fill_ratios()
-    }
-
     pub fn encode(&self) -> Vec<u8> {
         self.inner.encode()
     }
