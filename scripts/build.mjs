@@ -12,14 +12,17 @@
 //
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug wasm, no wasm-opt)
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const pkg = join(root, "pkg");
+const finalPkg = join(root, "pkg");
+// Built in a staging directory and renamed over pkg/ at the end, so a test
+// that is reading pkg/ while a rebuild runs never sees it half-written.
+const pkg = join(root, `.pkg-staging-${process.pid}`);
 const staging = join(root, "target", "wasm-pack-out");
 const dev = process.argv.includes("--dev");
 
@@ -80,8 +83,18 @@ writeFileSync(
     + "export default api.init;\n",
 );
 
-const bytes = readFileSync(wasm);
+const retired = join(root, `.pkg-retired-${process.pid}`);
+rmSync(retired, { recursive: true, force: true });
+try {
+  renameSync(finalPkg, retired);
+} catch (error) {
+  if (error.code !== "ENOENT") throw error;
+}
+renameSync(pkg, finalPkg);
+rmSync(retired, { recursive: true, force: true });
+
+const bytes = readFileSync(join(finalPkg, "artifact_bloom_bg.wasm"));
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log(`\nartifact-bloom built into pkg/ in ${((Date.now() - started) / 1000).toFixed(1)} s (${dev ? "dev" : "release"})`);
-console.log(`  artifact_bloom_bg.wasm: ${kib(statSync(wasm).size)} raw, ${kib(gzipSync(bytes, { level: 9 }).length)} gzipped`);
+console.log(`  artifact_bloom_bg.wasm: ${kib(bytes.length)} raw, ${kib(gzipSync(bytes, { level: 9 }).length)} gzipped`);
 console.log(`  exports: ${names.join(", ")}`);
