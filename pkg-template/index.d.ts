@@ -566,7 +566,8 @@ export declare function initSync(options: { module: ArrayBuffer | ArrayBufferVie
 //   `"incompatibleFilters"`; a wrong argument type is a `TypeError`.
 // - Items are a `Uint8Array` or a `string` (hashed as its UTF-8 bytes, lone
 //   surrogates as U+FFFD); anything else is a `TypeError` naming `item`.
-// - Every method and getter throws once the object was freed.
+// - Every method and getter except `freed` and `free()` throws once the
+//   object was freed.
 
 /** An item: raw bytes, or a string hashed as its UTF-8 bytes. */
 export type BloomItem = Uint8Array | string;

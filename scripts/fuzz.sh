@@ -225,14 +225,14 @@ for spec in "${targets[@]}"; do
     result="CRASH (exit $code; see $log, $artifacts)"
     status=1
   fi
-  rows+=("$(printf '| %-16s | %6s | %12s | %8s | %5s | %6s | %6s | %7s | %s |' \
+  rows+=("$(printf '| %-16s | %7s | %12s | %8s | %5s | %6s | %6s | %7s | %s |' \
     "$name" "$elapsed" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${peak:-?}" "$result")")
   say "$name: ${line:-no stats line}"
 done
 
 {
   printf '\nfuzz results (%s, %s)\n\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$(cargo +nightly --version)"
-  printf '| %-16s | %6s | %12s | %8s | %5s | %6s | %6s | %7s | %s |\n' \
+  printf '| %-16s | %7s | %12s | %8s | %5s | %6s | %6s | %7s | %s |\n' \
     target seconds executions exec/s cov ft corpus rss_mb result
   printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------------------ -------- -------------- ---------- ------- -------- -------- --------- --------
   printf '%s\n' "${rows[@]}"

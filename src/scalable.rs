@@ -232,7 +232,9 @@ impl ScalableBloomFilter {
 
     /// Add calls so far, over all stages.
     pub fn item_count(&self) -> u64 {
-        self.stages.iter().map(|s| s.item_count).sum()
+        // Saturating: a decoded chain is checked for overflow, but a sum that
+        // cannot be represented must never wrap to a small count.
+        self.stages.iter().fold(0u64, |total, s| total.saturating_add(s.item_count))
     }
 
     /// Bits over all stages (at most 2^30).
@@ -336,6 +338,7 @@ fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> R
     let mut headers = Vec::with_capacity(stage_count as usize);
     let mut at = HEADER_LENGTH;
     let mut total_bits = 0u64;
+    let mut total_items = 0u64;
     for index in 0..stage_count {
         let Some(header) = content.get(at..at + STAGE_HEADER_LENGTH) else {
             return Err(ScalableError::Truncated);
@@ -350,6 +353,8 @@ fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> R
         if item_count > capacity {
             return Err(ScalableError::ItemCountExceedsCapacity);
         }
+        // The chain's total must fit in a u64 too (crafted stage counts).
+        total_items = total_items.checked_add(item_count).ok_or(ScalableError::ItemCountExceedsCapacity)?;
         let is_last = index + 1 == stage_count;
         if !is_last && item_count != capacity {
             return Err(ScalableError::StageNotFull);

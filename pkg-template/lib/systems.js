@@ -35,6 +35,7 @@ import {
   sizingExpectedFillRatio,
   sizingFppFromFillRatio,
   sizingOptimalParams,
+  wasmMemory,
 } from "../artifact_bloom.js";
 import { codeOf, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
 
@@ -43,6 +44,14 @@ const internal = Symbol("artifact-bloom systems internal");
 const encoder = new TextEncoder();
 const MAXIMUM_HASH_COUNT = 4096;
 const MAXIMUM_GROWTH_FACTOR = 2 ** 32 - 1;
+
+let words32 = null;
+
+/** A Uint32Array over all of wasm memory; re-made after memory grew (the old view detaches). */
+function wasmWords() {
+  if (words32 === null || words32.byteLength === 0) words32 = new Uint32Array(wasmMemory().buffer);
+  return words32;
+}
 
 /** Attaches the machine-readable code to an error made by errors.js. */
 function withCode(error, code) {
@@ -214,7 +223,7 @@ export class TlBloom {
  * ignoring deltas costs nothing; `free()` only marks it unusable.
  */
 export class MergeableDelta {
-  /** `[bitCount, hashCount, (wordIndex, low 32 bits, high 32 bits)…]`. */
+  /** `[bitCount, hashCount, (wordIndex, low 32 bits, high 32 bits)…]` (an array of u32 numbers). */
   #words;
 
   /** Not for callers: deltas come from `add` or `MergeableDelta.decode`. */
@@ -305,7 +314,13 @@ export class MergeableBloomFilter {
   /** Sets the item's bits; returns the delta of the words that changed. */
   add(item) {
     const raw = this.#live();
-    return new MergeableDelta(internal, raw.add(itemBytes(item)));
+    const length = raw.add(itemBytes(item));
+    // Copied at once into a plain array: the next call reuses the buffer.
+    const memory = wasmWords();
+    const at = raw.deltaWordsPtr() >>> 2;
+    const words = new Array(length);
+    for (let i = 0; i < length; i += 1) words[i] = memory[at + i];
+    return new MergeableDelta(internal, words);
   }
 
   mightContain(item) {

@@ -110,19 +110,18 @@ impl RawTlBloom {
 
 // ---- Mergeable filter and deltas (seed 003) ------------------------------
 
-/// A delta as `[bitCount, hashCount, (wordIndex, low 32 bits, high 32 bits)…]`
-/// (bitCount ≤ 2^30 fits a u32).
-fn delta_words(delta: &Delta) -> Vec<u32> {
-    let mut out = Vec::with_capacity(2 + 3 * delta.words().len());
+/// Writes a delta as `[bitCount, hashCount, (wordIndex, low 32 bits, high 32
+/// bits)…]` (bitCount ≤ 2^30 fits a u32) into `out`, replacing its content.
+fn write_delta_words(delta: &Delta, out: &mut Vec<u32>) {
+    out.clear();
     out.push(delta.bit_count() as u32);
     out.push(delta.hash_count());
     for &(index, value) in delta.words() {
         out.extend_from_slice(&[index, value as u32, (value >> 32) as u32]);
     }
-    out
 }
 
-/// The inverse of [`delta_words`], through the wire form so every check of
+/// The inverse of [`write_delta_words`], through the wire form so every check of
 /// `Delta::decode` applies (shape, index order and range, non-zero values).
 fn delta_from_words(words: &[u32]) -> Result<Delta, JsValue> {
     let (shape, entries) = words.split_at(words.len().min(2));
@@ -150,7 +149,10 @@ fn delta_from_words(words: &[u32]) -> Result<Delta, JsValue> {
 /// A delta's wire form → its words, or a coded decode error.
 #[wasm_bindgen(js_name = decodeMergeableDelta)]
 pub fn decode_mergeable_delta(bytes: &[u8]) -> Result<Vec<u32>, JsValue> {
-    Delta::decode(bytes).map(|delta| delta_words(&delta)).map_err(fail)
+    let delta = Delta::decode(bytes).map_err(fail)?;
+    let mut words = Vec::new();
+    write_delta_words(&delta, &mut words);
+    Ok(words)
 }
 
 /// A delta's words → its wire form.
@@ -162,22 +164,43 @@ pub fn encode_mergeable_delta(words: &[u32]) -> Result<Vec<u8>, JsValue> {
 #[wasm_bindgen]
 pub struct RawMergeableFilter {
     inner: MergeableBloomFilter,
+    /// The last add's delta words, in a buffer reused from add to add: JS
+    /// reads them straight from wasm memory (a returned `Vec` would cost two
+    /// typed-array allocations per add, most of an add's time).
+    delta: Vec<u32>,
+}
+
+impl RawMergeableFilter {
+    fn wrap(inner: MergeableBloomFilter) -> RawMergeableFilter {
+        RawMergeableFilter { inner, delta: Vec::new() }
+    }
 }
 
 #[wasm_bindgen]
 impl RawMergeableFilter {
     pub fn create(expected_elements: f64, false_positive_rate: f64) -> Result<RawMergeableFilter, JsValue> {
         let n = count(expected_elements, MergeableError::InvalidExpectedItemCount)?;
-        MergeableBloomFilter::create(n, false_positive_rate).map(|inner| RawMergeableFilter { inner }).map_err(fail)
+        MergeableBloomFilter::create(n, false_positive_rate).map(RawMergeableFilter::wrap).map_err(fail)
     }
 
     pub fn decode(bytes: &[u8]) -> Result<RawMergeableFilter, JsValue> {
-        MergeableBloomFilter::decode(bytes).map(|inner| RawMergeableFilter { inner }).map_err(fail)
+        MergeableBloomFilter::decode(bytes).map(RawMergeableFilter::wrap).map_err(fail)
     }
 
-    /// Sets the item's bits; the delta's words (see [`delta_words`]).
-    pub fn add(&mut self, item: &[u8]) -> Vec<u32> {
-        delta_words(&self.inner.add(item))
+    /// Sets the item's bits and keeps the delta's words (see
+    /// [`write_delta_words`]) at `deltaWordsPtr()`; returns how many.
+    pub fn add(&mut self, item: &[u8]) -> u32 {
+        let delta = self.inner.add(item);
+        write_delta_words(&delta, &mut self.delta);
+        // At most 2 + 3 · 4096 words.
+        self.delta.len() as u32
+    }
+
+    /// Address of the last add's delta words in wasm memory; valid until the
+    /// next call on this filter.
+    #[wasm_bindgen(js_name = deltaWordsPtr)]
+    pub fn delta_words_ptr(&self) -> usize {
+        self.delta.as_ptr() as usize
     }
 
     #[wasm_bindgen(js_name = mightContain)]
