@@ -11,18 +11,11 @@
 // formats (MBLF, SBLF) edits re-sealed with a correct SHA-256 so the deeper
 // checks run too.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
-import {
-  MergeableBloomFilter,
-  MergeableDelta,
-  ScalableBloomFilter,
-  TlBloom,
-  alertFillRatio,
-  expectedFillRatio,
-  fppFromFillRatio,
-  optimalParams,
-} from "artifact-bloom";
+import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom";
+import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom";
+import { hex, sealed } from "./helpers/digests.mjs";
+import { seededRandom } from "./helpers/random.mjs";
 
 // The brief's table, then a few more numeric edge cases for number parameters.
 const BAD = [
@@ -49,18 +42,6 @@ const MORE_NUMBERS = [
   ["true", true],
   ["Number(5)", Object(5)],
 ];
-
-/** mulberry32, uniform in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Asserts `call` throws a TypeError/RangeError (never a trap) naming `parameter`, with `code` if given. */
 function throwsArgumentError(call, { parameter, code, kind }) {
@@ -190,7 +171,7 @@ function subjects() {
   return { tl, mg, delta, sc };
 }
 
-const stateOf = ({ tl, mg, sc }) => [tl.toBytes(), mg.encode(), sc.encode()].map((b) => Buffer.from(b).toString("hex"));
+const stateOf = ({ tl, mg, sc }) => [tl.toBytes(), mg.encode(), sc.encode()].map(hex);
 
 describe("item parameters: a Uint8Array or a string, anything else a TypeError naming item", () => {
   const ITEM_METHODS = [
@@ -341,10 +322,6 @@ const SBLF_ERRORS = new Set([
   "hashCountTooLarge", "lengthMismatch",
 ]);
 
-function sealed(content) {
-  return new Uint8Array([...content, ...createHash("sha256").update(content).digest()]);
-}
-
 /** One fuzz input derived from `valid` encodings (or not) by a seeded strategy. */
 function fuzzInput(random, valids, { seal }) {
   const int = (n) => Math.floor(random() * n);
@@ -388,7 +365,7 @@ function checkResult(result, errors, Class, label) {
 
 describe("decode fuzz: 1,000 seeded buffers per decoder, only the documented result shape", () => {
   test("TlBloom.fromBytes", (t) => {
-    const random = prng(0x71bf);
+    const random = seededRandom(0x71bf);
     const valids = [
       TlBloom.withRate(4, 0.1).insert("cat").insert("dog").toBytes(),
       TlBloom.withRate(10, 0.01).toBytes(),
@@ -410,7 +387,7 @@ describe("decode fuzz: 1,000 seeded buffers per decoder, only the documented res
   });
 
   test("MergeableBloomFilter.decode and MergeableDelta.decode", (t) => {
-    const random = prng(0x3b1f);
+    const random = seededRandom(0x3b1f);
     const dense = MergeableBloomFilter.create(50, 0.1);
     for (let i = 0; i < 60; i += 1) dense.add(`d${i}`);
     const sparse = MergeableBloomFilter.create(1_000, 0.01);
@@ -439,7 +416,7 @@ describe("decode fuzz: 1,000 seeded buffers per decoder, only the documented res
   });
 
   test("ScalableBloomFilter.decode", (t) => {
-    const random = prng(0x5b1f);
+    const random = seededRandom(0x5b1f);
     const grown = new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: 0.1 });
     for (let i = 0; i < 20; i += 1) grown.add(`g${i}`);
     const valids = [grown.encode(), new ScalableBloomFilter(OPTIONS).encode(), new ScalableBloomFilter({ initialCapacity: 1, targetFalsePositiveRate: 0.5, growthFactor: 1, tighteningRatio: 0.9 }).add("a").add("b").encode()];

@@ -6,36 +6,14 @@
 // Every random input comes from a seeded PRNG, so a failure names a
 // reproducible case.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import {
-  MergeableBloomFilter,
-  MergeableDelta,
-  ScalableBloomFilter,
-  TlBloom,
-  alertFillRatio,
-  expectedFillRatio,
-  fppFromFillRatio,
-  optimalParams,
-} from "artifact-bloom";
+import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom";
+import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom";
+import { fromHex, hex, sealed } from "./helpers/digests.mjs";
+import { seededRandom } from "./helpers/random.mjs";
 
 const tlbfVectors = JSON.parse(readFileSync(new URL("../../shared/vectors/tlbf.json", import.meta.url), "utf8"));
-
-/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const hex = (bytes) => Buffer.from(bytes).toString("hex");
-const fromHex = (text) => new Uint8Array(Buffer.from(text.replace(/\s+/g, ""), "hex"));
 
 function ok(result) {
   if (result.kind !== "success") assert.fail(`expected success, got ${result.error}: ${result.message}`);
@@ -220,7 +198,7 @@ describe("MergeableBloomFilter (seed 003)", () => {
   });
 
   test("merge laws on random replicas: idempotent, commutative, associative; deltas in any order equal the merge", (t) => {
-    const random = prng(0x5eed0003);
+    const random = seededRandom(0x5eed0003);
     const rounds = 40;
     for (let round = 0; round < rounds; round += 1) {
       const n = 1 + Math.floor(random() * 300);
@@ -276,7 +254,7 @@ describe("MergeableBloomFilter (seed 003)", () => {
   });
 
   test("encode/decode round trip, sparse and dense; deltas too", () => {
-    const random = prng(0xdec0de);
+    const random = seededRandom(0xdec0de);
     const sparse = MergeableBloomFilter.create(1_000, 0.01);
     for (const item of randomItems(random, "sparse", 5)) sparse.add(item);
     const dense = MergeableBloomFilter.create(1_000, 0.01);
@@ -334,7 +312,7 @@ describe("MergeableBloomFilter (seed 003)", () => {
     const reseal = (patch) => {
       const bytes = good.slice(0, good.length - 32);
       patch(new DataView(bytes.buffer), bytes);
-      return new Uint8Array([...bytes, ...createHash("sha256").update(bytes).digest()]);
+      return sealed(bytes);
     };
     failure(MergeableBloomFilter.decode(reseal((v) => v.setUint8(6, 9))), "unknownKind");
     failure(MergeableBloomFilter.decode(reseal((v) => v.setUint8(7, 1))), "nonZeroReserved");
@@ -348,7 +326,7 @@ describe("MergeableBloomFilter (seed 003)", () => {
 describe("ScalableBloomFilter (seed 004 step 5)", () => {
   test("10× the initial capacity: observed FPP on 100,000 non-members < 2× target; no false negatives", (t) => {
     const options = { initialCapacity: 1_000, targetFalsePositiveRate: 0.01, growthFactor: 2, tighteningRatio: 0.5 };
-    const random = prng(0x5ca1ab1e);
+    const random = seededRandom(0x5ca1ab1e);
     const members = randomItems(random, "member", 10 * options.initialCapacity);
     const strangers = randomItems(random, "stranger", 100_000);
     const filter = new ScalableBloomFilter(options);
@@ -378,7 +356,7 @@ describe("ScalableBloomFilter (seed 004 step 5)", () => {
   });
 
   test("encode/decode round trip: equal answers, counts and bytes", () => {
-    const random = prng(0xc0ffee);
+    const random = seededRandom(0xc0ffee);
     const filter = new ScalableBloomFilter({ initialCapacity: 200, targetFalsePositiveRate: 0.02, growthFactor: 3, tighteningRatio: 0.8 });
     const members = randomItems(random, "member", 2_000);
     for (const item of members) filter.add(item);
@@ -411,7 +389,7 @@ describe("sizing helpers (seed 004)", () => {
     assert.deepEqual(optimalParams(4, 0.1), { m: 20, k: 3 });
     // Seed 004: n = 1000, p = 0.01 → m ≈ 9585 (ceil of 9585.06 is 9586), k ≈ 7.
     assert.deepEqual(optimalParams(1_000, 0.01), { m: 9586, k: 7 });
-    const random = prng(4);
+    const random = seededRandom(4);
     for (let i = 0; i < 500; i += 1) {
       const n = 1 + Math.floor(random() * 1e6);
       const p = Math.exp(-random() * 20) * 0.999;
@@ -429,7 +407,7 @@ describe("sizing helpers (seed 004)", () => {
     assert.ok(fppFromFillRatio(0.7, 7) > 0.016);
     assert.equal(fppFromFillRatio(0, 3), 0);
     assert.equal(fppFromFillRatio(1, 3), 1);
-    const random = prng(6);
+    const random = seededRandom(6);
     for (let i = 0; i < 500; i += 1) {
       const fill = random();
       const p = random() * 0.49 + 1e-6;
@@ -457,7 +435,7 @@ describe("sizing helpers (seed 004)", () => {
   });
 
   test("step 4: n members, 1000+ absent keys: observed FPP ≤ 2p (TlBloom and mergeable); step 6: fillRatio 0 then monotone", () => {
-    const random = prng(0xf1f0);
+    const random = seededRandom(0xf1f0);
     const n = 1_000;
     const p = 0.01;
     const members = randomItems(random, "member", n);
@@ -480,7 +458,7 @@ describe("sizing helpers (seed 004)", () => {
   });
 
   test("step 6: overfilled to the alert fill ratio, the observed rate is ≈ 2p", (t) => {
-    const random = prng(0xa1e47);
+    const random = seededRandom(0xa1e47);
     const p = 0.01;
     const filter = TlBloom.withRate(10_000, p);
     const alert = alertFillRatio(p, filter.k);

@@ -547,7 +547,7 @@ export declare function init(options?: unknown): Promise<unknown>;
  */
 export declare function initSync(options: { module: ArrayBuffer | ArrayBufferView | object }): unknown;
 
-// ==== The other seed systems (lib/systems.js) ================================
+// ==== The other seed systems (lib/tlbf.js, lib/mergeable.js, lib/scalable.js, lib/sizing.js) ================================
 // TlBloom (seed 002, TLBF bytes), MergeableBloomFilter + MergeableDelta (seed
 // 003, MBLF, docs/mergeable-format.md), ScalableBloomFilter (seed 004 step 5,
 // SBLF, docs/scalable-format.md) and the sizing helpers (seed 004 steps 4, 6).

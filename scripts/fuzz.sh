@@ -168,7 +168,7 @@ for spec in "${targets[@]}"; do
 done
 
 # 1. The nightly toolchain (cargo fuzz needs -Z flags) and cargo-fuzz.
-if ! rustup toolchain list | grep -q '^nightly'; then
+if ! rustup toolchain list | grep '^nightly' >/dev/null; then
   say "installing the nightly toolchain (minimal profile)"
   rustup toolchain install nightly --profile minimal
 fi
@@ -234,7 +234,7 @@ done
   printf '\nfuzz results (%s, %s)\n\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$(cargo +nightly --version)"
   printf '| %-16s | %7s | %12s | %8s | %5s | %6s | %6s | %7s | %s |\n' \
     target seconds executions exec/s cov ft corpus rss_mb result
-  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------------------ -------- -------------- ---------- ------- -------- -------- --------- --------
+  printf '|%s|\n' '------------------|--------:|-------------:|---------:|------:|-------:|-------:|--------:|--------'
   printf '%s\n' "${rows[@]}"
 } | tee "$LOGS/summary-$(date -u +%Y%m%dT%H%M%SZ).md"
 exit $status

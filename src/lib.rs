@@ -7,6 +7,7 @@
 pub mod abf1;
 pub mod bits;
 pub mod filter;
+pub mod hashing;
 pub mod layout;
 pub mod numfmt;
 pub mod packed;

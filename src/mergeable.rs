@@ -8,7 +8,7 @@
 
 use std::cmp::Reverse;
 
-use sha2::{Digest, Sha256};
+
 
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
@@ -289,7 +289,7 @@ fn write_sparse(out: &mut Vec<u8>, entries: impl Iterator<Item = (u32, u64)>) {
 
 /// Appends the SHA-256 of everything so far (shared with the scalable format).
 pub(crate) fn seal(mut out: Vec<u8>) -> Vec<u8> {
-    let checksum = Sha256::digest(&out);
+    let checksum = crate::hashing::sha256(&out);
     out.extend_from_slice(&checksum);
     out
 }
@@ -299,7 +299,7 @@ pub(crate) fn seal(mut out: Vec<u8>) -> Vec<u8> {
 pub(crate) fn verified_content(bytes: &[u8]) -> Option<&[u8]> {
     let split = bytes.len().checked_sub(CHECKSUM_LENGTH)?;
     let (content, checksum) = bytes.split_at(split);
-    (Sha256::digest(content).as_slice() == checksum).then_some(content)
+    (crate::hashing::sha256(content).as_slice() == checksum).then_some(content)
 }
 
 /// A checked header and the body between it and the checksum.

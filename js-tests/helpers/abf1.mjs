@@ -6,6 +6,11 @@
 // level deeper, hence three `..`.
 import { createHash, hash as oneShotHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { sha256 } from "./digests.mjs";
+
+// Re-exported: the suites import them from here too.
+export { hex, sha256 } from "./digests.mjs";
+export { randomDigest, seededRandom } from "./random.mjs";
 
 export const VECTORS_DIR = new URL("../../../shared/vectors/abf1/", import.meta.url);
 
@@ -16,15 +21,6 @@ export const manifest = JSON.parse(readFileSync(new URL("manifest.json", VECTORS
 export function readVector(name) {
   const buffer = readFileSync(new URL(name, VECTORS_DIR));
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength).slice();
-}
-
-/** SHA-256 of a UTF-8 string as a 32-byte Uint8Array. */
-export function sha256(text) {
-  return new Uint8Array(createHash("sha256").update(text, "utf8").digest());
-}
-
-export function hex(bytes) {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /**
@@ -110,26 +106,4 @@ export function readableOf(bytes, size) {
       offset += size;
     },
   });
-}
-
-/**
- * Mulberry32: a tiny seeded PRNG, so "random" choices (kill delays, probe
- * digests) repeat exactly from run to run and a failure can be replayed.
- */
-export function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** 32 bytes from a seeded PRNG (not a hash of anything: a "random" digest). */
-export function randomDigest(random) {
-  const digest = new Uint8Array(32);
-  for (let i = 0; i < 32; i += 1) digest[i] = Math.floor(random() * 256);
-  return digest;
 }

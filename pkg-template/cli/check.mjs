@@ -1,9 +1,8 @@
 // `artifact-bloom check`: precheck files or digests against a snapshot.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { loadSnapshot } from "../node.mjs";
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, isHexDigest, parseCommand } from "./common.mjs";
+import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, isHexDigest, parseCommand, readInputFile, readingInput } from "./common.mjs";
 
 export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX ...] [--json]
 
@@ -27,12 +26,7 @@ export async function check(argv) {
   if (parsed === undefined) return EXIT_OK;
   const [path, ...items] = parsed.positionals;
   if (path === undefined) throw new UsageError(`check needs a snapshot PATH\n\n${HELP}`);
-  let bytes;
-  try {
-    bytes = new Uint8Array(await readFile(path));
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${error.message}`);
-  }
+  const bytes = await readInputFile(path);
   const loaded = loadSnapshot(bytes);
   if (loaded.kind === "failure") {
     process.stderr.write(`check: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
@@ -47,11 +41,7 @@ export async function check(argv) {
       digest = hexToBytes(item);
       kind = "digest";
     } else {
-      try {
-        digest = await digestOfFile(item);
-      } catch (error) {
-        throw new UsageError(`cannot read ${item}: ${error.message}`);
-      }
+      digest = await readingInput(item, digestOfFile);
       kind = "file";
     }
     const verdict = filter.mightContain(digest) ? "maybe" : "absent";

@@ -1,5 +1,6 @@
-// Shared pieces of the CLI: exit codes, argument parsing with --help, and
-// reading digest lists as streams.
+// Shared pieces of the CLI: exit codes, argument parsing with --help, reading
+// input files, and reading digest lists as streams.
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 
 /** Documented exit codes. */
@@ -36,6 +37,23 @@ export function parseCommand(argv, { options, allowPositionals = false, help }) 
     return undefined;
   }
   return parsed;
+}
+
+/**
+ * `await read(path)`, with any failure (missing, a directory, no permission)
+ * turned into a UsageError (exit code 2) naming the path.
+ */
+export async function readingInput(path, read) {
+  try {
+    return await read(path);
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${error.message}`);
+  }
+}
+
+/** A whole input file as a Uint8Array (not a Buffer); unreadable → UsageError. */
+export function readInputFile(path) {
+  return readingInput(path, async (file) => new Uint8Array(await readFile(file)));
 }
 
 /** A required option as a safe integer within [min, max]. */

@@ -1,7 +1,6 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { readFile } from "node:fs/promises";
 import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand } from "./common.mjs";
+import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
 
 export const HELP = `Usage: artifact-bloom inspect PATH [--json]
 
@@ -23,12 +22,7 @@ export async function inspect(argv) {
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
-  let bytes;
-  try {
-    bytes = new Uint8Array(await readFile(path));
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${error.message}`);
-  }
+  const bytes = await readInputFile(path);
   const loaded = loadSnapshot(bytes);
   const report = { path, bytes: bytes.byteLength };
   if (loaded.kind === "success") {

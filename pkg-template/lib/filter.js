@@ -6,6 +6,7 @@
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
+import { RAW, WasmResource } from "./resource.js";
 
 const DIGEST_LENGTH = 32;
 const MAXIMUM_EXPECTED_ITEM_COUNT = 2 ** 30;
@@ -49,6 +50,14 @@ function isDigest(value) {
   return isUint8Array(value) && value.byteLength === DIGEST_LENGTH;
 }
 
+/** `packed` must be a Uint8Array of N × 32 digest bytes (a TypeError / RangeError naming it). */
+function checkPacked(packed) {
+  if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
+  if (packed.byteLength % DIGEST_LENGTH !== 0) {
+    throw rangeError("packed", "a whole number of 32-byte digests", packed);
+  }
+}
+
 /** Builds the raw filter from packed bytes, mapping coded errors to failures. */
 function fromPacked(packed, spec) {
   try {
@@ -61,26 +70,18 @@ function fromPacked(packed, spec) {
   }
 }
 
-export class ArtifactBloomFilter {
-  #raw;
-
+export class ArtifactBloomFilter extends WasmResource {
   /** Not for callers: use `ArtifactBloomFilter.create`. */
   constructor(token, raw) {
     if (token !== internal) {
       throw new TypeError("use ArtifactBloomFilter.create(digests, spec) to build a filter");
     }
-    this.#raw = raw;
+    super(raw, "ArtifactBloomFilter");
   }
 
   /** Internal: wraps a raw filter owned by this package (snapshots, merges). */
   static _wrap(raw) {
     return new ArtifactBloomFilter(internal, raw);
-  }
-
-  /** Internal: the live raw filter (throws after free). */
-  _raw() {
-    if (this.#raw === undefined) throw freedError("ArtifactBloomFilter");
-    return this.#raw;
   }
 
   static create(digests, spec) {
@@ -119,7 +120,8 @@ export class ArtifactBloomFilter {
   }
 
   mightContain(digest) {
-    const raw = this.#raw;
+    // A direct field read, not `_raw()`: this is the per-query hot path.
+    const raw = this[RAW];
     if (raw === undefined) throw freedError("ArtifactBloomFilter");
     // `instanceof` is the fast path (Buffer included); the tag check covers
     // Uint8Arrays from other realms. byteLength is 0 for a detached buffer.
@@ -138,19 +140,13 @@ export class ArtifactBloomFilter {
 
   mightContainMany(packed) {
     const raw = this._raw();
-    if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
-    if (packed.byteLength % DIGEST_LENGTH !== 0) {
-      throw rangeError("packed", "a whole number of 32-byte digests", packed);
-    }
+    checkPacked(packed);
     return raw.mightContainMany(packed);
   }
 
   countMaybe(packed) {
     const raw = this._raw();
-    if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
-    if (packed.byteLength % DIGEST_LENGTH !== 0) {
-      throw rangeError("packed", "a whole number of 32-byte digests", packed);
-    }
+    checkPacked(packed);
     return raw.countMaybe(packed);
   }
 
@@ -185,22 +181,6 @@ export class ArtifactBloomFilter {
   serializeBits() {
     return this._raw().serializeBits();
   }
-
-  /** True once `free()` ran. */
-  get freed() {
-    return this.#raw === undefined;
-  }
-
-  /** Releases the wasm memory now; later calls throw. Safe to call twice. */
-  free() {
-    const raw = this.#raw;
-    this.#raw = undefined;
-    raw?.free();
-  }
-
-  [Symbol.dispose]() {
-    this.free();
-  }
 }
 
 /**
@@ -208,9 +188,6 @@ export class ArtifactBloomFilter {
  * so a publisher can record an exact unique insertedItemCount.
  */
 export function dedupePacked(packed) {
-  if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
-  if (packed.byteLength % DIGEST_LENGTH !== 0) {
-    throw rangeError("packed", "a whole number of 32-byte digests", packed);
-  }
+  checkPacked(packed);
   return dedupPacked(packed);
 }

@@ -20,9 +20,18 @@ export class HttpArtifactRepository {
    * @param baseUrl the server root, e.g. "http://127.0.0.1:8080/"
    * @param options.fetch a fetch implementation (default: globalThis.fetch)
    */
-  constructor(baseUrl, options = {}) {
-    this.#base = new URL(baseUrl, globalThis.location?.href);
-    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  constructor(baseUrl, options) {
+    if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
+      throw typeError("baseUrl", "a URL or a URL string", baseUrl);
+    }
+    try {
+      this.#base = new URL(baseUrl, globalThis.location?.href);
+    } catch {
+      throw typeError("baseUrl", "a valid absolute URL (or a path, in a page)", baseUrl);
+    }
+    const fetchImpl = options?.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
+    this.#fetch = fetchImpl;
   }
 
   /** HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404). */
@@ -41,6 +50,13 @@ export class HttpArtifactRepository {
   /** POST /blobs:findMissing → one boolean (exists) per digest, in order. */
   async existsManyAtVersionAsync(digests, catalogVersion, signal) {
     if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte Uint8Array", digests);
+    // Validate before anything is sent: a wrong-length or non-Uint8Array
+    // element must never come back as "absent".
+    digests.forEach((digest, index) => {
+      if (!isUint8Array(digest) || digest.byteLength !== 32) {
+        throw rangeError(`digests[${index}]`, "a 32-byte Uint8Array", digest);
+      }
+    });
     this.requests.findMissing += 1;
     const hexes = digests.map(toHex);
     // "./" keeps "blobs:" from parsing as a URL scheme.

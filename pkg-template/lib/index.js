@@ -12,4 +12,7 @@ export {
 } from "./snapshot.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";
-export { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom, alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "./systems.js";
+export { TlBloom } from "./tlbf.js";
+export { MergeableBloomFilter, MergeableDelta } from "./mergeable.js";
+export { ScalableBloomFilter } from "./scalable.js";
+export { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "./sizing.js";

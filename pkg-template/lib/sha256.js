@@ -3,33 +3,24 @@
 // faster for large inputs (it is native code): prefer it there.
 
 import { RawSha256, sha256 as rawSha256 } from "../artifact_bloom.js";
-import { freedError, isUint8Array, typeError } from "./errors.js";
+import { isUint8Array, typeError } from "./errors.js";
+import { WasmResource } from "./resource.js";
 
-export class Sha256 {
-  #raw = new RawSha256();
+export class Sha256 extends WasmResource {
+  constructor() {
+    super(new RawSha256(), "Sha256");
+  }
 
   /** Feeds more bytes; returns `this` so calls can chain. */
   update(bytes) {
     if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array", bytes);
-    if (this.#raw === undefined) throw freedError("Sha256");
-    this.#raw.update(bytes);
+    this._raw().update(bytes);
     return this;
   }
 
   /** The 32-byte digest. The hasher is finished afterwards. */
   digest() {
-    if (this.#raw === undefined) throw freedError("Sha256");
-    return this.#raw.digest();
-  }
-
-  free() {
-    const raw = this.#raw;
-    this.#raw = undefined;
-    raw?.free();
-  }
-
-  [Symbol.dispose]() {
-    this.free();
+    return this._raw().digest();
   }
 }
 

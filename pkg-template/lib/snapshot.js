@@ -215,7 +215,8 @@ export async function loadSnapshotStream(source, options = {}) {
  * The snapshot carries `etag` and `lastModified` from the response.
  */
 export async function fetchSnapshot(url, options = {}) {
-  const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, signal } = options ?? {};
+  options ??= {};
+  const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, signal } = options;
   if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
   const requestHeaders = { ...headers };
   if (etag) requestHeaders["If-None-Match"] = etag;

@@ -152,7 +152,7 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
 pub fn checksum_of(hashed_header: &[u8], payload: &[u8]) -> [u8; CHECKSUM_LENGTH] {
     let mut hasher = Sha256::new();
     hasher.update(hashed_header);
-    hasher.update(payload);
+    crate::hashing::update_in_pieces(&mut hasher, payload);
     hasher.finalize().into()
 }
 

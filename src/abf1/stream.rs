@@ -191,7 +191,7 @@ impl PayloadSink {
         let missing = self.expected.saturating_sub(self.received);
         let take = usize::try_from(missing).map_or(chunk.len(), |missing| missing.min(chunk.len()));
         let (mut mine, excess) = chunk.split_at(take);
-        self.hasher.update(mine);
+        crate::hashing::update_in_pieces(&mut self.hasher, mine);
         self.received += take as u64;
 
         // Complete a word begun by an earlier chunk.

@@ -26,7 +26,7 @@ impl RawSha256 {
     pub fn update(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         match self.state.as_mut() {
             Some(state) => {
-                state.update(bytes);
+                crate::hashing::update_in_pieces(state, bytes);
                 Ok(())
             }
             None => Err(finished()),
@@ -46,5 +46,5 @@ fn finished() -> JsValue {
 /// One-shot SHA-256.
 #[wasm_bindgen(js_name = sha256)]
 pub fn sha256(bytes: &[u8]) -> Vec<u8> {
-    Sha256::digest(bytes).to_vec()
+    crate::hashing::sha256(bytes).to_vec()
 }
