@@ -124,8 +124,9 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
         if (!isHexDigest(hex)) return json(response, 400, { error: "invalidDigest", message: "expected 64 hex digits" });
         stats.digestsAsked += 1;
         stats.byDigest[hex] = (stats.byDigest[hex] ?? 0) + 1;
-        const asked = Number(url.searchParams.get("catalogVersion"));
-        if (url.searchParams.get("catalogVersion") === null || asked !== catalogVersion) {
+        const askedText = url.searchParams.get("catalogVersion") ?? "";
+        // Digits only: Number("") would read a missing version as 0.
+        if (!/^\d+$/.test(askedText) || Number(askedText) !== catalogVersion) {
           return json(response, 409, { error: "catalogVersionMismatch", catalogVersion, message: `this server holds catalogVersion ${catalogVersion}` });
         }
         const exists = present.has(hex);

@@ -4,6 +4,12 @@
 
 import { isUint8Array, rangeError, typeError } from "./errors.js";
 
+function checkVersion(catalogVersion) {
+  if (typeof catalogVersion !== "number" || !Number.isSafeInteger(catalogVersion) || catalogVersion < 0) {
+    throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", catalogVersion);
+  }
+}
+
 function toHex(digest) {
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
@@ -37,6 +43,7 @@ export class HttpArtifactRepository {
   /** HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404). */
   async existsAtVersionAsync(digest, catalogVersion, signal) {
     if (!isUint8Array(digest) || digest.byteLength !== 32) throw rangeError("digest", "a 32-byte Uint8Array", digest);
+    checkVersion(catalogVersion);
     this.requests.exists += 1;
     const url = new URL(`blobs/sha256/${toHex(digest)}`, this.#base);
     url.searchParams.set("catalogVersion", String(catalogVersion));
@@ -57,6 +64,7 @@ export class HttpArtifactRepository {
         throw rangeError(`digests[${index}]`, "a 32-byte Uint8Array", digest);
       }
     });
+    checkVersion(catalogVersion);
     this.requests.findMissing += 1;
     const hexes = digests.map(toHex);
     // "./" keeps "blobs:" from parsing as a URL scheme.
