@@ -20,6 +20,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
 import { ArtifactBloomFilter, ArtifactExistenceService, SnapshotHolder } from "artifact-bloom";
+import { seededRandom } from "./helpers/random.mjs";
 
 const UNIVERSE = 2000;
 const CALLS = 10_000;
@@ -27,17 +28,6 @@ const WAVES = 100; // staggered: CALLS / WAVES calls launched per millisecond ti
 const VERSIONS = 400;
 const BASE_VERSION = 1000;
 
-/** mulberry32: a seeded PRNG, so a failure replays with the same inputs. */
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const hexOf = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 

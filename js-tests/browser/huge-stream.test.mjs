@@ -10,10 +10,10 @@ import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(ROOT, "pkg");
-const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (scripts/setup.sh --browser installs it): skipped`;
 
 const BIT_COUNT = 2 ** 30;
@@ -50,7 +50,6 @@ describe("a 128 MiB snapshot streams into Chromium with progress", { skip }, () 
   let snapshot;
 
   before(async () => {
-    const { chromium } = await import("playwright-core");
     snapshot = hugeSnapshot();
     server = createServer((request, response) => {
       const path = new URL(request.url, "http://localhost").pathname;
@@ -83,12 +82,7 @@ describe("a 128 MiB snapshot streams into Chromium with progress", { skip }, () 
       }
     });
     await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

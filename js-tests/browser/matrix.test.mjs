@@ -14,10 +14,10 @@ import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(ROOT, "pkg");
-const CHROMIUM = "/usr/bin/chromium";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (scripts/setup.sh --browser installs it): skipped`;
 
 /**
@@ -139,14 +139,8 @@ describe("bad-input matrix in Chromium (browser build) equals Node", { skip }, (
   let nodeResults;
 
   before(async () => {
-    const { chromium } = await import("playwright-core");
     server = await startStaticServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (error) => errors.push(error.message));

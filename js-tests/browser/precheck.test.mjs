@@ -16,10 +16,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
+import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(ROOT, "pkg");
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(ROOT, "test-output", "screenshots");
 const BITFLIP_VECTOR = "/work/shared/vectors/abf1/payload-bitflip.abf1";
 const CATALOG_SIZE = 1000;
@@ -75,7 +75,6 @@ describe("www precheck page in Chromium", { skip }, () => {
     // The server is started from the copy, so it serves the copy's /pkg/ and www/.
     const pkg = await copyPackage(join(tmp, "pkg"));
     // Under before(), not at top level: a skipped suite must not need these.
-    const { chromium } = await import("playwright-core");
     const { loadSnapshot } = await import(join(pkg, "node.mjs"));
     const { startServer } = await import(join(pkg, "cli", "serve.mjs"));
 
@@ -150,12 +149,7 @@ describe("www precheck page in Chromium", { skip }, () => {
 
     good = await startServer({ snapshot: snapshotPath, catalog: catalogPath, port: 0 });
     corrupt = await startServer({ snapshot: corruptPath, catalog: catalogPath, port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
