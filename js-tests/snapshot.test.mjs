@@ -261,3 +261,18 @@ describe("a published 1M-digest, p = 0.001 snapshot", () => {
     }
   });
 });
+
+test("loadSnapshot copies only the documented meta facts; the file's own fields win", () => {
+  const bytes = readVector("small-v42.abf1");
+  const mtime = new Date("2026-11-01T00:00:00Z");
+  const loaded = loadSnapshot(bytes, { lastModified: mtime, source: "disk", catalogVersion: 99, filter: null });
+  assert.equal(loaded.kind, "success");
+  assert.equal(loaded.value.catalogVersion, 42);
+  assert.equal(loaded.value.lastModified, mtime);
+  assert.equal(loaded.value.source, "disk");
+  assert.equal(typeof loaded.value.filter.mightContain, "function");
+  const invalid = loadSnapshot(bytes, { lastModified: new Date("not a date") });
+  assert.equal(invalid.value.lastModified, undefined);
+  loaded.value.filter.free();
+  invalid.value.filter.free();
+});

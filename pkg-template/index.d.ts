@@ -174,7 +174,21 @@ export declare const ABF1_HEADER_LENGTH: number;
  * const { catalogVersion, filter } = loaded.value;
  * ```
  */
-export declare function loadSnapshot(bytes: Uint8Array): SnapshotResult;
+export declare function loadSnapshot(bytes: Uint8Array, meta?: SnapshotMeta): SnapshotResult;
+
+/**
+ * Facts about where a snapshot came from, copied onto the loaded snapshot.
+ * `lastModified` drives `artifact_bloom.snapshot.age_seconds`: pass the
+ * file's mtime when loading from disk (`fetchSnapshot` fills it from the
+ * Last-Modified header).
+ *
+ * @example
+ * ```ts
+ * const { mtime } = await stat(path);
+ * const loaded = loadSnapshot(new Uint8Array(await readFile(path)), { lastModified: mtime, source: path });
+ * ```
+ */
+export type SnapshotMeta = Readonly<{ lastModified?: Date; etag?: string; source?: string }>;
 
 /** Load steps 1–5 only: what a (possibly corrupted) file's header claims. */
 export declare function readSnapshotHeader(

@@ -34,13 +34,20 @@ function coded(call) {
 }
 
 /** `{ catalogVersion, filter, header }` from the raw `{ header, filter }`. */
-function toSnapshot(raw, meta = {}) {
-  return Object.freeze({
+function toSnapshot(raw, meta) {
+  const snapshot = {
     catalogVersion: raw.header.catalogVersion,
     filter: ArtifactBloomFilter._wrap(raw.filter),
     header: Object.freeze(raw.header),
-    ...meta,
-  });
+  };
+  // Only the documented facts are copied: nothing in `meta` can override
+  // what the checksummed file says (catalogVersion, filter, header).
+  if (meta?.lastModified instanceof Date && !Number.isNaN(meta.lastModified.getTime())) {
+    snapshot.lastModified = meta.lastModified;
+  }
+  if (typeof meta?.etag === "string") snapshot.etag = meta.etag;
+  if (typeof meta?.source === "string") snapshot.source = meta.source;
+  return Object.freeze(snapshot);
 }
 
 // A native SHA-256 (node:crypto), registered by the Node entry point. The
