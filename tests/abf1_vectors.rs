@@ -189,3 +189,41 @@ fn empty_snapshot_answers_absent() {
         .filter
         .might_contain(&sha256(format!("x{i}").as_bytes()))));
 }
+
+/// SHA-256 of bytes [0, 64) and [96, end): what a caller hashing on its own
+/// (Node's node:crypto) hands to `finish_with_checksum`.
+fn external_checksum(bytes: &[u8]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes[..bytes.len().min(64)]);
+    if bytes.len() > 96 {
+        hasher.update(&bytes[96..]);
+    }
+    hasher.finalize().into()
+}
+
+#[test]
+fn external_checksum_streaming_agrees_with_decode_for_every_vector() {
+    for entry in manifest_files() {
+        let name = entry["file"].as_str().unwrap();
+        let bytes = read_vector(name);
+        let expected = outcome(&abf1::decode(&bytes));
+        for chunk in [1usize, 7, 4096] {
+            let mut decoder = StreamDecoder::with_external_checksum();
+            let pushed = bytes.chunks(chunk).try_for_each(|piece| decoder.push(piece));
+            let result = pushed.and_then(|()| decoder.finish_with_checksum(external_checksum(&bytes)));
+            assert_eq!(outcome(&result), expected, "{name} in chunks of {chunk}");
+        }
+    }
+}
+
+#[test]
+fn an_unverified_external_stream_is_never_accepted() {
+    let bytes = read_vector("small-v42.abf1");
+    let mut decoder = StreamDecoder::with_external_checksum();
+    decoder.push(&bytes).unwrap();
+    // finish() without the caller's checksum: nothing was verified.
+    assert_eq!(decoder.finish().err(), Some(LoadError::ChecksumMismatch));
+    let mut decoder = StreamDecoder::with_external_checksum();
+    decoder.push(&bytes).unwrap();
+    assert_eq!(decoder.finish_with_checksum([0; 32]).err(), Some(LoadError::ChecksumMismatch));
+}

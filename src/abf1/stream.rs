@@ -26,6 +26,9 @@ pub struct StreamDecoder {
     /// The first error, replayed on every later call.
     failure: Option<LoadError>,
     stage: Stage,
+    /// False when the caller computes step 8's SHA-256 itself (Node hashes
+    /// with node:crypto) and hands it to [`StreamDecoder::finish_with_checksum`].
+    hash_internally: bool,
 }
 
 enum Stage {
@@ -53,7 +56,16 @@ impl StreamDecoder {
                 buf: [0; HEADER_LENGTH],
                 filled: 0,
             },
+            hash_internally: true,
         }
+    }
+
+    /// A decoder that does not hash: the caller computes the SHA-256 of
+    /// bytes [0, 64) and [96, end) and passes it to
+    /// [`StreamDecoder::finish_with_checksum`]; the comparison stays here.
+    /// `finish()` on such a decoder is `checksumMismatch` (nothing verified).
+    pub fn with_external_checksum() -> Self {
+        StreamDecoder { hash_internally: false, ..Self::new() }
     }
 
     /// Accepts the next chunk (any size, empty too). Fails as soon as the
@@ -97,6 +109,17 @@ impl StreamDecoder {
     /// Ends the input: `truncated` if bytes are missing, else the checksum
     /// step, then the snapshot.
     pub fn finish(self) -> Result<Snapshot, LoadError> {
+        self.finish_inner(None)
+    }
+
+    /// `finish` for a decoder made by [`StreamDecoder::with_external_checksum`]:
+    /// `computed` is the caller's SHA-256 of bytes [0, 64) and [96, end). A
+    /// decoder that hashed internally ignores it and uses its own.
+    pub fn finish_with_checksum(self, computed: [u8; CHECKSUM_LENGTH]) -> Result<Snapshot, LoadError> {
+        self.finish_inner(Some(computed))
+    }
+
+    fn finish_inner(self, external: Option<[u8; CHECKSUM_LENGTH]>) -> Result<Snapshot, LoadError> {
         if let Some(error) = self.failure {
             return Err(error);
         }
@@ -112,7 +135,9 @@ impl StreamDecoder {
                         got: self.received,
                     });
                 }
-                let (computed, words) = sink.finish();
+                let (internal, words) = sink.finish();
+                // Nothing verified (no hash at all) is a mismatch, never a pass.
+                let computed = internal.or(external).ok_or(LoadError::ChecksumMismatch)?;
                 verify_checksum(&header, computed)?;
                 Ok(assemble(header, BitArray::from_words(words)))
             }
@@ -133,7 +158,8 @@ impl StreamDecoder {
             }
             let buf = *buf;
             let header = parse_header(&buf)?;
-            let sink = PayloadSink::new(&header, &buf[..CHECKSUMMED_HEADER_LENGTH])?;
+            let hashed_header = &buf[..CHECKSUMMED_HEADER_LENGTH];
+            let sink = PayloadSink::new(&header, self.hash_internally.then_some(hashed_header))?;
             self.stage = Stage::Payload { header, sink };
         }
         if let Stage::Payload { header, sink } = &mut self.stage {
@@ -151,7 +177,8 @@ impl StreamDecoder {
 
 /// Receives the payload: hashes it and packs it into little-endian words.
 struct PayloadSink {
-    hasher: Sha256,
+    /// `None` when the caller hashes (see `with_external_checksum`).
+    hasher: Option<Sha256>,
     /// Allocated once at full capacity; pushes never exceed it.
     words: Vec<u64>,
     /// The bytes of a word split across chunks.
@@ -164,7 +191,7 @@ struct PayloadSink {
 impl PayloadSink {
     /// Called only with a header that passed step 5, so `payloadLength` is
     /// `bitCount / 8` ≤ 2^27 bytes and a multiple of 8.
-    fn new(header: &Header, hashed_header: &[u8]) -> Result<Self, LoadError> {
+    fn new(header: &Header, hashed_header: Option<&[u8]>) -> Result<Self, LoadError> {
         let word_count =
             usize::try_from(header.bit_count / 64).map_err(|_| LoadError::InvalidHeader {
                 field: "bitCount",
@@ -173,8 +200,11 @@ impl PayloadSink {
                     header.bit_count
                 ),
             })?;
-        let mut hasher = Sha256::new();
-        hasher.update(hashed_header);
+        let hasher = hashed_header.map(|bytes| {
+            let mut hasher = Sha256::new();
+            hasher.update(bytes);
+            hasher
+        });
         Ok(PayloadSink {
             hasher,
             words: Vec::with_capacity(word_count),
@@ -191,7 +221,9 @@ impl PayloadSink {
         let missing = self.expected.saturating_sub(self.received);
         let take = usize::try_from(missing).map_or(chunk.len(), |missing| missing.min(chunk.len()));
         let (mut mine, excess) = chunk.split_at(take);
-        crate::hashing::update_in_pieces(&mut self.hasher, mine);
+        if let Some(hasher) = &mut self.hasher {
+            crate::hashing::update_in_pieces(hasher, mine);
+        }
         self.received += take as u64;
 
         // Complete a word begun by an earlier chunk.
@@ -228,7 +260,7 @@ impl PayloadSink {
 
     /// The SHA-256 and the words. Called only when every byte arrived, so no
     /// partial word is pending (the length is a multiple of 8).
-    fn finish(self) -> ([u8; CHECKSUM_LENGTH], Vec<u64>) {
-        (self.hasher.finalize().into(), self.words)
+    fn finish(self) -> (Option<[u8; CHECKSUM_LENGTH]>, Vec<u64>) {
+        (self.hasher.map(|hasher| hasher.finalize().into()), self.words)
     }
 }

@@ -99,6 +99,13 @@ impl RawSnapshotDecoder {
         RawSnapshotDecoder { inner: Some(StreamDecoder::new()) }
     }
 
+    /// A decoder whose caller hashes (Node: node:crypto) and passes step 8's
+    /// SHA-256 to `finishWithChecksum`.
+    #[wasm_bindgen(js_name = withExternalChecksum)]
+    pub fn with_external_checksum() -> RawSnapshotDecoder {
+        RawSnapshotDecoder { inner: Some(StreamDecoder::with_external_checksum()) }
+    }
+
     /// Feeds a chunk; a coded error as soon as the input is known bad.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         self.inner.as_mut().ok_or_else(finished)?.push(chunk).map_err(load_error)
@@ -126,5 +133,14 @@ impl RawSnapshotDecoder {
     /// Completes the load: `{ header, filter }` or a coded error.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         snapshot_value(self.inner.take().ok_or_else(finished)?.finish().map_err(load_error)?)
+    }
+
+    /// `finish` with the caller's SHA-256 of bytes [0, 64) and [96, end).
+    #[wasm_bindgen(js_name = finishWithChecksum)]
+    pub fn finish_with_checksum(&mut self, sha256: &[u8]) -> Result<JsValue, JsValue> {
+        let computed: [u8; abf1::CHECKSUM_LENGTH] =
+            sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
+        let decoder = self.inner.take().ok_or_else(finished)?;
+        snapshot_value(decoder.finish_with_checksum(computed).map_err(load_error)?)
     }
 }
