@@ -67,7 +67,8 @@ mod tests {
         assert_eq!(f64_text(0.25), "2.5e-1");
         assert_eq!(f64_text(1.5), "1.5");
         assert_eq!(f64_text(123456.75), "1.2345675e5");
-        assert_eq!(f64_text(9.999999999999999e22), "1e23");
+        assert_eq!(f64_text(9.99999999999e22), "9.99999999999e22");
+        assert_eq!(f64_text(9.9999999999999e22), "1e23");
         assert_eq!(f64_text(f64::MIN_POSITIVE), "2.22507385851e-308");
     }
 }
