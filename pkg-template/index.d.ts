@@ -198,6 +198,9 @@ export declare function readSnapshotHeader(
 /**
  * Encodes a filter and its catalog version as ABF1 bytes.
  * @throws {RangeError} when catalogVersion is not an integer in 0..2^53−1.
+ * @throws {Error} with `code: "invalidFilter"` when the filter could not be
+ *   loaded back — e.g. a `union` whose summed insertedItemCount exceeds
+ *   expectedItemCount (ABF1 requires inserted ≤ expected).
  */
 export declare function encodeSnapshot(filter: ArtifactBloomFilter, options: { catalogVersion: number }): Uint8Array;
 
@@ -208,6 +211,8 @@ export type SnapshotStreamOptions = {
   onProgress?: (progress: { bytes: number; total: number | undefined }) => void;
   /** Aborting rejects the load with the signal's reason. */
   signal?: AbortSignal;
+  /** Copied onto the snapshot (e.g. the file's mtime as `lastModified`). */
+  meta?: SnapshotMeta;
 };
 
 /**
@@ -318,9 +323,10 @@ export type ArtifactExistenceServiceOptions = Readonly<{
 
 /**
  * `metrics()`: the seed's metric names, plus three ratios. Counters are this
- * service's queries since it was created; a query that threw on validation
- * or abort counts nothing, and a repository error counts the maybe but no
- * false positive. Batch queries count per digest.
+ * service's queries since it was created; a query that threw on validation,
+ * or was aborted before it started, counts nothing. Once the filter answered,
+ * the answer is counted: a repository error or an abort during the lookup
+ * counts the maybe but no false positive. Batch queries count per digest.
  *
  * @example
  * ```ts
@@ -469,6 +475,13 @@ export type SnapshotPollingOptions = Readonly<{
   /** Refuse snapshots larger than this (`tooLarge` failure). */
   maxBytes?: number;
   /** Called after each completed poll. */
+  /**
+   * Free a snapshot that polling loaded once a newer one replaced it, this
+   * many milliseconds later (long enough for calls that started on it to
+   * finish). Default: never — the FinalizationRegistry frees it when the GC
+   * collects it, which can lag far behind wasm memory growth.
+   */
+  freeReplacedAfterMs?: number;
   onRefresh?: (result: SnapshotRefreshResult) => void;
 }>;
 

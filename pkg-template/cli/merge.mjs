@@ -1,10 +1,10 @@
 // `artifact-bloom merge`: OR-merge partial snapshots (built over digest
 // shards with the same layout) into one snapshot, replaced atomically.
-import { randomBytes } from "node:crypto";
-import { open, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "../node.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, parseCommand } from "./common.mjs";
+import { replaceSnapshotFile } from "./replace.mjs";
 
 export const HELP = `Usage: artifact-bloom merge A.abf1 B.abf1 [...] --catalog-version V --out OUT
 
@@ -34,10 +34,12 @@ export async function merge(argv) {
   let merged;
   for (const path of inputs) {
     const bytes = await readFile(path).catch((error) => {
+      merged?.free();
       throw new UsageError(`cannot read ${path}: ${error.message}`);
     });
     const loaded = loadSnapshot(new Uint8Array(bytes));
     if (loaded.kind === "failure") {
+      merged?.free();
       process.stderr.write(`merge: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
       return EXIT_PROBLEMS;
     }
@@ -63,22 +65,13 @@ export async function merge(argv) {
   } finally {
     merged.free();
   }
-  const temporary = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  try {
-    const handle = await open(temporary, "wx", 0o644);
-    try {
-      await handle.write(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    const check = loadSnapshot(new Uint8Array(await readFile(temporary)));
-    if (check.kind === "failure") throw new Error(`the merged snapshot does not reload: ${check.error}`);
-    check.value.filter.free();
-    await rename(temporary, out);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+  const problem = await replaceSnapshotFile(out, bytes, (reloaded) =>
+    reloaded.catalogVersion === catalogVersion
+      ? undefined
+      : `the merged snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`);
+  if (problem !== undefined) {
+    process.stderr.write(`merge: ${problem}\n`);
+    return EXIT_PROBLEMS;
   }
   process.stdout.write(`merged ${inputs.length} snapshots into ${out} (catalogVersion ${catalogVersion}, ${bytes.byteLength} bytes)\n`);
   return EXIT_OK;

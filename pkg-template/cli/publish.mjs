@@ -1,16 +1,14 @@
 // `artifact-bloom publish`: build an ABF1 snapshot from a digest list and
 // replace the previous one atomically. The sequence is the seed's Snapshot
 // Publisher: complete the new filter → validate it → replace.
-import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, loadSnapshot } from "../node.mjs";
+import { resolve } from "node:path";
+import { ArtifactBloomFilter, dedupePacked, encodeSnapshot } from "../node.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
+import { replaceSnapshotFile } from "./replace.mjs";
 
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]
@@ -39,35 +37,6 @@ snapshot untouched (at worst a stray .PATH.tmp-* file remains).
 
 Exit codes: 0 published, 1 the written snapshot failed its check,
 2 bad arguments or input (capacityExceeded, invalidFalsePositiveRate, ...).`;
-
-const WRITE_CHUNK = 64 * 1024;
-
-/** Writes, fsyncs and closes a new file (never an existing one: flag wx). */
-async function writeDurably(path, bytes) {
-  const handle = await open(path, "wx", 0o644);
-  try {
-    // Test hook: a per-chunk delay widens the window in which the crash-safety
-    // tests kill the process mid-write. Unset in normal use.
-    const delay = Number(process.env.ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS ?? 0);
-    for (let offset = 0; offset < bytes.byteLength; offset += WRITE_CHUNK) {
-      await handle.write(bytes, offset, Math.min(WRITE_CHUNK, bytes.byteLength - offset));
-      if (delay > 0) await sleep(delay);
-    }
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Makes the rename itself durable. */
-async function syncDirectory(directory) {
-  const handle = await open(directory, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 export async function publish(argv) {
   const parsed = parseCommand(argv, {
@@ -116,35 +85,17 @@ export async function publish(argv) {
   const filter = built.value;
   const bytes = encodeSnapshot(filter, { catalogVersion });
 
-  const temporary = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const cleanup = () => rm(temporary, { force: true });
-  const onSignal = (signal) => {
-    cleanup().finally(() => process.kill(process.pid, signal));
-  };
-  process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
-  try {
-    await writeDurably(temporary, bytes);
-    // Validate what is on disk, not what is in memory.
-    const reloaded = loadSnapshot(new Uint8Array(await readFile(temporary)));
-    if (reloaded.kind === "failure") {
-      process.stderr.write(`publish: the written snapshot does not load: ${reloaded.error}: ${reloaded.message}\n`);
-      await cleanup();
-      return EXIT_PROBLEMS;
+  const problem = await replaceSnapshotFile(out, bytes, (reloaded) => {
+    if (reloaded.catalogVersion !== catalogVersion) {
+      return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
     }
-    const maybe = reloaded.value.filter.countMaybe(unique);
-    reloaded.value.filter.free();
-    if (maybe !== uniqueCount || reloaded.value.catalogVersion !== catalogVersion) {
-      process.stderr.write(`publish: the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"\n`);
-      await cleanup();
-      return EXIT_PROBLEMS;
-    }
-    await rename(temporary, out);
-    await syncDirectory(dirname(out));
-  } catch (error) {
-    await cleanup();
-    throw error;
-  } finally {
-    process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
+    const maybe = reloaded.filter.countMaybe(unique);
+    return maybe === uniqueCount ? undefined : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
+  });
+  if (problem !== undefined) {
+    process.stderr.write(`publish: ${problem}\n`);
+    filter.free();
+    return EXIT_PROBLEMS;
   }
 
   const summary = {

@@ -28,7 +28,9 @@ Serves, on 127.0.0.1 by default (loopback only):
 
   --snapshot PATH        the ABF1 file to serve
   --catalog PATH         the exact digest list (64 hex digits per line)
-  --catalog-version V    version of that list (default: the snapshot header's)
+  --catalog-version V    version of that list (default: the current snapshot
+                         header's; both files are re-read when they change —
+                         replace the catalog list first, then the snapshot)
   --port N               0 picks a free port (default 8080)
   --host H               listen address (default 127.0.0.1)
   --www DIR              the page to serve at / (default: the page shipped in the package)
@@ -61,6 +63,33 @@ function snapshotFile(path) {
   };
 }
 
+/** The snapshot header's catalogVersion (cached per file), or undefined if it does not load. */
+function versionOf(file) {
+  if (!("version" in file)) {
+    const header = readSnapshotHeader(new Uint8Array(file.bytes));
+    file.version = header.kind === "success" ? header.value.catalogVersion : undefined;
+  }
+  return file.version;
+}
+
+/** The catalog's exact digest set, re-read whenever the file's identity changes. */
+function catalogFile(path) {
+  let cached;
+  return async () => {
+    const info = await stat(path);
+    const identity = `${info.ino}:${info.size}:${info.mtimeMs}`;
+    if (cached?.identity !== identity) {
+      const { packed } = await readHexDigests(createReadStream(path));
+      const present = new Set();
+      for (let offset = 0; offset < packed.byteLength; offset += 32) {
+        present.add(Buffer.from(packed.subarray(offset, offset + 32)).toString("hex"));
+      }
+      cached = { identity, present };
+    }
+    return cached.present;
+  };
+}
+
 /** Resolves a URL path inside `root`, or undefined when it would escape it. */
 function inside(root, urlPath) {
   const full = normalize(join(root, decodeURIComponent(urlPath)));
@@ -85,18 +114,22 @@ async function readBody(request, limit) {
 export async function startServer({ snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www }) {
   const readSnapshot = snapshotFile(resolve(snapshot));
   const first = await readSnapshot();
-  if (catalogVersion === undefined) {
+  const fixedVersion = catalogVersion;
+  if (fixedVersion === undefined && versionOf(first) === undefined) {
     const header = readSnapshotHeader(new Uint8Array(first.bytes));
-    if (header.kind === "failure") {
-      throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${header.error})`);
-    }
-    catalogVersion = header.value.catalogVersion;
+    throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${header.error})`);
   }
-  const { packed } = await readHexDigests(createReadStream(catalog));
-  const present = new Set();
-  for (let offset = 0; offset < packed.byteLength; offset += 32) {
-    present.add(Buffer.from(packed.subarray(offset, offset + 32)).toString("hex"));
-  }
+  // The version the existence API answers for: fixed by the flag, else the
+  // current snapshot's (so a republished snapshot and its catalog list are
+  // picked up together; replace the catalog file first, then the snapshot).
+  let lastVersion = fixedVersion ?? versionOf(first);
+  const currentVersion = async () => {
+    if (fixedVersion !== undefined) return fixedVersion;
+    lastVersion = versionOf(await readSnapshot()) ?? lastVersion;
+    return lastVersion;
+  };
+  const readCatalog = catalogFile(resolve(catalog));
+  await readCatalog();
   const wwwRoot = resolve(www ?? join(PACKAGE_DIR, "www"));
   const stats = { snapshotRequests: 0, existenceRequests: 0, findMissingRequests: 0, digestsAsked: 0, byDigest: {} };
 
@@ -124,6 +157,7 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
         if (!isHexDigest(hex)) return json(response, 400, { error: "invalidDigest", message: "expected 64 hex digits" });
         stats.digestsAsked += 1;
         stats.byDigest[hex] = (stats.byDigest[hex] ?? 0) + 1;
+        const [catalogVersion, present] = [await currentVersion(), await readCatalog()];
         const askedText = url.searchParams.get("catalogVersion") ?? "";
         // Digits only: Number("") would read a missing version as 0.
         if (!/^\d+$/.test(askedText) || Number(askedText) !== catalogVersion) {
@@ -138,6 +172,7 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
         stats.findMissingRequests += 1;
         const body = JSON.parse(await readBody(request, 64 * 1024 * 1024));
         const digests = Array.isArray(body) ? body : body?.digests;
+        const [catalogVersion, present] = [await currentVersion(), await readCatalog()];
         const asked = Array.isArray(body) ? catalogVersion : body?.catalogVersion;
         if (!Array.isArray(digests) || !digests.every((d) => typeof d === "string" && isHexDigest(d))) {
           return json(response, 400, { error: "invalidDigest", message: "expected a list of 64-hex-digit digests" });
@@ -149,10 +184,15 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
         for (const d of digests) stats.byDigest[d.toLowerCase()] = (stats.byDigest[d.toLowerCase()] ?? 0) + 1;
         return json(response, 200, { catalogVersion, missing: digests.filter((d) => !present.has(d.toLowerCase())) });
       }
-      if (path === "/stats" && request.method === "GET") return json(response, 200, { catalogVersion, ...stats });
+      if (path === "/stats" && request.method === "GET") return json(response, 200, { catalogVersion: await currentVersion(), ...stats });
       if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "method not allowed");
       const [root, rest] = path.startsWith("/pkg/") ? [PACKAGE_DIR, path.slice(5)] : [wwwRoot, path === "/" ? "index.html" : path];
-      const file = inside(root, rest);
+      let file;
+      try {
+        file = inside(root, rest);
+      } catch {
+        return send(response, 400, "bad path"); // a malformed %-escape
+      }
       if (file === undefined) return send(response, 404, "not found");
       const body = await readFile(file).catch(() => undefined);
       if (body === undefined) return send(response, 404, "not found");
@@ -169,7 +209,7 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}/`,
-    catalogVersion,
+    catalogVersion: lastVersion,
     stats,
     close: () => new Promise((done) => { server.closeAllConnections?.(); server.close(() => done()); }),
   };

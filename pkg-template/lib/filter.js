@@ -85,9 +85,10 @@ export class ArtifactBloomFilter extends WasmResource {
   }
 
   static create(digests, spec) {
-    if (!Array.isArray(digests)) return failure("invalidDigest");
+    // The reference's order: the spec first, then the digests.
     const specError = validateSpec(spec) ?? layoutError(spec);
     if (specError !== undefined) return failure(specError);
+    if (!Array.isArray(digests)) return failure("invalidDigest");
     if (digests.length > spec.expectedItemCount) return failure("capacityExceeded");
     // Pack once in JS so the build is a single crossing into wasm.
     const packed = new Uint8Array(digests.length * DIGEST_LENGTH);
@@ -100,9 +101,11 @@ export class ArtifactBloomFilter extends WasmResource {
   }
 
   static createPacked(packed, spec) {
-    if (!isUint8Array(packed)) return failure("invalidDigest");
-    const specError = validateSpec(spec) ?? layoutError(spec);
+    // The JS checks cover what wasm cannot see (the types); wasm then checks
+    // spec → capacity → length in the reference's order.
+    const specError = validateSpec(spec);
     if (specError !== undefined) return failure(specError);
+    if (!isUint8Array(packed)) return failure(layoutError(spec) ?? "invalidDigest");
     return fromPacked(packed, spec);
   }
 

@@ -11,7 +11,7 @@
 import { describe, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { adoptSnapshot } from "./metrics.js";
-import { fetchSnapshot } from "./snapshot.js";
+import { checkStreamOptions, fetchSnapshot } from "./snapshot.js";
 
 /**
  * Throws unless `snapshot` is `{ catalogVersion, filter }` with a safe-integer
@@ -53,6 +53,8 @@ export class SnapshotHolder {
   #notModifiedCount = 0;
   #lastFailure;
   #polling;
+  // Snapshots that polling loaded itself (no caller holds them but the holder).
+  #owned = new WeakSet();
 
   constructor(initialSnapshot, options = {}) {
     validateSnapshot(initialSnapshot, "initialSnapshot");
@@ -124,7 +126,7 @@ export class SnapshotHolder {
   // `owned`: the holder loaded the snapshot itself (polling), so nobody else
   // can hold a snapshot it declines, and it frees it. `signal`: a throw after
   // this signal aborted is the holder's own stop, not a load failure.
-  async #refresh(loader, { owned, signal }) {
+  async #refresh(loader, { owned, signal, freeReplacedAfterMs }) {
     let result;
     try {
       result = await loader(this.#snapshot);
@@ -144,21 +146,40 @@ export class SnapshotHolder {
       return this.#failed("invalidLoadResult", `the loader must return a snapshot load result, got ${describe(result)}`);
     }
     const snapshot = result.value;
+    // A snapshot the holder loaded itself and then declines has no other
+    // owner: free it on every path that does not put it in service.
+    const decline = () => {
+      if (owned && snapshot?.filter instanceof ArtifactBloomFilter && snapshot.filter !== this.#snapshot.filter) {
+        snapshot.filter.free();
+      }
+    };
     try {
       validateSnapshot(snapshot, "loaded snapshot");
     } catch (error) {
+      decline();
       return this.#failed("invalidSnapshot", error.message);
     }
     if (!this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
       // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
       this.#staleCount += 1;
-      if (owned && snapshot.filter !== this.#snapshot.filter) snapshot.filter.free();
+      decline();
       return { replaced: false, outcome: "stale" };
     }
+    let previous;
     try {
-      this.replace(snapshot);
+      previous = this.replace(snapshot);
     } catch (error) {
+      decline();
       return this.#failed("invalidSnapshot", error.message);
+    }
+    if (owned) this.#owned.add(snapshot);
+    // Opt-in (polling): free a replaced snapshot that polling itself loaded,
+    // once calls that started on it have had time to finish. Without it the
+    // FinalizationRegistry frees it, whenever the GC gets to it.
+    if (freeReplacedAfterMs !== undefined && this.#owned.has(previous)) {
+      this.#owned.delete(previous);
+      const timer = setTimeout(() => previous.filter.free(), freeReplacedAfterMs);
+      timer?.unref?.();
     }
     return { replaced: true, outcome: "replaced" };
   }
@@ -217,7 +238,17 @@ export class SnapshotHolder {
     if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
       throw typeError("url", "a string or URL", url);
     }
-    const { intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh } = options ?? {};
+    const { intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh, freeReplacedAfterMs } = options ?? {};
+    // The same checks fetchSnapshot makes, up front: a bad option must fail
+    // here, not as a download-then-fail on every poll.
+    checkStreamOptions({ maxBytes });
+    if (headers !== undefined && (headers === null || typeof headers !== "object")) {
+      throw typeError("headers", "an object of header strings", headers);
+    }
+    if (freeReplacedAfterMs !== undefined
+      && (typeof freeReplacedAfterMs !== "number" || !Number.isFinite(freeReplacedAfterMs) || freeReplacedAfterMs < 0)) {
+      throw rangeError("freeReplacedAfterMs", "a non-negative number of milliseconds", freeReplacedAfterMs);
+    }
     if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs <= 0) {
       throw rangeError("intervalMs", "a positive number of milliseconds", intervalMs);
     }
@@ -248,7 +279,7 @@ export class SnapshotHolder {
     const tick = async () => {
       session.timer = undefined;
       try {
-        const outcome = await this.#refresh(load, { owned: true, signal: controller.signal });
+        const outcome = await this.#refresh(load, { owned: true, signal: controller.signal, freeReplacedAfterMs });
         if (controller.signal.aborted) return;
         onRefresh?.(outcome);
       } catch (error) {

@@ -76,8 +76,14 @@ export class HttpArtifactRepository {
       signal,
     });
     if (!response.ok) throw new Error(`POST ${url} answered ${response.status} ${response.statusText}`);
-    const { missing } = await response.json();
-    const absent = new Set(missing);
+    const body = await response.json();
+    // A malformed answer must never read as "everything exists": that would
+    // skip uploads of blobs the repository lacks.
+    if (body?.catalogVersion !== catalogVersion || !Array.isArray(body.missing)
+      || !body.missing.every((hex) => typeof hex === "string")) {
+      throw new Error(`POST ${url} answered a malformed body (expected { catalogVersion: ${catalogVersion}, missing: [hex…] })`);
+    }
+    const absent = new Set(body.missing.map((hex) => hex.toLowerCase()));
     return hexes.map((hex) => !absent.has(hex));
   }
 }

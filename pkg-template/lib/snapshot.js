@@ -78,6 +78,18 @@ function prehash(bytes) {
 /** Loads a complete ABF1 file from memory. */
 export function loadSnapshot(bytes, meta) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
+  // Steps 1–5 from the first 96 bytes alone: a bad header — or a buffer far
+  // longer than its header declares — is decided without hashing or copying
+  // the whole input into wasm memory (which never shrinks again).
+  const header = coded(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)));
+  if (header.kind === "failure") return header;
+  const total = ABF1_HEADER_LENGTH + header.value.payloadLength;
+  if (bytes.byteLength > total) {
+    return loadFailure(
+      "lengthMismatch",
+      `the snapshot must be exactly ${total} bytes (96-byte header + payloadLength), got ${bytes.byteLength}`,
+    );
+  }
   const digest = prehash(bytes);
   const result = coded(() => (digest === undefined ? decodeSnapshot(bytes) : decodeSnapshotPrehashed(bytes, digest)));
   return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
@@ -89,7 +101,7 @@ export function loadSnapshot(bytes, meta) {
  */
 export function readSnapshotHeader(bytes) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
-  return coded(() => Object.freeze(parseSnapshotHeader(bytes)));
+  return coded(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))));
 }
 
 /** Encodes a filter and its catalog version as ABF1 bytes. */
@@ -178,6 +190,20 @@ function hashCovered(hasher, chunk, offset) {
 }
 
 /**
+ * The stream options' checks, shared with fetchSnapshot (which must refuse
+ * bad options before it sends a request) and SnapshotHolder.startPolling.
+ */
+export function checkStreamOptions(options) {
+  const { maxBytes = Infinity, onProgress } = options ?? {};
+  if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
+    throw rangeError("maxBytes", "a non-negative number", maxBytes);
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw typeError("onProgress", "a function", onProgress);
+  }
+}
+
+/**
  * Loads an ABF1 file as it arrives. Bad headers are rejected as soon as 96
  * bytes are in; the payload is reserved once; the checksum is computed
  * incrementally. Options: `maxBytes` (refuse larger files: `tooLarge`),
@@ -185,12 +211,7 @@ function hashCovered(hasher, chunk, offset) {
  */
 export async function loadSnapshotStream(source, options = {}) {
   const { maxBytes = Infinity, onProgress, signal, meta } = options ?? {};
-  if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
-    throw rangeError("maxBytes", "a non-negative number", maxBytes);
-  }
-  if (onProgress !== undefined && typeof onProgress !== "function") {
-    throw typeError("onProgress", "a function", onProgress);
-  }
+  checkStreamOptions(options);
   signal?.throwIfAborted();
   const iterator = chunksOf(source);
   // In Node the checksum is hashed here with node:crypto (≈ 4× faster than
@@ -246,6 +267,8 @@ export async function fetchSnapshot(url, options = {}) {
   options ??= {};
   const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, signal } = options;
   if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
+  if (headers === null || typeof headers !== "object") throw typeError("headers", "an object of header strings", headers);
+  checkStreamOptions(options);
   const requestHeaders = { ...headers };
   if (etag) requestHeaders["If-None-Match"] = etag;
   const response = await fetchImpl(url, { headers: requestHeaders, signal });

@@ -3,7 +3,6 @@
 use super::error;
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
-use crate::probe::DIGEST_LENGTH;
 use wasm_bindgen::prelude::*;
 
 /// A spec from JS numbers: a count that is not a safe integer is invalid.
@@ -64,14 +63,6 @@ impl RawFilter {
         self.inner.might_contain_words(first, second)
     }
 
-    /// Answers for a digest passed by value (copied by the glue).
-    #[wasm_bindgen(js_name = mightContain)]
-    pub fn might_contain(&self, digest: &[u8]) -> Result<bool, JsValue> {
-        let digest: &[u8; DIGEST_LENGTH] =
-            digest.try_into().map_err(|_| error::digest_length("digest", digest.len()))?;
-        Ok(self.inner.might_contain(digest))
-    }
-
     /// One flag byte (1 = maybe, 0 = definitely absent) per packed digest.
     #[wasm_bindgen(js_name = mightContainMany)]
     pub fn might_contain_many(&self, packed: &[u8]) -> Result<Vec<u8>, JsValue> {
@@ -120,11 +111,6 @@ impl RawFilter {
     #[wasm_bindgen(js_name = fillRatio)]
     pub fn fill_ratio(&self) -> f64 {
         self.inner.fill_ratio()
-    }
-
-    #[wasm_bindgen(js_name = setBitCount)]
-    pub fn set_bit_count(&self) -> f64 {
-        self.inner.bits().count_ones() as f64
     }
 
     #[wasm_bindgen(js_name = serializeBits)]

@@ -111,23 +111,10 @@ impl RawSnapshotDecoder {
         self.inner.as_mut().ok_or_else(finished)?.push(chunk).map_err(load_error)
     }
 
-    /// The validated header once 96 bytes arrived, else `undefined`.
-    pub fn header(&self) -> Result<JsValue, JsValue> {
-        match self.inner.as_ref().and_then(StreamDecoder::header) {
-            Some(header) => header_value(header),
-            None => Ok(JsValue::UNDEFINED),
-        }
-    }
-
     /// `96 + payloadLength` once the header is known, else `undefined`.
     #[wasm_bindgen(js_name = totalLength)]
     pub fn total_length(&self) -> Option<f64> {
         self.inner.as_ref().and_then(StreamDecoder::total_length).map(|n| n as f64)
-    }
-
-    #[wasm_bindgen(js_name = bytesReceived)]
-    pub fn bytes_received(&self) -> f64 {
-        self.inner.as_ref().map_or(0.0, |d| d.bytes_received() as f64)
     }
 
     /// Completes the load: `{ header, filter }` or a coded error.

@@ -1,6 +1,6 @@
 //! Raw bindings of the other seed systems: the TLBF filter (seed 002), the
 //! mergeable CRDT filter and its deltas (seed 003), the scalable chain and the
-//! sizing helpers (seed 004). `pkg-template/lib/systems.js` wraps them and
+//! sizing helpers (seed 004). `pkg-template/lib/{tlbf,mergeable,scalable,sizing}.js` wraps them and
 //! does all JavaScript-value validation; this layer re-checks what it
 //! receives and turns every core error into `error::coded(code, message)`.
 //!
