@@ -44,23 +44,30 @@ const MIME = {
   ".png": "image/png", ".ico": "image/x-icon", ".ts": "text/plain; charset=utf-8", ".md": "text/plain; charset=utf-8",
 };
 
-/** The snapshot file, re-read whenever its identity (inode, size, mtime) changes. */
-function snapshotFile(path) {
+/**
+ * `load(path, info)` again whenever the file's identity (inode, size, mtime)
+ * changes — an atomic replace makes a new inode — else the cached value.
+ */
+function reloading(path, load) {
   let cached;
   return async () => {
     const info = await stat(path);
     const identity = `${info.ino}:${info.size}:${info.mtimeMs}`;
-    if (cached?.identity !== identity) {
-      const bytes = await readFile(path);
-      cached = {
-        identity,
-        bytes,
-        etag: `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`,
-        lastModified: info.mtime.toUTCString(),
-      };
-    }
-    return cached;
+    if (cached?.identity !== identity) cached = { identity, value: await load(path, info) };
+    return cached.value;
   };
+}
+
+/** The snapshot file: its bytes, an ETag and Last-Modified. */
+function snapshotFile(path) {
+  return reloading(path, async (file, info) => {
+    const bytes = await readFile(file);
+    return {
+      bytes,
+      etag: `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`,
+      lastModified: info.mtime.toUTCString(),
+    };
+  });
 }
 
 /** The snapshot header's catalogVersion (cached per file), or undefined if it does not load. */
@@ -72,22 +79,16 @@ function versionOf(file) {
   return file.version;
 }
 
-/** The catalog's exact digest set, re-read whenever the file's identity changes. */
+/** The catalog's exact digest set (hex strings). */
 function catalogFile(path) {
-  let cached;
-  return async () => {
-    const info = await stat(path);
-    const identity = `${info.ino}:${info.size}:${info.mtimeMs}`;
-    if (cached?.identity !== identity) {
-      const { packed } = await readHexDigests(createReadStream(path));
-      const present = new Set();
-      for (let offset = 0; offset < packed.byteLength; offset += 32) {
-        present.add(Buffer.from(packed.subarray(offset, offset + 32)).toString("hex"));
-      }
-      cached = { identity, present };
+  return reloading(path, async (file) => {
+    const { packed } = await readHexDigests(createReadStream(file));
+    const present = new Set();
+    for (let offset = 0; offset < packed.byteLength; offset += 32) {
+      present.add(Buffer.from(packed.subarray(offset, offset + 32)).toString("hex"));
     }
-    return cached.present;
-  };
+    return present;
+  });
 }
 
 /** Resolves a URL path inside `root`, or undefined when it would escape it. */
