@@ -1,5 +1,5 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
+import { alertFillRatio, fppFromFillRatio, loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
 
 export const HELP = `Usage: artifact-bloom inspect PATH [--json]
@@ -11,11 +11,6 @@ the target ((2p)^(1/k), the alert threshold), and the checksum verdict.
 Exit codes: 0 the snapshot loads, 1 it does not (the error code is printed;
 for a checksum or length problem the header it claims is still shown),
 2 bad arguments or an unreadable file.`;
-
-/** The fill ratio at which the modeled FPP fill^k reaches twice the target. */
-export function alertFillRatio(targetFpp, hashCount) {
-  return Math.min(1, (2 * targetFpp) ** (1 / hashCount));
-}
 
 export async function inspect(argv) {
   const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
@@ -33,9 +28,10 @@ export async function inspect(argv) {
       header,
       fillRatio,
       estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
-      fppFromFillRatio: fillRatio ** header.hashCount,
+      fppFromFillRatio: fppFromFillRatio(fillRatio, header.hashCount),
       targetFalsePositiveRate: header.targetFpp,
-      alertFillRatio: alertFillRatio(header.targetFpp, header.hashCount),
+      // Capped at 1: for p ≥ 0.5 the rate never reaches 2p.
+      alertFillRatio: Math.min(1, alertFillRatio(header.targetFpp, header.hashCount)),
     });
     report.alert = fillRatio >= report.alertFillRatio;
     filter.free();

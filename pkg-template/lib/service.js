@@ -121,8 +121,9 @@ export class ArtifactExistenceService {
    */
   async existsAsync(digest, signal) {
     checkSignal(signal);
-    if (!isDigest(digest)) throw digestError("digest", digest);
     const { catalogVersion, filter } = this.snapshot; // once, before any await
+    // mightContain throws the RangeError for a bad digest (never false), so
+    // the query path validates once.
     if (!filter.mightContain(digest)) {
       this.#negative += 1;
       return false;

@@ -12,7 +12,8 @@ import {
   encodeSnapshot as rawEncodeSnapshot,
   parseSnapshotHeader,
 } from "../artifact_bloom.js";
-import { codeOf, isUint8Array, rangeError, typeError } from "./errors.js";
+import { load } from "./checks.js";
+import { isUint8Array, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 
 /** Size of the fixed ABF1 header. */
@@ -22,16 +23,6 @@ function loadFailure(error, message) {
   return { kind: "failure", error, message };
 }
 
-/** Runs a raw call, turning a coded wasm error into a failure result. */
-function coded(call) {
-  try {
-    return { kind: "success", value: call() };
-  } catch (error) {
-    const code = codeOf(error);
-    if (code === undefined) throw error;
-    return loadFailure(code, error.message);
-  }
-}
 
 /** `{ catalogVersion, filter, header }` from the raw `{ header, filter }`. */
 function toSnapshot(raw, meta) {
@@ -81,7 +72,7 @@ export function loadSnapshot(bytes, meta) {
   // Steps 1–5 from the first 96 bytes alone: a bad header — or a buffer far
   // longer than its header declares — is decided without hashing or copying
   // the whole input into wasm memory (which never shrinks again).
-  const header = coded(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)));
+  const header = load(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)));
   if (header.kind === "failure") return header;
   const total = ABF1_HEADER_LENGTH + header.value.payloadLength;
   if (bytes.byteLength > total) {
@@ -91,7 +82,7 @@ export function loadSnapshot(bytes, meta) {
     );
   }
   const digest = prehash(bytes);
-  const result = coded(() => (digest === undefined ? decodeSnapshot(bytes) : decodeSnapshotPrehashed(bytes, digest)));
+  const result = load(() => (digest === undefined ? decodeSnapshot(bytes) : decodeSnapshotPrehashed(bytes, digest)));
   return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
 }
 
@@ -101,7 +92,7 @@ export function loadSnapshot(bytes, meta) {
  */
 export function readSnapshotHeader(bytes) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
-  return coded(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))));
+  return load(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))));
 }
 
 /** Encodes a filter and its catalog version as ABF1 bytes. */
@@ -235,7 +226,7 @@ export async function loadSnapshotStream(source, options = {}) {
       if (bytes + chunk.byteLength > maxBytes) {
         return loadFailure("tooLarge", `the snapshot exceeds maxBytes (${maxBytes}); ${bytes + chunk.byteLength} bytes arrived`);
       }
-      const pushed = coded(() => decoder.push(chunk));
+      const pushed = load(() => decoder.push(chunk));
       if (pushed.kind === "failure") return pushed;
       if (hasher !== undefined) hashCovered(hasher, chunk, bytes);
       bytes += chunk.byteLength;
@@ -246,7 +237,7 @@ export async function loadSnapshotStream(source, options = {}) {
       onProgress?.({ bytes, total });
     }
     finished = true;
-    const result = coded(() => (hasher === undefined ? decoder.finish() : decoder.finishWithChecksum(hasher.digest())));
+    const result = load(() => (hasher === undefined ? decoder.finish() : decoder.finishWithChecksum(hasher.digest())));
     return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
   } finally {
     decoder.free();
