@@ -6,7 +6,10 @@
 // The publish writes in 64 KiB chunks; ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS=20
 // (a hook in cli/publish.mjs) sleeps after each chunk, which stretches the
 // write of a 539 KB snapshot (300k digests, p = 0.001: 9 chunks) to ~200 ms,
-// so kills land mid-write often. Kill times come from a seeded PRNG, so a
+// so kills at random times land mid-write often; those runs accept either
+// outcome. The runs that must kill inside the write window do not race the
+// clock: ARTIFACT_BLOOM_TEST_STALL_AFTER_CHUNKS=N holds the writer after N
+// chunks until it is killed. Kill times and N come from a seeded PRNG, so a
 // failing schedule replays exactly.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -59,26 +62,38 @@ before(async () => {
 
 after(async () => { await dir.remove(); });
 
-/** Starts a v2 publish onto TARGET; resolves { exit: Promise<{code, signal}>, child }. */
-function startPublish() {
-  const child = spawn(process.execPath, [CLI, ...v2Args(at(TARGET))], { env: { ...process.env, ...ENV }, stdio: ["ignore", "ignore", "pipe"] });
+/**
+ * Starts a v2 publish onto TARGET; resolves { exit: Promise<{code, signal}>, child }.
+ * `extraEnv` adds test hooks (ARTIFACT_BLOOM_TEST_STALL_AFTER_CHUNKS).
+ */
+function startPublish(extraEnv = {}) {
+  const child = spawn(process.execPath, [CLI, ...v2Args(at(TARGET))], { env: { ...process.env, ...ENV, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk) => { stderr += chunk; });
   const exit = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, stderr })));
   return { child, exit };
 }
 
-/** Polls until a publish temp file for TARGET exists (the write has begun). */
-async function waitForTempFile(exit, limitMs = 10_000) {
+/**
+ * Polls until a publish temp file for TARGET holds at least `minBytes` (the
+ * write has begun, or reached the chunk where a stalled writer waits). The
+ * limit is generous: it only bounds a broken run, it never decides a pass.
+ */
+async function waitForTempFile(exit, minBytes = 0, limitMs = 60_000) {
   let exited = false;
   exit.then(() => { exited = true; });
   const deadline = performance.now() + limitMs;
   while (performance.now() < deadline && !exited) {
-    if ((await readdir(dir.path)).some((n) => isTempOf(n, TARGET))) return true;
+    for (const name of (await readdir(dir.path)).filter((n) => isTempOf(n, TARGET))) {
+      const size = await stat(at(name)).then((s) => s.size, () => -1);
+      if (size >= minBytes) return true;
+    }
     await sleep(2);
   }
   return false;
 }
+
+const WRITE_CHUNK = 64 * 1024; // cli/replace.mjs writes in chunks of this size
 
 /**
  * The invariant after any interruption: TARGET exists and is v1 byte for
@@ -130,14 +145,15 @@ describe("SIGKILL during publish never leaves a partial or missing snapshot", ()
     t.diagnostic(outcomes.join(", "));
   });
 
-  test("4 kills inside the write window (after the temp file appears) leave v1 and a partial temp file", async () => {
+  test("4 kills inside the write window (a writer stalled after 1–8 of 9 chunks) leave v1 and a partial temp file", async () => {
     const random = seededRandom(0xbeef);
     for (let run = 0; run < 4; run += 1) {
       await reset();
-      const { child, exit } = startPublish();
-      assert.equal(await waitForTempFile(exit), true, "the publish began writing");
-      // 9 chunks × 20 ms: 0–150 ms after the file appears is still mid-write.
-      await sleep(Math.round(random() * 150));
+      // The writer stops after `chunks` chunks until it is killed: the kill
+      // lands mid-write whatever the scheduler does.
+      const chunks = 1 + Math.floor(random() * 8);
+      const { child, exit } = startPublish({ ARTIFACT_BLOOM_TEST_STALL_AFTER_CHUNKS: String(chunks) });
+      assert.equal(await waitForTempFile(exit, chunks * WRITE_CHUNK), true, `the publish wrote ${chunks} chunks`);
       child.kill("SIGKILL");
       assert.equal((await exit).signal, "SIGKILL");
       const found = await checkTarget();
@@ -154,9 +170,8 @@ describe("SIGINT and SIGTERM during publish remove the temp file", () => {
   for (const signal of ["SIGINT", "SIGTERM"]) {
     test(`${signal} mid-write → v1 untouched, no temp file left, killed by ${signal}`, async () => {
       await reset();
-      const { child, exit } = startPublish();
-      assert.equal(await waitForTempFile(exit), true, "the publish began writing");
-      await sleep(30);
+      const { child, exit } = startPublish({ ARTIFACT_BLOOM_TEST_STALL_AFTER_CHUNKS: "3" });
+      assert.equal(await waitForTempFile(exit, 3 * WRITE_CHUNK), true, "the publish wrote 3 chunks and waits");
       child.kill(signal);
       const result = await exit;
       // The handler removes the temp file, then re-raises the signal so the

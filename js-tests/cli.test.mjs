@@ -254,7 +254,7 @@ describe("serve", () => {
     server = spawn(process.execPath, [CLI, "serve", "--snapshot", at("served.abf1"), "--catalog", at("served.txt"), "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     base = await new Promise((resolve, reject) => {
       let out = "";
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
       server.stdout.on("data", (chunk) => {
         out += chunk;
         const match = /listening on (http:\/\/\S+?)\/?\s/.exec(out);

@@ -68,7 +68,9 @@ test("polling with freeReplacedAfterMs frees the snapshot it replaced", async ()
     assert.equal(first.catalogVersion, 1);
     version = 2;
     while (holder.current().catalogVersion !== 2) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 20));
+    // The free is scheduled (freeReplacedAfterMs: 0): wait for it, bounded
+    // generously so a busy machine cannot fail the test, only a missing free.
+    for (let waited = 0; !first.filter.freed && waited < 30_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
     assert.equal(first.filter.freed, true, "the polled snapshot it replaced is freed");
     assert.equal(holder.current().filter.freed, false);
   } finally {

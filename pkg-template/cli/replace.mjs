@@ -14,11 +14,17 @@ const WRITE_CHUNK = 64 * 1024;
 async function writeDurably(path, bytes) {
   const handle = await open(path, "wx", 0o644);
   try {
-    // Test hook: a per-chunk delay widens the window in which the crash-safety
-    // tests kill the process mid-write. Unset in normal use.
+    // Test hooks, unset in normal use. A per-chunk delay widens the window in
+    // which the crash-safety tests kill the process at random times; a stall
+    // after N chunks holds the writer mid-write until it is killed, so the
+    // tests that must kill *inside* the write window never race the clock.
     const delay = Number(process.env.ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS ?? 0);
+    const stallAfter = Number(process.env.ARTIFACT_BLOOM_TEST_STALL_AFTER_CHUNKS ?? 0);
+    let chunks = 0;
     for (let offset = 0; offset < bytes.byteLength; offset += WRITE_CHUNK) {
       await handle.write(bytes, offset, Math.min(WRITE_CHUNK, bytes.byteLength - offset));
+      chunks += 1;
+      if (chunks === stallAfter) await new Promise(() => setInterval(() => {}, 60_000));
       if (delay > 0) await sleep(delay);
     }
     await handle.sync();
