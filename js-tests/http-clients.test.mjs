@@ -19,37 +19,12 @@ import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { HttpArtifactRepository, fetchSnapshot } from "artifact-bloom";
 import { readVector, sha256, withTimeout } from "./helpers/abf1.mjs";
+import { manualTimers } from "./helpers/timers.mjs";
 
 const GUARD_MS = 30_000;
 const VERSION = 7;
 const DIGEST = sha256("blob");
 const SNAPSHOT = readVector("members10k-v43.abf1");
-
-/** Timers the test fires by hand; `live` holds those neither fired nor cleared. */
-function manualTimers() {
-  const live = new Map();
-  const delays = [];
-  let nextId = 1;
-  return {
-    live,
-    delays,
-    setTimeout(callback, ms) {
-      const id = nextId++;
-      live.set(id, callback);
-      delays.push(ms);
-      return id;
-    },
-    clearTimeout(id) {
-      live.delete(id);
-    },
-    fireAll() {
-      for (const [id, callback] of [...live]) {
-        live.delete(id);
-        callback();
-      }
-    },
-  };
-}
 
 /** A fetch that never answers, but rejects with the signal's reason on abort (as fetch does). */
 function hangingFetch(seen = {}) {

@@ -58,11 +58,12 @@ export function checkTimeout(parameter, value, fallback) {
  */
 export function checkTimers(value) {
   if (value === undefined) return globalTimers;
-  if (value === null || typeof value !== "object"
-    || typeof value.setTimeout !== "function" || typeof value.clearTimeout !== "function") {
+  const timers = /** @type {Partial<Timers> | null} */ (value);
+  if (timers === null || typeof timers !== "object"
+    || typeof timers.setTimeout !== "function" || typeof timers.clearTimeout !== "function") {
     throw typeError("timers", "an object { setTimeout, clearTimeout }", value);
   }
-  return /** @type {Timers} */ (value);
+  return /** @type {Timers} */ (timers);
 }
 
 /**

@@ -94,7 +94,7 @@ export function httpError(status, code, message) {
  */
 export function timeoutError(what, timeoutMs) {
   const error = Object.assign(new Error(`${what}: no answer within ${timeoutMs} ms (timeoutMs)`), {
-    code: "timeout",
+    code: /** @type {const} */ ("timeout"),
     timeoutMs,
   });
   error.name = "TimeoutError";

@@ -237,8 +237,14 @@ export class SnapshotHolder {
    * gets no headers, or no body bytes, for `timeoutMs` (default 30 s) is a
    * load failure with code "timeout": counted, the snapshot in service kept,
    * and polling goes on.
+   *
+   * @param {string | URL} url
+   * @param {{ intervalMs: number, immediate?: boolean, fetch?: typeof globalThis.fetch, signal?: AbortSignal,
+   *   headers?: Record<string, string>, maxBytes?: number, timeoutMs?: number,
+   *   freeReplacedAfterMs?: number, onRefresh?: (result: object) => void }} options
+   * @returns {void}
    */
-  startPolling(url, options = {}) {
+  startPolling(url, options) {
     if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
       throw typeError("url", "a string or URL", url);
     }

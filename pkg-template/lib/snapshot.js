@@ -209,6 +209,11 @@ export function checkStreamOptions(options) {
  * `idleTimeoutMs` (no chunk for that long: failure `timeout`, the source is
  * cancelled; default none, since a caller's own stream may pause by design —
  * fetchSnapshot passes its `timeoutMs`), `timers` (injectable for tests).
+ *
+ * @param {ReadableStream<Uint8Array> | Response | AsyncIterable<Uint8Array> | Iterable<Uint8Array>} source
+ * @param {{ maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
+ *   signal?: AbortSignal, meta?: object, idleTimeoutMs?: number, timers?: import("./deadline.js").Timers }} [options]
+ * @returns {Promise<{ kind: "success", value: object } | { kind: "failure", error: string, message: string }>}
  */
 export async function loadSnapshotStream(source, options = {}) {
   const { maxBytes = Infinity, onProgress, signal, meta } = options ?? {};
@@ -274,6 +279,13 @@ export async function loadSnapshotStream(source, options = {}) {
  * followed: unlike an existence answer, the file proves itself (magic,
  * checksum, catalogVersion). The snapshot carries `etag` and `lastModified`
  * from the response; an `httpError` failure carries the `status`.
+ *
+ * @param {string | URL} url
+ * @param {{ etag?: string, headers?: Record<string, string>, fetch?: typeof globalThis.fetch, timeoutMs?: number,
+ *   maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
+ *   signal?: AbortSignal, idleTimeoutMs?: number, timers?: import("./deadline.js").Timers }} [options]
+ * @returns {Promise<{ kind: "success", value: object }
+ *   | { kind: "failure", error: string, message: string, status?: number }>}
  */
 export async function fetchSnapshot(url, options = {}) {
   options ??= {};
