@@ -14,6 +14,7 @@ import {
   encodeSnapshot,
   loadSnapshot,
 } from "artifact-bloom";
+import { withTimeout } from "./helpers/abf1.mjs";
 
 const digestOf = (text) => new Uint8Array(createHash("sha256").update(text, "utf8").digest());
 const members = Array.from({ length: 100 }, (_, index) => digestOf(`member:${index}`));
@@ -245,6 +246,55 @@ describe("polling", () => {
       assert.equal(holder.polling, false, stop);
       assert.equal(holder.loadFailureCount, 0, stop);
     }
+  });
+
+  test("a poll that never answers (headers or body) is a counted \"timeout\" failure; polling goes on", async () => {
+    const initial = snapshotOf(1);
+    const holder = new SnapshotHolder(initial);
+    const v2 = encodeSnapshot(snapshotOf(2).filter, { catalogVersion: 2 });
+    // Poll 1: no headers ever. Poll 2: headers and 50 bytes, then nothing.
+    // Poll 3: the snapshot. A hang is certain, so the outcomes are too.
+    const answers = [
+      (init) => new Promise((resolve, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason))),
+      async () => new Response(new ReadableStream({ start: (c) => c.enqueue(v2.slice(0, 50)) })),
+      async () => new Response(v2),
+    ];
+    let calls = 0;
+    const fetch = (requestUrl, init) => answers[Math.min(calls++, answers.length - 1)](init);
+    const seen = [];
+    const done = new Promise((resolve) => {
+      holder.startPolling(url, {
+        intervalMs: 1,
+        immediate: true,
+        timeoutMs: 5,
+        fetch,
+        onRefresh: (outcome) => {
+          seen.push({ ...outcome, version: holder.current().catalogVersion, polling: holder.polling });
+          if (seen.length === 3) resolve();
+        },
+      });
+    });
+    try {
+      await withTimeout(done, 30_000, "three polls, two of them hung");
+    } finally {
+      holder.stopPolling();
+    }
+    assert.deepEqual(seen.map((s) => [s.outcome, s.error, s.version, s.polling]), [
+      ["failure", "timeout", 1, true],
+      ["failure", "timeout", 1, true],
+      ["replaced", undefined, 2, true],
+    ]);
+    assert.equal(holder.loadFailureCount, 2);
+    assert.equal(holder.lastFailure.error, "timeout");
+    assert.equal(initial.filter.freed, false, "the snapshot kept in service during the hangs is intact");
+  });
+
+  test("rejects a bad timeoutMs before polling starts", () => {
+    const holder = new SnapshotHolder(snapshotOf(1));
+    for (const timeoutMs of [0, -1, Number.NaN, "5"]) {
+      assert.throws(() => holder.startPolling(url, { intervalMs: 1000, timeoutMs, fetch: async () => {} }), RangeError);
+    }
+    assert.equal(holder.polling, false);
   });
 
   test("rejects a bad interval", () => {

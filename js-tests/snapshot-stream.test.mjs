@@ -13,6 +13,7 @@ import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { fetchSnapshot, loadSnapshot, loadSnapshotStream } from "artifact-bloom";
 import { chunked, forever, manifest, readVector, readableOf, withTimeout } from "./helpers/abf1.mjs";
+import { manualTimers } from "./helpers/timers.mjs";
 
 const GUARD_MS = 2000;
 
@@ -213,6 +214,73 @@ describe("options", () => {
       await assert.rejects(loadSnapshotStream(source()), TypeError);
     }
     await assert.rejects(loadSnapshotStream(42), TypeError, "a number is not a source");
+  });
+});
+
+describe("idleTimeoutMs: a stalled source ends as a coded failure", () => {
+  const bytes = readVector("members10k-v43.abf1");
+  // Generous on purpose: the stalls below are certain, so a passing run
+  // never comes near this; it only turns a regression into a failure.
+  const STALL_GUARD_MS = 30_000;
+
+  /** A ReadableStream that enqueues `head` and then neither sends nor closes. */
+  function stalledStream(head, state) {
+    return new ReadableStream({
+      start: (c) => c.enqueue(head),
+      cancel: () => { state.cancelled = true; },
+    });
+  }
+
+  test("no chunk for idleTimeoutMs → failure \"timeout\", and the source is cancelled", async () => {
+    const state = {};
+    const result = await withTimeout(
+      loadSnapshotStream(stalledStream(bytes.slice(0, 200), state), { idleTimeoutMs: 20 }),
+      STALL_GUARD_MS,
+      "a stalled stream with idleTimeoutMs",
+    );
+    assert.equal(result.kind, "failure");
+    assert.equal(result.error, "timeout", result.message);
+    assert.match(result.message, /idleTimeoutMs/);
+    assert.equal(state.cancelled, true, "underlying source cancel() was called");
+  });
+
+  test("the limit is per chunk: each wait gets a fresh timer, and every timer is cleared", async () => {
+    const timers = manualTimers();
+    const result = await loadSnapshotStream(chunked(bytes, 4096), { idleTimeoutMs: 5_000, timers });
+    assert.equal(result.kind, "success", result.message);
+    result.value.filter.free();
+    // One wait per chunk plus the final `done`.
+    assert.equal(timers.delays.length, Math.ceil(bytes.byteLength / 4096) + 1);
+    assert.ok(timers.delays.every((ms) => ms === 5_000));
+    assert.equal(timers.live.size, 0, "a timer outlived the load");
+  });
+
+  test("firing the idle timer during a stall answers \"timeout\" at once and asks the source to stop", async () => {
+    const timers = manualTimers();
+    const state = {};
+    const loading = loadSnapshotStream(stalledStream(bytes.slice(0, 200), state), { idleTimeoutMs: 5_000, timers });
+    // Bounded: the stream's first chunk is consumed within a few turns.
+    for (let turn = 0; turn < 1000 && timers.delays.length < 2; turn += 1) await new Promise((r) => setImmediate(r));
+    assert.equal(timers.delays.length, 2, "the load is waiting for its second chunk");
+    timers.fireAll();
+    const result = await withTimeout(loading, STALL_GUARD_MS, "fired idle timer");
+    assert.equal(result.error, "timeout");
+    assert.equal(state.cancelled, true);
+  });
+
+  test("default: no idle limit for a caller's own stream (no timer is set)", async () => {
+    const timers = manualTimers();
+    const result = await loadSnapshotStream(chunked(bytes, 4096), { timers });
+    assert.equal(result.kind, "success");
+    result.value.filter.free();
+    assert.deepEqual(timers.delays, []);
+  });
+
+  test("a bad idleTimeoutMs or timers → thrown before the source is read", async () => {
+    for (const idleTimeoutMs of [0, -1, Number.NaN, "20", null]) {
+      await assert.rejects(loadSnapshotStream(chunked(bytes, 4096), { idleTimeoutMs }), RangeError, String(idleTimeoutMs));
+    }
+    await assert.rejects(loadSnapshotStream(chunked(bytes, 4096), { timers: { setTimeout() {} } }), TypeError);
   });
 });
 

@@ -151,15 +151,27 @@ export type SnapshotLoadError =
   | "checksumMismatch"
   /** `loadSnapshotStream`: more than `maxBytes`. */
   | "tooLarge"
-  /** `fetchSnapshot`: a non-2xx answer. */
+  /** `fetchSnapshot`: a non-2xx answer (the failure carries `status`). */
   | "httpError"
   /** `fetchSnapshot` with `etag`: the server answered 304. */
-  | "notModified";
+  | "notModified"
+  /**
+   * `fetchSnapshot`: no response headers within `timeoutMs`, or no body bytes
+   * for that long; `loadSnapshotStream`: no chunk for `idleTimeoutMs`. The
+   * source is cancelled (the connection dropped).
+   */
+  | "timeout";
 
 /** A load result: the snapshot, or the spec's error code and a message. */
 export type SnapshotResult =
   | Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader } }>
-  | Readonly<{ kind: "failure"; error: SnapshotLoadError; message: string }>;
+  | Readonly<{
+    kind: "failure";
+    error: SnapshotLoadError;
+    message: string;
+    /** The HTTP status that came, on an `httpError` failure. */
+    status?: number;
+  }>;
 
 /** Size of the fixed ABF1 header in bytes (96). */
 export declare const ABF1_HEADER_LENGTH: number;
@@ -204,9 +216,28 @@ export declare function readSnapshotHeader(
  */
 export declare function encodeSnapshot(filter: ArtifactBloomFilter, options: { catalogVersion: number }): Uint8Array;
 
+/**
+ * The timer functions a time limit uses (default: the global `setTimeout` /
+ * `clearTimeout`). Inject them to drive time limits in tests without waiting
+ * on the clock; they are called as methods of this object.
+ */
+export type Timers = {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+};
+
 export type SnapshotStreamOptions = {
   /** Refuse files larger than this (failure `tooLarge`), checked from the header. */
   maxBytes?: number;
+  /**
+   * No chunk for this many milliseconds: failure `timeout`, and the source is
+   * cancelled. Default: no limit for a stream you pass in (your source may
+   * pause by design); `fetchSnapshot` uses its `timeoutMs`. A positive number
+   * (Infinity: no limit); anything else throws a RangeError.
+   */
+  idleTimeoutMs?: number;
+  /** Timer functions for the idle limit (tests). */
+  timers?: Timers;
   /** Called after each chunk; `total` is known once 96 bytes arrived. */
   onProgress?: (progress: { bytes: number; total: number | undefined }) => void;
   /** Aborting rejects the load with the signal's reason. */
@@ -242,23 +273,81 @@ export declare function loadSnapshotStream(
  */
 export declare function fetchSnapshot(
   url: string | URL,
-  options?: SnapshotStreamOptions & {
-    etag?: string;
-    headers?: Record<string, string>;
-    fetch?: typeof fetch;
-  },
+  options?: FetchSnapshotOptions,
 ): Promise<SnapshotResult>;
+
+/**
+ * `fetchSnapshot`'s options: the stream options plus HTTP ones. Redirects are
+ * followed (the file proves itself: magic, checksum, catalogVersion).
+ */
+export type FetchSnapshotOptions = SnapshotStreamOptions & {
+  /** Sent as If-None-Match; a 304 answers failure `notModified`. */
+  etag?: string;
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+  /**
+   * The wait for the response headers, and (unless `idleTimeoutMs` is given)
+   * the longest pause between body chunks: past it, failure `timeout`.
+   * Default 30 000; Infinity for none. A download that keeps sending is not
+   * cut off — bound the whole load with `signal: AbortSignal.timeout(ms)`.
+   */
+  timeoutMs?: number;
+};
 
 /** Unique digests (first-seen order) of N × 32 packed bytes, and the duplicate count. */
 export declare function dedupePacked(packed: Uint8Array): { unique: Uint8Array; duplicates: number };
 
 /**
+ * Why an `HttpArtifactRepository` call rejected:
+ * - `redirect`: a 3xx (or a browser's opaque redirect, status 0). Redirects
+ *   are never followed: an existence answer comes only from the repository.
+ * - `unexpectedStatus`: any other status but 200/404 (HEAD) or 200 (findMissing).
+ * - `malformedResponse`: a findMissing 200 whose body is not
+ *   `{ catalogVersion, missing: [hex…] }` for the version asked.
+ * - `timeout`: no complete answer within `timeoutMs` (no `status`).
+ */
+export type HttpClientErrorCode = "redirect" | "unexpectedStatus" | "malformedResponse" | "timeout";
+
+/** The Error an `HttpArtifactRepository` call rejects with for a non-answer. */
+export type HttpClientError = Error & {
+  readonly code: HttpClientErrorCode;
+  /** The HTTP status that came; absent on `timeout`. */
+  readonly status?: number;
+};
+
+export type HttpArtifactRepositoryOptions = {
+  /** A fetch implementation (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  /**
+   * Per request, body included: past it the call rejects with code
+   * `timeout` (name "TimeoutError"). Default 30 000; Infinity for none. A
+   * caller's aborted `signal` still rejects with the caller's reason.
+   */
+  timeoutMs?: number;
+  /** Timer functions for the limit (tests). */
+  timers?: Timers;
+};
+
+/**
  * An ArtifactRepository backed by the `artifact-bloom serve` existence API:
  * `HEAD /blobs/sha256/<hex>?catalogVersion=N` and `POST /blobs:findMissing`.
- * Any answer other than 200/404 rejects (it is never "absent").
+ * Only the repository's own 200/404 is an answer; anything else — a
+ * redirect, another status, a malformed body, a timeout — rejects with an
+ * `HttpClientError` (`code`, `status`), never "absent" or "exists".
+ *
+ * @example
+ * ```ts
+ * const repository = new HttpArtifactRepository("http://127.0.0.1:8080/", { timeoutMs: 5_000 });
+ * try {
+ *   await repository.existsAtVersionAsync(digest, 43);
+ * } catch (error) {
+ *   if ((error as HttpClientError).code === "timeout") retryLater();
+ * }
+ * ```
  */
 export declare class HttpArtifactRepository implements ArtifactRepository {
-  constructor(baseUrl: string | URL, options?: { fetch?: typeof fetch });
+  /** @throws {TypeError | RangeError} for a bad baseUrl, fetch, timeoutMs or timers. */
+  constructor(baseUrl: string | URL, options?: HttpArtifactRepositoryOptions);
   readonly requests: { exists: number; findMissing: number };
   existsAtVersionAsync(digest: Uint8Array, catalogVersion: number, signal?: AbortSignal): Promise<boolean>;
   existsManyAtVersionAsync(digests: readonly Uint8Array[], catalogVersion: number, signal?: AbortSignal): Promise<boolean[]>;
@@ -447,7 +536,7 @@ export type SnapshotRefreshResult =
   | Readonly<{
     replaced: false;
     outcome: "failure";
-    /** The load result's code (e.g. "checksumMismatch", "httpError"), or "loaderThrew", "invalidLoadResult", "invalidSnapshot". */
+    /** The load result's code (e.g. "checksumMismatch", "httpError", "timeout"), or "loaderThrew", "invalidLoadResult", "invalidSnapshot". */
     error: string;
     message: string;
   }>;
@@ -474,7 +563,13 @@ export type SnapshotPollingOptions = Readonly<{
   headers?: Record<string, string>;
   /** Refuse snapshots larger than this (`tooLarge` failure). */
   maxBytes?: number;
-  /** Called after each completed poll. */
+  /**
+   * `fetchSnapshot`'s `timeoutMs` for each poll (default 30 000; Infinity for
+   * none): a poll that gets no headers, or no body bytes, for that long is a
+   * failure `timeout` — counted in `loadFailureCount`, the snapshot in
+   * service kept, polling goes on.
+   */
+  timeoutMs?: number;
   /**
    * Free a snapshot that polling loaded once a newer one replaced it, this
    * many milliseconds later (long enough for calls that started on it to
@@ -482,6 +577,7 @@ export type SnapshotPollingOptions = Readonly<{
    * collects it, which can lag far behind wasm memory growth.
    */
   freeReplacedAfterMs?: number;
+  /** Called after each completed poll. */
   onRefresh?: (result: SnapshotRefreshResult) => void;
 }>;
 

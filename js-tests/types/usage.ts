@@ -5,12 +5,20 @@
 import { createHash } from "node:crypto";
 import init, {
   ArtifactBloomFilter,
+  HttpArtifactRepository,
   Sha256,
+  SnapshotHolder,
+  fetchSnapshot,
+  loadSnapshotStream,
   sha256,
   wasmMemoryBytes,
   type BloomError,
   type BloomSpec,
+  type FetchSnapshotOptions,
+  type HttpClientError,
+  type HttpClientErrorCode,
   type Result,
+  type Timers,
 } from "artifact-bloom";
 
 await init(); // a no-op in Node, required in browsers: isomorphic code calls it
@@ -131,5 +139,55 @@ frozen.expectedItemCount = 5;
 
 // @ts-expect-error a spec field missing
 ArtifactBloomFilter.create(digests, { expectedItemCount: 10 });
+
+// The HTTP clients' time limits and coded errors.
+const timers: Timers = { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as number) };
+const fetchOptions: FetchSnapshotOptions = { timeoutMs: 5_000, idleTimeoutMs: 1_000, timers, signal: AbortSignal.timeout(60_000) };
+
+export async function refresh(url: string, holder: SnapshotHolder): Promise<string> {
+  const loaded = await fetchSnapshot(url, fetchOptions);
+  if (loaded.kind === "failure") {
+    if (loaded.error === "timeout") return "the catalog server did not answer in time";
+    const status: number | undefined = loaded.status;
+    return `${loaded.error} ${status ?? ""}`;
+  }
+  holder.replace(loaded.value);
+  holder.startPolling(url, { intervalMs: 60_000, timeoutMs: 10_000 });
+  const streamed = await loadSnapshotStream(new Response(new Uint8Array(0)), { idleTimeoutMs: 250 });
+  return streamed.kind;
+}
+
+/** Every HttpClientErrorCode must be handled: a new code breaks the `never` check. */
+function advise(code: HttpClientErrorCode): string {
+  switch (code) {
+    case "redirect":
+      return "point baseUrl at the repository itself";
+    case "unexpectedStatus":
+      return "the repository answered neither 200 nor 404";
+    case "malformedResponse":
+      return "the findMissing reply was not { catalogVersion, missing }";
+    case "timeout":
+      return "retry later";
+    default: {
+      const unreachable: never = code;
+      return unreachable;
+    }
+  }
+}
+
+export async function exists(digest: Uint8Array): Promise<boolean | string> {
+  const repository = new HttpArtifactRepository("http://127.0.0.1:8080/", { timeoutMs: 5_000, timers });
+  try {
+    return await repository.existsAtVersionAsync(digest, 43, AbortSignal.timeout(1_000));
+  } catch (error) {
+    const { code, status } = error as HttpClientError;
+    return `${advise(code)} (${status ?? "no status"})`;
+  }
+}
+
+// @ts-expect-error timeoutMs is a number of milliseconds
+new HttpArtifactRepository("http://127.0.0.1:8080/", { timeoutMs: "5s" });
+// @ts-expect-error "notFound" is not an HttpClientErrorCode
+advise("notFound");
 
 export { noneMissing };

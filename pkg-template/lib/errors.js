@@ -68,3 +68,35 @@ export function codeOf(error) {
     ? error.code
     : undefined;
 }
+
+/**
+ * An Error thrown by an HTTP client for an answer it must not interpret: a
+ * redirect, an unexpected status, a malformed body. `status` is the HTTP
+ * status that came (0 for a browser's opaque redirect); `code` is a stable
+ * camelCase word ("redirect", "unexpectedStatus", "malformedResponse").
+ *
+ * @param {number} status
+ * @param {string} code
+ * @param {string} message
+ * @returns {Error & { status: number, code: string }}
+ */
+export function httpError(status, code, message) {
+  return Object.assign(new Error(message), { status, code });
+}
+
+/**
+ * An Error for a request (or a stream) that got no answer within its time
+ * limit: `code` "timeout", `name` "TimeoutError" (as AbortSignal.timeout's).
+ *
+ * @param {string} what what was waited for, e.g. "HEAD http://…"
+ * @param {number} timeoutMs the limit that passed
+ * @returns {Error & { code: "timeout", timeoutMs: number }}
+ */
+export function timeoutError(what, timeoutMs) {
+  const error = Object.assign(new Error(`${what}: no answer within ${timeoutMs} ms (timeoutMs)`), {
+    code: /** @type {const} */ ("timeout"),
+    timeoutMs,
+  });
+  error.name = "TimeoutError";
+  return error;
+}

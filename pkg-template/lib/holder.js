@@ -11,6 +11,7 @@
 import { describe, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { adoptSnapshot } from "./metrics.js";
+import { checkTimeout, DEFAULT_TIMEOUT_MS } from "./deadline.js";
 import { checkStreamOptions, fetchSnapshot } from "./snapshot.js";
 
 /**
@@ -232,16 +233,29 @@ export class SnapshotHolder {
    * Refreshes from `url` with `fetchSnapshot` every `intervalMs` (measured
    * from the end of the previous poll, so polls never overlap), sending
    * If-None-Match with the current snapshot's etag. Timers are unref()ed in
-   * Node. A second call restarts polling with the new settings.
+   * Node. A second call restarts polling with the new settings. A poll that
+   * gets no headers, or no body bytes, for `timeoutMs` (default 30 s) is a
+   * load failure with code "timeout": counted, the snapshot in service kept,
+   * and polling goes on.
+   *
+   * @param {string | URL} url
+   * @param {{ intervalMs: number, immediate?: boolean, fetch?: typeof globalThis.fetch, signal?: AbortSignal,
+   *   headers?: Record<string, string>, maxBytes?: number, timeoutMs?: number,
+   *   freeReplacedAfterMs?: number, onRefresh?: (result: object) => void }} options
+   * @returns {void}
    */
-  startPolling(url, options = {}) {
+  startPolling(url, options) {
     if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
       throw typeError("url", "a string or URL", url);
     }
-    const { intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh, freeReplacedAfterMs } = options ?? {};
+    const {
+      intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh, freeReplacedAfterMs,
+      timeoutMs = DEFAULT_TIMEOUT_MS,
+    } = options ?? {};
     // The same checks fetchSnapshot makes, up front: a bad option must fail
     // here, not as a download-then-fail on every poll.
     checkStreamOptions({ maxBytes });
+    checkTimeout("timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
     if (headers !== undefined && (headers === null || typeof headers !== "object")) {
       throw typeError("headers", "an object of header strings", headers);
     }
@@ -264,7 +278,9 @@ export class SnapshotHolder {
     this.#polling = session;
 
     const load = async (current) => {
-      const result = await fetchSnapshot(url, { etag: current.etag, fetch, headers, maxBytes, signal: controller.signal });
+      const result = await fetchSnapshot(url, {
+        etag: current.etag, fetch, headers, maxBytes, timeoutMs, signal: controller.signal,
+      });
       if (controller.signal.aborted) {
         // Stopped while the body arrived: free it and change nothing.
         if (result.kind === "success") result.value.filter.free();

@@ -1,30 +1,73 @@
 // An ArtifactRepository that asks the demo server's existence API over HTTP
 // (browsers and Node's global fetch). It is the exact, authoritative answer
-// that a Bloom "maybe" must be confirmed with.
+// that a Bloom "maybe" must be confirmed with, so it never guesses: only the
+// repository's own 200 or 404 is an answer. A redirect is refused, not
+// followed (a 302 to a login page must not read as "exists", nor a 301 to a
+// missing page as "absent"), every other status rejects with `status` and
+// `code`, and a request that does not finish within `timeoutMs` rejects with
+// code "timeout".
 
-import { isUint8Array, rangeError, typeError } from "./errors.js";
+import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "./deadline.js";
+import { httpError, isUint8Array, rangeError, typeError } from "./errors.js";
 
+/**
+ * @typedef {import("./deadline.js").Timers} Timers
+ * @typedef {{ fetch?: typeof fetch, timeoutMs?: number, timers?: Timers }} HttpArtifactRepositoryOptions
+ */
+
+/** @param {unknown} catalogVersion */
 function checkVersion(catalogVersion) {
   if (typeof catalogVersion !== "number" || !Number.isSafeInteger(catalogVersion) || catalogVersion < 0) {
     throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", catalogVersion);
   }
 }
 
+/** @param {Uint8Array} digest @returns {string} */
 function toHex(digest) {
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
   return hex;
 }
 
+/**
+ * The error for a response that is not `expected`: a redirect (a 3xx, or the
+ * status-0 "opaqueredirect" a browser gives for `redirect: "manual"`) or any
+ * other status.
+ *
+ * @param {string} request e.g. "HEAD http://…"
+ * @param {Response} response
+ * @param {string} expected what would have been an answer
+ * @returns {Error & { status: number, code: string }}
+ */
+function statusError(request, response, expected) {
+  const { status } = response;
+  const came = `${status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
+    const location = response.headers?.get?.("location");
+    return httpError(status, "redirect", `${request} answered a redirect (${response.type === "opaqueredirect" ? "opaque" : came}`
+      + `${location ? ` to ${location}` : ""}); expected ${expected} from the repository itself (redirects are not followed)`);
+  }
+  return httpError(status, "unexpectedStatus", `${request} answered ${came}; expected ${expected}`);
+}
+
+/** Drops a body we will not read, so the connection is released. */
+function discard(response) {
+  response.body?.cancel().catch(() => {});
+}
+
 export class HttpArtifactRepository {
   #base;
   #fetch;
+  #timeoutMs;
+  #timers;
   /** Requests sent so far, by kind (for summaries; the server counts too). */
   requests = { exists: 0, findMissing: 0 };
 
   /**
-   * @param baseUrl the server root, e.g. "http://127.0.0.1:8080/"
-   * @param options.fetch a fetch implementation (default: globalThis.fetch)
+   * @param {string | URL} baseUrl the server root, e.g. "http://127.0.0.1:8080/"
+   * @param {HttpArtifactRepositoryOptions} [options] `fetch` (default
+   *   globalThis.fetch); `timeoutMs` per request, body included (default
+   *   30 000; Infinity for none); `timers` ({ setTimeout, clearTimeout }, for tests)
    */
   constructor(baseUrl, options) {
     if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
@@ -38,23 +81,66 @@ export class HttpArtifactRepository {
     const fetchImpl = options?.fetch ?? globalThis.fetch?.bind(globalThis);
     if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
     this.#fetch = fetchImpl;
+    this.#timeoutMs = checkTimeout("options.timeoutMs", options?.timeoutMs, DEFAULT_TIMEOUT_MS);
+    this.#timers = checkTimers(options?.timers);
   }
 
-  /** HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404). */
+  /**
+   * Runs `exchange(signal)` under the time limit: a timeout rejects with
+   * code "timeout", a caller's abort with the caller's reason.
+   *
+   * @template T
+   * @param {string} request e.g. "HEAD http://…", for the timeout message
+   * @param {AbortSignal | undefined} signal the caller's
+   * @param {(signal: AbortSignal) => Promise<T>} exchange
+   * @returns {Promise<T>}
+   */
+  async #limited(request, signal, exchange) {
+    const deadline = startDeadline(signal, this.#timeoutMs, this.#timers, request);
+    try {
+      return await exchange(deadline.signal);
+    } catch (error) {
+      throw deadline.expired ? deadline.reason : error;
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /**
+   * HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404).
+   *
+   * @param {Uint8Array} digest
+   * @param {number} catalogVersion
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<boolean>}
+   */
   async existsAtVersionAsync(digest, catalogVersion, signal) {
     if (!isUint8Array(digest) || digest.byteLength !== 32) throw rangeError("digest", "a 32-byte Uint8Array", digest);
     checkVersion(catalogVersion);
+    const callerSignal = checkSignal(signal);
+    callerSignal?.throwIfAborted();
     this.requests.exists += 1;
     const url = new URL(`blobs/sha256/${toHex(digest)}`, this.#base);
     url.searchParams.set("catalogVersion", String(catalogVersion));
-    const response = await this.#fetch(url, { method: "HEAD", signal });
-    if (response.status === 200) return true;
-    if (response.status === 404) return false;
-    // Anything else is not an answer: never turn it into "absent".
-    throw new Error(`HEAD ${url} answered ${response.status} ${response.statusText}`);
+    const request = `HEAD ${url}`;
+    return this.#limited(request, callerSignal, async (limited) => {
+      const response = await this.#fetch(url, { method: "HEAD", redirect: "manual", signal: limited });
+      if (response.status === 200) return true;
+      if (response.status === 404) return false;
+      discard(response);
+      // Anything else is not an answer: never turn it into "absent" or "exists".
+      throw statusError(request, response, "200 (exists) or 404 (absent)");
+    });
   }
 
-  /** POST /blobs:findMissing → one boolean (exists) per digest, in order. */
+  /**
+   * POST /blobs:findMissing → one boolean (exists) per digest, in order.
+   *
+   * @param {readonly Uint8Array[]} digests
+   * @param {number} catalogVersion
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<boolean[]>}
+   */
   async existsManyAtVersionAsync(digests, catalogVersion, signal) {
     if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte Uint8Array", digests);
     // Validate before anything is sent: a wrong-length or non-Uint8Array
@@ -65,23 +151,38 @@ export class HttpArtifactRepository {
       }
     });
     checkVersion(catalogVersion);
+    const callerSignal = checkSignal(signal);
+    callerSignal?.throwIfAborted();
     this.requests.findMissing += 1;
     const hexes = digests.map(toHex);
     // "./" keeps "blobs:" from parsing as a URL scheme.
     const url = new URL("./blobs:findMissing", this.#base);
-    const response = await this.#fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ catalogVersion, digests: hexes }),
-      signal,
+    const request = `POST ${url}`;
+    const body = await this.#limited(request, callerSignal, async (limited) => {
+      const response = await this.#fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ catalogVersion, digests: hexes }),
+        redirect: "manual",
+        signal: limited,
+      });
+      if (response.status !== 200) {
+        discard(response);
+        throw statusError(request, response, "200 with { catalogVersion, missing }");
+      }
+      const text = await response.text(); // inside the limit: a stalled body times out too
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw httpError(200, "malformedResponse", `${request} answered a malformed body (not JSON: ${text.length} characters)`);
+      }
     });
-    if (!response.ok) throw new Error(`POST ${url} answered ${response.status} ${response.statusText}`);
-    const body = await response.json();
     // A malformed answer must never read as "everything exists": that would
     // skip uploads of blobs the repository lacks.
     if (body?.catalogVersion !== catalogVersion || !Array.isArray(body.missing)
       || !body.missing.every((hex) => typeof hex === "string")) {
-      throw new Error(`POST ${url} answered a malformed body (expected { catalogVersion: ${catalogVersion}, missing: [hex…] })`);
+      throw httpError(200, "malformedResponse",
+        `${request} answered a malformed body (expected { catalogVersion: ${catalogVersion}, missing: [hex…] })`);
     }
     const absent = new Set(body.missing.map((hex) => hex.toLowerCase()));
     return hexes.map((hex) => !absent.has(hex));

@@ -13,6 +13,7 @@ import {
   parseSnapshotHeader,
 } from "../artifact_bloom.js";
 import { load } from "./checks.js";
+import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline, startTimer } from "./deadline.js";
 import { isUint8Array, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 
@@ -149,23 +150,27 @@ function readerChunks(stream) {
   };
 }
 
-/** The next chunk, or a rejection with the signal's reason as soon as it aborts. */
-function nextOrAbort(iterator, signal) {
+/** What `nextOrAbort` answers when no chunk came within the idle limit. */
+const IDLE = Symbol("idle");
+
+/**
+ * The next chunk; a rejection with the signal's reason as soon as it aborts;
+ * or IDLE when `idle.ms` pass first (the timer is cleared on every path).
+ */
+function nextOrAbort(iterator, signal, idle) {
   const pending = Promise.resolve(iterator.next());
-  if (signal === undefined) return pending;
+  if (signal === undefined && idle.ms === Infinity) return pending;
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+    let stopTimer = () => {};
+    const onAbort = () => settle(reject, abortReason(signal));
+    const settle = (how, value) => {
+      stopTimer();
+      signal?.removeEventListener("abort", onAbort);
+      how(value);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    stopTimer = startTimer(idle.timers, idle.ms, () => settle(resolve, IDLE));
+    pending.then((value) => settle(resolve, value), (error) => settle(reject, error));
   });
 }
 
@@ -185,7 +190,9 @@ function hashCovered(hasher, chunk, offset) {
  * bad options before it sends a request) and SnapshotHolder.startPolling.
  */
 export function checkStreamOptions(options) {
-  const { maxBytes = Infinity, onProgress } = options ?? {};
+  const { maxBytes = Infinity, onProgress, idleTimeoutMs, timers } = options ?? {};
+  checkTimeout("idleTimeoutMs", idleTimeoutMs, Infinity);
+  checkTimers(timers);
   if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
     throw rangeError("maxBytes", "a non-negative number", maxBytes);
   }
@@ -198,11 +205,20 @@ export function checkStreamOptions(options) {
  * Loads an ABF1 file as it arrives. Bad headers are rejected as soon as 96
  * bytes are in; the payload is reserved once; the checksum is computed
  * incrementally. Options: `maxBytes` (refuse larger files: `tooLarge`),
- * `onProgress({ bytes, total })`, `signal` (rejects with its reason).
+ * `onProgress({ bytes, total })`, `signal` (rejects with its reason),
+ * `idleTimeoutMs` (no chunk for that long: failure `timeout`, the source is
+ * cancelled; default none, since a caller's own stream may pause by design —
+ * fetchSnapshot passes its `timeoutMs`), `timers` (injectable for tests).
+ *
+ * @param {ReadableStream<Uint8Array> | Response | AsyncIterable<Uint8Array> | Iterable<Uint8Array>} source
+ * @param {{ maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
+ *   signal?: AbortSignal, meta?: object, idleTimeoutMs?: number, timers?: import("./deadline.js").Timers }} [options]
+ * @returns {Promise<{ kind: "success", value: object } | { kind: "failure", error: string, message: string }>}
  */
 export async function loadSnapshotStream(source, options = {}) {
   const { maxBytes = Infinity, onProgress, signal, meta } = options ?? {};
   checkStreamOptions(options);
+  const idle = { ms: checkTimeout("idleTimeoutMs", options?.idleTimeoutMs, Infinity), timers: checkTimers(options?.timers) };
   signal?.throwIfAborted();
   const iterator = chunksOf(source);
   // In Node the checksum is hashed here with node:crypto (≈ 4× faster than
@@ -214,8 +230,11 @@ export async function loadSnapshotStream(source, options = {}) {
   let finished = false;
   try {
     for (;;) {
-      const next = await nextOrAbort(iterator, signal);
+      const next = await nextOrAbort(iterator, signal, idle);
       signal?.throwIfAborted();
+      if (next === IDLE) {
+        return loadFailure("timeout", `no snapshot bytes arrived for ${idle.ms} ms (idleTimeoutMs) after ${bytes} bytes`);
+      }
       if (next.done) break;
       let chunk = next.value;
       if (!isUint8Array(chunk)) {
@@ -251,25 +270,54 @@ export async function loadSnapshotStream(source, options = {}) {
 /**
  * Fetches and loads a snapshot (browsers and Node's global fetch). Options
  * are loadSnapshotStream's plus `etag` (sent as If-None-Match: a 304 answers
- * `{ kind: "failure", error: "notModified" }`), `headers` and `fetch`.
- * The snapshot carries `etag` and `lastModified` from the response.
+ * `{ kind: "failure", error: "notModified" }`), `headers`, `fetch` and
+ * `timeoutMs` (default 30 000; Infinity for none): no response headers within
+ * it, or no body bytes for that long (unless `idleTimeoutMs` says otherwise),
+ * answers `{ kind: "failure", error: "timeout" }` and drops the connection.
+ * A slow download that keeps sending is not cut off; bound the whole load
+ * with `signal: AbortSignal.timeout(…)` if that is wanted. Redirects are
+ * followed: unlike an existence answer, the file proves itself (magic,
+ * checksum, catalogVersion). The snapshot carries `etag` and `lastModified`
+ * from the response; an `httpError` failure carries the `status`.
+ *
+ * @param {string | URL} url
+ * @param {{ etag?: string, headers?: Record<string, string>, fetch?: typeof globalThis.fetch, timeoutMs?: number,
+ *   maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
+ *   signal?: AbortSignal, idleTimeoutMs?: number, timers?: import("./deadline.js").Timers }} [options]
+ * @returns {Promise<{ kind: "success", value: object }
+ *   | { kind: "failure", error: string, message: string, status?: number }>}
  */
 export async function fetchSnapshot(url, options = {}) {
   options ??= {};
-  const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, signal } = options;
+  const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch } = options;
   if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
   if (headers === null || typeof headers !== "object") throw typeError("headers", "an object of header strings", headers);
   checkStreamOptions(options);
+  const timeoutMs = checkTimeout("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const timers = checkTimers(options.timers);
+  const signal = checkSignal(options.signal);
   const requestHeaders = { ...headers };
   if (etag) requestHeaders["If-None-Match"] = etag;
-  const response = await fetchImpl(url, { headers: requestHeaders, signal });
+  // The limit covers the wait for the response headers; the body gets an
+  // idle limit below (a large snapshot may take longer than timeoutMs).
+  const deadline = startDeadline(signal, timeoutMs, timers, `GET ${url}`);
+  let response;
+  try {
+    response = await fetchImpl(url, { headers: requestHeaders, signal: deadline.signal });
+  } catch (error) {
+    if (!deadline.expired) throw error;
+    return loadFailure("timeout", deadline.reason.message);
+  } finally {
+    deadline.clear();
+  }
   if (response.status === 304) {
     await response.body?.cancel();
     return loadFailure("notModified", `the snapshot at ${url} has not changed (ETag ${etag})`);
   }
   if (!response.ok) {
     await response.body?.cancel();
-    return loadFailure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`);
+    const failure = loadFailure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`);
+    return { ...failure, status: response.status };
   }
   const lastModified = response.headers.get("last-modified");
   const meta = {
@@ -282,8 +330,10 @@ export async function fetchSnapshot(url, options = {}) {
   return loadSnapshotStream(response, {
     ...options,
     meta,
+    signal,
+    idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+    timers,
     // Before 96 bytes arrive, the Content-Length is the best total we have.
     onProgress: onProgress && ((p) => onProgress({ bytes: p.bytes, total: p.total ?? (declared || undefined) })),
   });
 }
-
