@@ -108,7 +108,7 @@ const table = {
   "bypass ratio": metrics.negativeBypassRatio,
 };
 if (values.json) {
-  process.stdout.write(`${JSON.stringify({ table, metrics, stats: { ...stats, byDigest: undefined } }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ table, metrics, stats: { ...stats, recentByDigest: undefined } }, null, 2)}\n`);
 } else {
   process.stdout.write(`\nprecheck of ${checked} digests against ${server.url} (catalogVersion ${loaded.value.catalogVersion})\n\n`);
   process.stdout.write("| measure | value |\n|---|---:|\n");
