@@ -16,16 +16,19 @@ import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
 /** The largest POST /blobs:findMissing body read (64 MiB); more → 413 and the connection closes. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /**
- * The most digests one POST /blobs:findMissing may ask about. 100,000 hex
- * digests are a 6.7 MB body, parsed and answered in well under a second, so
- * one request cannot hold up the HEADs queued behind it for long (the
- * package's own client sends 1,000 per request by default).
+ * The most digests one POST /blobs:findMissing may ask about. 10,000 hex
+ * digests are a 670 KB body, parsed and answered in tens of milliseconds, so
+ * one request holds up the HEADs queued behind it only that long, and
+ * leaves little garbage (100,000 per request measured 4× the HEAD latency and
+ * twice the RSS growth: docs/reliability.md). The package's own client sends
+ * 1,000 per request by default.
  */
-export const MAX_DIGESTS_PER_REQUEST = 100_000;
+export const MAX_DIGESTS_PER_REQUEST = 10_000;
 // Each digest is a JSON string (two quotes); the object form adds two keys.
 // Counting quotes as the body arrives rejects an oversized list before
 // buffering or parsing it; the exact count is checked after parsing.
 const MAX_QUOTES = 2 * (MAX_DIGESTS_PER_REQUEST + 2);
+const LOWER_HEX_DIGEST = /^[0-9a-f]{64}$/;
 
 export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
                            [--host H] [--www DIR] [--catalog-version V]
@@ -166,6 +169,19 @@ function readFindMissingBody(request) {
   });
 }
 
+/** The digests in lowercase, or undefined if one is not a 64-hex-digit string. */
+function lowercaseDigests(digests) {
+  const lower = new Array(digests.length);
+  for (let index = 0; index < digests.length; index += 1) {
+    const digest = digests[index];
+    if (typeof digest !== "string") return undefined;
+    if (LOWER_HEX_DIGEST.test(digest)) lower[index] = digest;
+    else if (isHexDigest(digest)) lower[index] = digest.toLowerCase();
+    else return undefined;
+  }
+  return lower;
+}
+
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 function isJson(contentType) {
   return (contentType ?? "").split(";")[0].trim().toLowerCase() === "application/json";
@@ -245,7 +261,7 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
         stats.existenceRequests += 1;
         const hex = blob[1].toLowerCase();
         if (!isHexDigest(hex)) return json(response, 400, { error: "invalidDigest", message: "expected 64 hex digits" });
-        stats.countDigest(hex);
+        stats.countDigests([hex]);
         const askedText = url.searchParams.get("catalogVersion") ?? "";
         // Digits only: Number("") would read a missing version as 0.
         const { version, present } = await versionFor(/^\d+$/.test(askedText) ? Number(askedText) : undefined);
@@ -272,17 +288,23 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
           if (error instanceof SyntaxError) throw httpError(400, "invalidJson", `the body is not JSON: ${error.message}`);
           throw error;
         }
+        // Parsing a large body held the event loop: let the requests that
+        // arrived meanwhile through (the stat calls below yield again before
+        // the lookups).
+        await yieldToRequests();
         const digests = Array.isArray(body) ? body : body?.digests;
         if (Array.isArray(digests) && digests.length > MAX_DIGESTS_PER_REQUEST) throw tooManyDigests(`got ${digests.length}`);
-        if (!Array.isArray(digests) || !digests.every((d) => typeof d === "string" && isHexDigest(d))) {
+        const lower = Array.isArray(digests) ? lowercaseDigests(digests) : undefined;
+        if (lower === undefined) {
           return json(response, 400, { error: "invalidDigest", message: "expected a list of 64-hex-digit digests" });
         }
-        const lower = digests.map((d) => d.toLowerCase());
-        for (const hex of lower) stats.countDigest(hex);
+        stats.countDigests(lower);
         const asked = Array.isArray(body) ? await servedVersion(false) : body?.catalogVersion;
         const { version, present } = await versionFor(Number.isSafeInteger(asked) ? asked : undefined);
         if (present === undefined) return mismatch(response, version);
-        return json(response, 200, { catalogVersion: version, missing: digests.filter((_, index) => !present.has(lower[index])) });
+        const missing = [];
+        for (let index = 0; index < lower.length; index += 1) if (!present.has(lower[index])) missing.push(digests[index]);
+        return json(response, 200, { catalogVersion: version, missing });
       }
       if (path === "/stats" && request.method === "GET") {
         return json(response, 200, { catalogVersion: await servedVersion(false), ...statsNow() });
