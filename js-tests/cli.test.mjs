@@ -292,7 +292,9 @@ describe("serve", () => {
 
   test("POST /blobs:findMissing → exactly the missing ones", async () => {
     const digests = [catalog[3], outsiders[1], catalog[4], outsiders[2]].map(hex);
-    const response = await fetch(`${base}/blobs:findMissing`, { method: "POST", body: JSON.stringify({ catalogVersion: 21, digests }) });
+    const response = await fetch(`${base}/blobs:findMissing`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ catalogVersion: 21, digests }),
+    });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { catalogVersion: 21, missing: [hex(outsiders[1]), hex(outsiders[2])] });
   });

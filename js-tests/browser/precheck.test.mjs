@@ -215,8 +215,8 @@ describe("www precheck page in Chromium", { skip }, () => {
     await decided(page, 2);
     assert.equal(await verdictOf(page, files.present.hex), "present");
     assert.equal(await verdictOf(page, files.absent.hex), "absent");
-    assert.equal(good.stats.byDigest[files.present.hex], 1, "exactly one existence request for the catalog file");
-    assert.equal(good.stats.byDigest[files.absent.hex], undefined, "no request at all for the definite negative");
+    assert.equal(good.stats.recentByDigest[files.present.hex], 1, "exactly one existence request for the catalog file");
+    assert.equal(good.stats.recentByDigest[files.absent.hex], undefined, "no request at all for the definite negative");
     assert.deepEqual(await summary(page), { files: "2", skipped: "1", api: "1", fp: "0", upload: "1", present: "1" });
     assertNoConsoleErrors(problems);
   });
@@ -231,8 +231,8 @@ describe("www precheck page in Chromium", { skip }, () => {
     assert.equal(await verdictOf(page, files.falsePositive.hex), "missing");
     assert.equal(await verdictOf(page, files.absent2.hex), "absent");
     assert.equal(await verdictOf(page, files.present3.hex), "present");
-    assert.equal(good.stats.byDigest[files.falsePositive.hex], 1);
-    assert.equal(good.stats.byDigest[files.absent4.hex], undefined);
+    assert.equal(good.stats.recentByDigest[files.falsePositive.hex], 1);
+    assert.equal(good.stats.recentByDigest[files.absent4.hex], undefined);
     assert.deepEqual(await summary(page), { files: "5", skipped: "2", api: "3", fp: "1", upload: "3", present: "2" });
     await shot(page, "02-file-results.png");
     // The server's 404 for the false positive is logged by Chromium itself.

@@ -8,10 +8,14 @@ import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
-import { replaceSnapshotFile } from "./replace.mjs";
+import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
+
+/** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
+export const DEFAULT_MAX_SHRINK = 0.1;
 
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]
+                             [--allow-empty] [--max-shrink F | --allow-shrink]
 
 Builds an ABF1 snapshot of every digest of one catalog version and replaces
 PATH atomically.
@@ -24,19 +28,38 @@ PATH atomically.
   --binary             input is packed 32-byte records instead of text
   --out PATH           the snapshot to write or replace
   --json               print the summary as JSON
+  --allow-empty        publish even if the input holds no digest at all
+  --max-shrink F       the largest drop in unique digests accepted when PATH
+                       already holds a snapshot, as a fraction 0 .. 1
+                       (default ${DEFAULT_MAX_SHRINK}: at most 10 % fewer)
+  --allow-shrink       publish however much smaller the new snapshot is
 
 Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
 lines starting with # are skipped; any other bad line stops the publish with
 its line number. Duplicate digests are counted and reported, and inserted
 only once: the snapshot's insertedItemCount is the number of UNIQUE digests.
 
-Safety: the snapshot is written to a temporary file in PATH's directory,
-fsynced, reloaded and checked (every input digest must answer "maybe"), and
-only then renamed over PATH. A crash at any point leaves the previous
-snapshot untouched (at worst a stray .PATH.tmp-* file remains).
+Guards (nothing is written when one refuses; PATH stays as it was):
+  - An empty input is refused (exit 1): an empty snapshot answers "definitely
+    absent" for every artifact. --allow-empty publishes it.
+  - If PATH holds a snapshot whose header loads, a new one with fewer than
+    (1 - F) x its insertedItemCount unique digests is refused (exit 1), with
+    both counts: digests of some shards may be missing from the input.
+    --allow-shrink publishes it. (An empty input over a non-empty snapshot
+    needs both flags.) A PATH that is not a loadable snapshot is replaced,
+    with a note on stderr.
 
-Exit codes: 0 published, 1 the written snapshot failed its check,
-2 bad arguments or input (capacityExceeded, invalidFalsePositiveRate, ...).`;
+Safety: the snapshot is written to .NAME.tmp-PID-HOST-RANDOM in PATH's
+directory, fsynced, reloaded and checked (every input digest must answer
+"maybe"), and only then renamed over PATH. A crash at any point leaves the
+previous snapshot untouched. A temporary file left by a killed publish is
+removed by the next publish or merge to the same PATH once its writer (that
+pid, on this host) is gone; a running writer's file is never touched.
+
+Exit codes: 0 published, 1 a guard refused or the written snapshot failed its
+check, 2 bad arguments or input (capacityExceeded, invalidFalsePositiveRate,
+...) or an output error (PATH is a directory, its directory is missing, no
+permission, no space): one line naming PATH and the cause.`;
 
 export async function publish(argv) {
   const parsed = parseCommand(argv, {
@@ -49,6 +72,9 @@ export async function publish(argv) {
       binary: { type: "boolean", default: false },
       out: { type: "string" },
       json: { type: "boolean", default: false },
+      "allow-empty": { type: "boolean", default: false },
+      "max-shrink": { type: "string", default: String(DEFAULT_MAX_SHRINK) },
+      "allow-shrink": { type: "boolean", default: false },
     },
   });
   if (parsed === undefined) return EXIT_OK;
@@ -58,6 +84,8 @@ export async function publish(argv) {
   const targetFalsePositiveRate = numberOption(values, "fpp");
   if (values.out === undefined) throw new UsageError("--out is required");
   const out = resolve(values.out);
+  const maxShrink = numberOption(values, "max-shrink");
+  if (maxShrink < 0 || maxShrink > 1) throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
 
   const stream = values.input === "-" ? process.stdin : createReadStream(values.input);
   const progress = progressReporter("reading digests");
@@ -77,6 +105,12 @@ export async function publish(argv) {
   const { unique, duplicates } = dedupePacked(input.packed);
   const uniqueCount = unique.byteLength / 32;
 
+  const refusal = await guardReplacement(out, uniqueCount, input.lines, { ...values, maxShrink });
+  if (refusal.problem !== undefined) {
+    process.stderr.write(`publish: ${refusal.problem}\n`);
+    return EXIT_PROBLEMS;
+  }
+
   const spec = { expectedItemCount, targetFalsePositiveRate };
   const built = ArtifactBloomFilter.createPacked(unique, spec);
   if (built.kind === "failure") {
@@ -85,13 +119,14 @@ export async function publish(argv) {
   const filter = built.value;
   const bytes = encodeSnapshot(filter, { catalogVersion });
 
+  const onStaleRemoved = (name) => process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
   const problem = await replaceSnapshotFile(out, bytes, (reloaded) => {
     if (reloaded.catalogVersion !== catalogVersion) {
       return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
     }
     const maybe = reloaded.filter.countMaybe(unique);
     return maybe === uniqueCount ? undefined : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
-  });
+  }, { onStaleRemoved });
   if (problem !== undefined) {
     process.stderr.write(`publish: ${problem}\n`);
     filter.free();
@@ -105,6 +140,7 @@ export async function publish(argv) {
     digestsRead: input.packed.byteLength / 32,
     duplicates,
     insertedItemCount: uniqueCount,
+    previousInsertedItemCount: refusal.previous ?? null,
     expectedItemCount,
     targetFalsePositiveRate,
     bitCount: filter.getBitCount(),
@@ -127,6 +163,38 @@ export async function publish(argv) {
     );
   }
   return EXIT_OK;
+}
+
+/**
+ * The publish guards: an empty input, and a drop in unique digests beyond
+ * --max-shrink against what PATH holds now. Returns the refusal (a
+ * sentence) or none, and the previous insertedItemCount when there is one.
+ */
+async function guardReplacement(out, uniqueCount, linesRead, options) {
+  if (uniqueCount === 0 && !options["allow-empty"]) {
+    return {
+      problem: `refusing to publish an empty snapshot to ${out}: the input holds no digest (${linesRead} lines read), `
+        + "and an empty snapshot answers \"definitely absent\" for every artifact; pass --allow-empty if that is intended",
+    };
+  }
+  const current = await readCurrentSnapshot(out);
+  if (current.kind === "unloadable") {
+    process.stderr.write(`publish: note: ${out} is not a loadable snapshot (${current.error}); replacing it without a shrink check\n`);
+    return {};
+  }
+  if (current.kind === "none") return {};
+  const previous = current.header.insertedItemCount;
+  const floor = (1 - options.maxShrink) * previous;
+  if (uniqueCount < floor && !options["allow-shrink"]) {
+    const drop = ((previous - uniqueCount) / previous) * 100;
+    return {
+      previous,
+      problem: `refusing to shrink ${out} from ${previous} to ${uniqueCount} unique digests (${drop.toFixed(1)} % fewer; `
+        + `--max-shrink ${options.maxShrink} allows at least ${Math.ceil(floor)}): digests of some shards may be missing `
+        + "from the input; pass --allow-shrink if the catalog really lost them",
+    };
+  }
+  return { previous };
 }
 
 function explainBuildError(code, count, spec) {
