@@ -18,7 +18,9 @@ pub const MAXIMUM_HASH_COUNT: u32 = 32;
 #[allow(clippy::approx_constant)]
 pub const LN2: f64 = 0.6931471805599453;
 
-/// The reference's error codes, in the order they can arise while building.
+/// The reference's error codes, in the order they can arise while building,
+/// then `OutOfMemory` (not the reference's: the bit array, sized by a valid
+/// spec, could not be reserved).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BloomError {
     InvalidExpectedItemCount,
@@ -26,6 +28,13 @@ pub enum BloomError {
     CapacityExceeded,
     FilterTooLarge,
     InvalidDigest,
+    OutOfMemory,
+}
+
+impl From<crate::fallible::OutOfMemory> for BloomError {
+    fn from(_: crate::fallible::OutOfMemory) -> Self {
+        BloomError::OutOfMemory
+    }
 }
 
 impl BloomError {
@@ -37,6 +46,7 @@ impl BloomError {
             BloomError::CapacityExceeded => "capacityExceeded",
             BloomError::FilterTooLarge => "filterTooLarge",
             BloomError::InvalidDigest => "invalidDigest",
+            BloomError::OutOfMemory => crate::fallible::OutOfMemory::CODE,
         }
     }
 
@@ -54,6 +64,10 @@ impl BloomError {
                 "no layout with at most 2^30 bits and 32 hashes meets the target rate"
             }
             BloomError::InvalidDigest => "every digest must be a 32-byte Uint8Array",
+            BloomError::OutOfMemory => {
+                "not enough memory for the filter's bit array: WebAssembly memory grows to \
+                 4 GiB at most and never shrinks (free() filters that are no longer needed)"
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod abf1;
 pub mod bits;
+pub mod fallible;
 pub mod filter;
 pub mod hashing;
 pub mod layout;

@@ -8,7 +8,8 @@
 
 use std::cmp::Reverse;
 
-use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
+use crate::bits::{BitArray, FromBytesError, WORD_BITS, WORD_BYTES};
+use crate::fallible::{self, OutOfMemory};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::murmur3::hash_pair;
 use crate::sizing::{checked_optimal_params, coded_errors, SizingError, MAXIMUM_HASH_COUNT};
@@ -59,6 +60,13 @@ coded_errors! {
         WordIndicesNotIncreasing => ("wordIndicesNotIncreasing", "word indices must be strictly increasing"),
         ZeroWordValue => ("zeroWordValue", "sparse entries must not carry the value 0"),
         NonCanonicalEncoding => ("nonCanonicalEncoding", "sparse is used exactly when it is smaller than dense"),
+        OutOfMemory => ("outOfMemory", "not enough memory for the filter's words: WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)"),
+    }
+}
+
+impl From<OutOfMemory> for MergeableError {
+    fn from(_: OutOfMemory) -> Self {
+        MergeableError::OutOfMemory
     }
 }
 
@@ -110,15 +118,15 @@ impl Delta {
     }
 
     /// The wire form (kind 3, see `docs/mergeable-format.md`).
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, MergeableError> {
         let mut out = header(
             KIND_DELTA,
             self.bit_count,
             self.hash_count,
             self.words.len(),
-        );
+        )?;
         write_sparse(&mut out, self.words.iter().copied());
-        seal(out)
+        Ok(seal(out))
     }
 
     /// Parses and fully validates a delta's wire form.
@@ -155,7 +163,7 @@ impl MergeableBloomFilter {
         // m ≤ 2^30, a multiple of 64, so the aligned count stays within the cap.
         let words = (align_to_word(m) / WORD_BITS) as usize;
         Ok(MergeableBloomFilter {
-            bits: BitArray::zeroed(words),
+            bits: BitArray::zeroed(words)?,
             hash_count: k,
         })
     }
@@ -190,7 +198,9 @@ impl MergeableBloomFilter {
         self.bits.words()
     }
 
-    /// Sets the item's bits and returns the words that changed.
+    /// Sets the item's bits and returns the words that changed. The delta
+    /// holds at most hashCount ≤ 4096 entries (64 KiB), a bound of the format
+    /// rather than of the caller, so it is allocated the ordinary way.
     pub fn add(&mut self, item: &[u8]) -> Delta {
         let mut words: Vec<(u32, u64)> = probe_positions(item, self.bit_count(), self.hash_count)
             .filter_map(|bit| self.bits.set_reporting(bit))
@@ -240,18 +250,18 @@ impl MergeableBloomFilter {
     }
 
     /// The wire form: sparse when it is strictly smaller than dense.
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, MergeableError> {
         let word_count = self.word_count();
         let non_zero = self.non_zero_word_count();
         if sparse_is_smaller(non_zero, word_count) {
-            let mut out = header(KIND_SPARSE, self.bit_count(), self.hash_count, non_zero);
+            let mut out = header(KIND_SPARSE, self.bit_count(), self.hash_count, non_zero)?;
             let entries = self.words().iter().enumerate().filter(|(_, w)| **w != 0);
             write_sparse(&mut out, entries.map(|(i, w)| (i as u32, *w)));
-            seal(out)
+            Ok(seal(out))
         } else {
-            let mut out = header(KIND_DENSE, self.bit_count(), self.hash_count, word_count);
-            self.bits.write_le_bytes(&mut out);
-            seal(out)
+            let mut out = header(KIND_DENSE, self.bit_count(), self.hash_count, word_count)?;
+            self.bits.write_le_bytes(&mut out)?;
+            Ok(seal(out))
         }
     }
 
@@ -266,7 +276,7 @@ impl MergeableBloomFilter {
                 if !sparse_is_smaller(entries.len(), word_count) {
                     return Err(MergeableError::NonCanonicalEncoding);
                 }
-                let mut bits = BitArray::zeroed(word_count);
+                let mut bits = BitArray::zeroed(word_count)?;
                 for (index, value) in entries {
                     bits.or_word(index as usize, value);
                 }
@@ -286,15 +296,21 @@ fn sparse_is_smaller(non_zero: usize, word_count: usize) -> bool {
     (non_zero as u64) * (SPARSE_ENTRY_LENGTH as u64) < (word_count as u64) * (WORD_BYTES as u64)
 }
 
-/// The 24-byte header, in a buffer sized for the body and checksum to follow.
-fn header(kind: u8, bit_count: u64, hash_count: u32, entries: usize) -> Vec<u8> {
+/// The 24-byte header, in a buffer sized for the body and checksum to follow
+/// (so neither the body nor [`seal`] reallocates).
+fn header(
+    kind: u8,
+    bit_count: u64,
+    hash_count: u32,
+    entries: usize,
+) -> Result<Vec<u8>, OutOfMemory> {
     let body = entries
         * if kind == KIND_DENSE {
             WORD_BYTES
         } else {
             SPARSE_ENTRY_LENGTH
         };
-    let mut out = Vec::with_capacity(HEADER_LENGTH + body + CHECKSUM_LENGTH);
+    let mut out = fallible::with_capacity(HEADER_LENGTH + body + CHECKSUM_LENGTH)?;
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&[kind, 0]);
@@ -302,7 +318,7 @@ fn header(kind: u8, bit_count: u64, hash_count: u32, entries: usize) -> Vec<u8> 
     out.extend_from_slice(&hash_count.to_le_bytes());
     // Entries never exceed bitCount / 64 ≤ 2^24.
     out.extend_from_slice(&(entries as u32).to_le_bytes());
-    out
+    Ok(out)
 }
 
 fn write_sparse(out: &mut Vec<u8>, entries: impl Iterator<Item = (u32, u64)>) {
@@ -313,6 +329,7 @@ fn write_sparse(out: &mut Vec<u8>, entries: impl Iterator<Item = (u32, u64)>) {
 }
 
 /// Appends the SHA-256 of everything so far (shared with the scalable format).
+/// Callers reserve its 32 bytes with the rest, so the push never reallocates.
 pub(crate) fn seal(mut out: Vec<u8>) -> Vec<u8> {
     let checksum = crate::hashing::sha256(&out);
     out.extend_from_slice(&checksum);
@@ -404,7 +421,10 @@ impl<'a> Frame<'a> {
             return Err(MergeableError::NonCanonicalEncoding);
         }
         // The length is checked, so whole words only.
-        BitArray::from_le_bytes(self.body).ok_or(MergeableError::LengthMismatch)
+        BitArray::from_le_bytes(self.body).map_err(|error| match error {
+            FromBytesError::PartialWord => MergeableError::LengthMismatch,
+            FromBytesError::OutOfMemory(_) => MergeableError::OutOfMemory,
+        })
     }
 
     /// A sparse body: entries with increasing in-range indices, non-zero values.
@@ -426,10 +446,12 @@ impl<'a> Frame<'a> {
             previous = Some(index);
         }
         // Validated; the vector's size is bounded by the input's length.
-        Ok(self
-            .body
-            .chunks_exact(SPARSE_ENTRY_LENGTH)
-            .map(|e| (read_u32(e, 0), read_u64(e, 4)))
-            .collect())
+        let mut entries = fallible::with_capacity(self.body.len() / SPARSE_ENTRY_LENGTH)?;
+        entries.extend(
+            self.body
+                .chunks_exact(SPARSE_ENTRY_LENGTH)
+                .map(|e| (read_u32(e, 0), read_u64(e, 4))),
+        );
+        Ok(entries)
     }
 }

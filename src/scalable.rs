@@ -14,7 +14,8 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
+use crate::bits::{BitArray, FromBytesError, WORD_BITS, WORD_BYTES};
+use crate::fallible::{self, OutOfMemory};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::mergeable::{seal, verified_content, CHECKSUM_LENGTH};
 use crate::probe::{Probe, DIGEST_LENGTH};
@@ -68,6 +69,13 @@ coded_errors! {
         ZeroHashCount => ("zeroHashCount", "a stage's hashCount must not be 0"),
         HashCountTooLarge => ("hashCountTooLarge", "a stage's hashCount must be at most 4096"),
         LengthMismatch => ("lengthMismatch", "no bytes may follow the last stage"),
+        OutOfMemory => ("outOfMemory", "not enough memory for the chain's bits: WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)"),
+    }
+}
+
+impl From<OutOfMemory> for ScalableError {
+    fn from(_: OutOfMemory) -> Self {
+        ScalableError::OutOfMemory
     }
 }
 
@@ -183,7 +191,8 @@ impl ScalableBloomFilter {
     }
 
     /// Appends stage `stages.len()`, sized by the optimum for its capacity and
-    /// rate, unless that would exceed the stage or bit limit.
+    /// rate, unless that would exceed the stage or bit limit or the memory
+    /// (the chain is unchanged then).
     fn grow(&mut self) -> Result<(), ScalableError> {
         let index = self.stages.len() as u32;
         if index >= MAXIMUM_STAGE_COUNT {
@@ -201,8 +210,11 @@ impl ScalableBloomFilter {
         if self.total_bits + bit_count > MAXIMUM_BIT_COUNT {
             return Err(ScalableError::FilterTooLarge);
         }
+        let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize)?;
+        self.stages
+            .try_reserve(1)
+            .map_err(|_| ScalableError::OutOfMemory)?;
         self.total_bits += bit_count;
-        let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize);
         self.stages.push(Stage {
             capacity,
             item_count: 0,
@@ -213,7 +225,8 @@ impl ScalableBloomFilter {
     }
 
     /// Adds an item to the newest stage, first starting a new stage when the
-    /// newest is full. On `FilterTooLarge` the chain is unchanged.
+    /// newest is full. On `FilterTooLarge` or `OutOfMemory` the chain is
+    /// unchanged.
     pub fn add(&mut self, item: &[u8]) -> Result<(), ScalableError> {
         if self.newest().item_count >= self.newest().capacity {
             self.grow()?;
@@ -281,9 +294,9 @@ impl ScalableBloomFilter {
     }
 
     /// The wire form (see `docs/scalable-format.md`), SHA-256 sealed.
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, ScalableError> {
         let stage_bytes = self.total_bits as usize / 8 + self.stages.len() * STAGE_HEADER_LENGTH;
-        let mut out = Vec::with_capacity(HEADER_LENGTH + stage_bytes + CHECKSUM_LENGTH);
+        let mut out = fallible::with_capacity(HEADER_LENGTH + stage_bytes + CHECKSUM_LENGTH)?;
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&0u16.to_le_bytes());
@@ -298,9 +311,9 @@ impl ScalableBloomFilter {
             out.extend_from_slice(&stage.bits.bit_count().to_le_bytes());
             out.extend_from_slice(&stage.hash_count.to_le_bytes());
             out.extend_from_slice(&0u32.to_le_bytes());
-            stage.bits.write_le_bytes(&mut out);
+            stage.bits.write_le_bytes(&mut out)?;
         }
-        seal(out)
+        Ok(seal(out))
     }
 
     /// Parses a chain: checksum, header, then every stage header is validated
@@ -335,20 +348,21 @@ impl ScalableBloomFilter {
         }
         let headers = stage_headers(content, &params, stage_count)?;
         let total_bits = headers.iter().map(|h| h.byte_count as u64 * 8).sum();
-        let stages = headers
-            .into_iter()
-            .map(|h| {
-                // `stage_headers` checked the range and that it is whole words.
-                let raw = &content[h.bits_at..h.bits_at + h.byte_count];
-                let bits = BitArray::from_le_bytes(raw).ok_or(ScalableError::InvalidBitCount)?;
-                Ok(Stage {
-                    capacity: h.capacity,
-                    item_count: h.item_count,
-                    hash_count: h.hash_count,
-                    bits,
-                })
-            })
-            .collect::<Result<Vec<Stage>, ScalableError>>()?;
+        let mut stages = fallible::with_capacity(headers.len())?;
+        for h in headers {
+            // `stage_headers` checked the range and that it is whole words.
+            let raw = &content[h.bits_at..h.bits_at + h.byte_count];
+            let bits = BitArray::from_le_bytes(raw).map_err(|error| match error {
+                FromBytesError::PartialWord => ScalableError::InvalidBitCount,
+                FromBytesError::OutOfMemory(_) => ScalableError::OutOfMemory,
+            })?;
+            stages.push(Stage {
+                capacity: h.capacity,
+                item_count: h.item_count,
+                hash_count: h.hash_count,
+                bits,
+            });
+        }
         Ok(ScalableBloomFilter {
             params,
             stages,
@@ -373,7 +387,7 @@ fn stage_headers(
     params: &ScalableParams,
     stage_count: u32,
 ) -> Result<Vec<StageHeader>, ScalableError> {
-    let mut headers = Vec::with_capacity(stage_count as usize);
+    let mut headers = fallible::with_capacity(stage_count as usize)?;
     let mut at = HEADER_LENGTH;
     let mut total_bits = 0u64;
     let mut total_items = 0u64;

@@ -72,7 +72,7 @@ fn piece_is_a_join_and_encodings_round_trip() {
                     "no false negatives"
                 );
                 for filter in [&a, &b, &c, &merged] {
-                    let bytes = filter.encode();
+                    let bytes = filter.encode().unwrap();
                     let counter = if bytes[6] == 2 { &sparse } else { &dense };
                     counter.set(counter.get() + 1);
                     prop_assert_eq!(&MergeableBloomFilter::decode(&bytes).unwrap(), filter);
@@ -116,7 +116,7 @@ fn deltas_in_any_order_equal_the_merged_state() {
                 let (mut fresh, mut from_delta) = (replica(&[]), replica(&[]));
                 from_delta.piece_delta(&fresh.add(item)).unwrap();
                 prop_assert_eq!(&from_delta, &fresh);
-                prop_assert_eq!(&Delta::decode(&delta.encode()).unwrap(), &delta);
+                prop_assert_eq!(&Delta::decode(&delta.encode().unwrap()).unwrap(), &delta);
                 deltas.push((*order, delta));
             }
             let merged = joined(&joined(&replicas[0], &replicas[1]), &replicas[2]);
@@ -161,11 +161,11 @@ fn only_compatible_filters_piece() {
     );
     // A state is not a delta and a delta is not a state.
     assert_eq!(
-        Delta::decode(&a.encode()),
+        Delta::decode(&a.encode().unwrap()),
         Err(MergeableError::UnexpectedKind)
     );
     assert_eq!(
-        MergeableBloomFilter::decode(&delta.encode()),
+        MergeableBloomFilter::decode(&delta.encode().unwrap()),
         Err(MergeableError::UnexpectedKind)
     );
     // The seed's sample: alice and bob on two replicas.
@@ -201,7 +201,7 @@ fn error_codes_are_distinct_camel_case() {
 fn scalable_decoder_names_broken_stages() {
     let mut filter = ScalableBloomFilter::new(2, 0.1, 2, 0.5).unwrap();
     (0..3u32).for_each(|i| filter.add(&i.to_le_bytes()).unwrap()); // stages of 2/2 and 1/4 items
-    let bytes = filter.encode();
+    let bytes = filter.encode().unwrap();
     let stage1 = 40 + 32 + u64::from_le_bytes(bytes[56..64].try_into().unwrap()) as usize / 8;
     let patched = |at: usize, value: &[u8]| {
         let mut copy = bytes.clone();
@@ -291,7 +291,7 @@ fn scalable_filter_keeps_its_rate_at_ten_times_capacity() {
     );
     assert_eq!(filter.stage_count(), 4); // 1000 + 2000 + 4000 + 8000 ≥ 10,000
     assert!(observed < 2.0 * target, "observed {observed}");
-    let decoded = ScalableBloomFilter::decode(&filter.encode()).unwrap();
+    let decoded = ScalableBloomFilter::decode(&filter.encode().unwrap()).unwrap();
     assert_eq!(decoded, filter);
     assert!(strangers[..1000]
         .iter()
@@ -340,7 +340,10 @@ fn scalable_filter_limits_and_validation() {
     }
     assert_eq!(tiny.stage_count(), 256);
     assert_eq!(tiny.add(b"257th"), Err(ScalableError::FilterTooLarge));
-    assert_eq!(ScalableBloomFilter::decode(&tiny.encode()).unwrap(), tiny);
+    assert_eq!(
+        ScalableBloomFilter::decode(&tiny.encode().unwrap()).unwrap(),
+        tiny
+    );
 }
 
 // ---- No-panic decoding -------------------------------------------------------
@@ -469,16 +472,16 @@ fn tlbf_decoder_never_panics() {
     let mut corpus = Vec::new();
     for (n, p) in [(4, 0.1), (3, 0.5), (10, 0.01), (50, 0.2)] {
         let mut filter = TlBloom::with_rate(n, p).unwrap();
-        corpus.push(filter.to_bytes());
+        corpus.push(filter.to_bytes().unwrap());
         (0..n as u32).for_each(|i| filter.insert(&i.to_le_bytes()));
-        corpus.push(filter.to_bytes());
+        corpus.push(filter.to_bytes().unwrap());
     }
     fuzz(
         "tlbf",
         10,
         |b| {
             TlBloom::from_bytes(b)
-                .map(|f| f.to_bytes())
+                .map(|f| f.to_bytes().unwrap())
                 .map_err(|e| e.code())
         },
         &corpus,
@@ -497,9 +500,9 @@ fn mergeable_corpus() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     ] {
         let mut filter = MergeableBloomFilter::create(n, p).unwrap();
         for i in 0..count {
-            deltas.push(filter.add(&i.to_le_bytes()).encode());
+            deltas.push(filter.add(&i.to_le_bytes()).encode().unwrap());
         }
-        states.push(filter.encode());
+        states.push(filter.encode().unwrap());
     }
     (states, deltas)
 }
@@ -509,7 +512,7 @@ fn mergeable_decoder_never_panics() {
     let (states, _) = mergeable_corpus();
     let codec: Codec = |b| {
         MergeableBloomFilter::decode(b)
-            .map(|f| f.encode())
+            .map(|f| f.encode().unwrap())
             .map_err(|e| e.code())
     };
     fuzz("mergeable", 11, codec, &states, true);
@@ -521,7 +524,11 @@ fn delta_decoder_never_panics() {
     fuzz(
         "delta",
         12,
-        |b| Delta::decode(b).map(|d| d.encode()).map_err(|e| e.code()),
+        |b| {
+            Delta::decode(b)
+                .map(|d| d.encode().unwrap())
+                .map_err(|e| e.code())
+        },
         &deltas,
         true,
     );
@@ -533,11 +540,11 @@ fn scalable_decoder_never_panics() {
     for (capacity, count) in [(4u64, 0u32), (4, 3), (4, 30), (2, 9)] {
         let mut filter = ScalableBloomFilter::new(capacity, 0.1, 2, 0.5).unwrap();
         (0..count).for_each(|i| filter.add(&i.to_le_bytes()).unwrap());
-        corpus.push(filter.encode());
+        corpus.push(filter.encode().unwrap());
     }
     let codec: Codec = |b| {
         ScalableBloomFilter::decode(b)
-            .map(|f| f.encode())
+            .map(|f| f.encode().unwrap())
             .map_err(|e| e.code())
     };
     fuzz("scalable", 13, codec, &corpus, true);

@@ -42,7 +42,7 @@ fn every_case_matches_byte_for_byte() {
             case["k"].as_u64().unwrap(),
             "{label}: k"
         );
-        let bytes = filter.to_bytes();
+        let bytes = filter.to_bytes().unwrap();
         assert_eq!(
             hex::encode(&bytes),
             case["bytesHex"].as_str().unwrap(),
@@ -172,7 +172,7 @@ fn with_rate_validates_its_inputs() {
 #[test]
 fn error_codes_are_camel_case_and_distinct() {
     let all = TlbfError::ALL;
-    assert_eq!(all.len(), 13);
+    assert_eq!(all.len(), 14);
     let mut codes: Vec<&str> = all.iter().map(|e| e.code()).collect();
     assert!(codes
         .iter()

@@ -91,7 +91,7 @@ fn every_filter_vector() {
             filter.bits().count_ones(),
             case["setBits"].as_u64().unwrap()
         );
-        let bits = filter.serialize_bits();
+        let bits = filter.serialize_bits().unwrap();
         assert_eq!(
             hex::encode(Sha256::digest(&bits)),
             case["bitsSha256"].as_str().unwrap()

@@ -285,7 +285,9 @@ fn encoder_refuses_unloadable_files() {
     );
     assert!(encode(&filter, MAX_CATALOG_VERSION).is_ok());
     // A union can claim more insertions than the spec's n.
-    let doubled = ArtifactBloomFilter::union(&filter, &filter).unwrap();
+    let doubled = ArtifactBloomFilter::union(&filter, &filter)
+        .unwrap()
+        .unwrap();
     match encode(&doubled, 1) {
         Err(EncodeError::InvalidFilter { field, .. }) => assert_eq!(field, "insertedItemCount"),
         other => panic!("expected invalidFilter, got {other:?}"),

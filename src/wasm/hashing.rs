@@ -1,6 +1,8 @@
-//! Raw binding of streaming SHA-256 (the sha2 crate).
+//! Raw binding of streaming SHA-256 (the sha2 crate). Bytes arrive through
+//! the staged input (`super::input`).
 
 use super::error;
+use super::input::with_input;
 use sha2::{Digest, Sha256};
 use wasm_bindgen::prelude::*;
 
@@ -25,14 +27,13 @@ impl RawSha256 {
         }
     }
 
-    pub fn update(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
-        match self.state.as_mut() {
-            Some(state) => {
-                crate::hashing::update_in_pieces(state, bytes);
-                Ok(())
-            }
-            None => Err(finished()),
-        }
+    /// Hashes the `staged` bytes.
+    pub fn update(&mut self, staged: usize) -> Result<(), JsValue> {
+        let state = self.state.as_mut().ok_or_else(finished)?;
+        with_input(staged, |bytes| {
+            crate::hashing::update_in_pieces(state, bytes);
+            Ok(())
+        })
     }
 
     /// The 32-byte digest; the hasher cannot be updated afterwards.
@@ -51,8 +52,8 @@ fn finished() -> JsValue {
     )
 }
 
-/// One-shot SHA-256.
+/// One-shot SHA-256 of the `staged` bytes.
 #[wasm_bindgen(js_name = sha256)]
-pub fn sha256(bytes: &[u8]) -> Vec<u8> {
-    crate::hashing::sha256(bytes).to_vec()
+pub fn sha256(staged: usize) -> Result<Vec<u8>, JsValue> {
+    with_input(staged, |bytes| Ok(crate::hashing::sha256(bytes).to_vec()))
 }
