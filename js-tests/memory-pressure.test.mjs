@@ -171,8 +171,8 @@ describe("33 concurrent stalled streams of a 2^30-bit header", () => {
       console.log(JSON.stringify(await stalledLoads(33, 3 * 2 ** 20)));
     `);
     // Bound: a stream that delivered d bytes of payload holds a bit array
-    // of at most 2·d (it doubles as bytes arrive, up to 1/16 of the payload,
-    // here 8 MiB): for 3 MiB in 1 MiB chunks, 1 → 2 → 4 MiB. Counting every
+    // of at most 2·d (it doubles as bytes arrive, up to 1/32 of the payload,
+    // here 4 MiB): for 3 MiB in 1 MiB chunks, 1 → 2 → 4 MiB. Counting every
     // step as never reused, 7 MiB per stream, plus the kept 1 MiB input
     // buffer (and a page or two) for all of them. The old decoder reserved
     // 128 MiB per stream (4.1 GiB for 33).

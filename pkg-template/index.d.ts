@@ -247,8 +247,8 @@ export type SnapshotStreamOptions = {
 /**
  * Loads an ABF1 file as it arrives: bad headers (and `maxBytes`) are decided
  * as soon as 96 bytes are in, the bit array grows as the payload arrives (a
- * stalled stream holds at most twice what it delivered, or 1/16 of the
- * payload: then the rest is reserved), the checksum is incremental.
+ * stalled stream holds at most twice what it delivered until 1/32 of the
+ * payload is in, then the whole payload), the checksum is incremental.
  *
  * @example
  * ```ts

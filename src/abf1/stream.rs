@@ -7,8 +7,9 @@
 //! is reserved for the payload when the header is accepted: the bit array
 //! grows with the bytes that arrive (see [`capacity_for`]), fallibly, so a
 //! stream that stalls after its header pins no memory, and one that stalls
-//! later pins at most 16× what it delivered. Bytes are hashed as they arrive
-//! and packed straight into words, so the peak is one payload plus at most a
+//! later pins at most twice what it delivered until 1/32 of the payload is
+//! in, the whole payload after that. Bytes are hashed as they arrive and
+//! packed straight into words, so the peak is one payload plus at most a
 //! sixteenth, not two payloads.
 //!
 //! The result always matches `decode()` on the concatenated input: the same
@@ -29,7 +30,7 @@ const WHOLE_PAYLOAD_WORDS: usize = (1 << 20) / WORD_BYTES;
 /// The first reservation of a larger payload, in words (64 KiB).
 const FIRST_STEP_WORDS: usize = (64 << 10) / WORD_BYTES;
 /// Once this fraction of a payload is needed, the rest is reserved at once.
-const WHOLE_PAYLOAD_FRACTION: usize = 16;
+const WHOLE_PAYLOAD_FRACTION: usize = 32;
 
 /// Incremental ABF1 decoder. Once `push` has failed, every later `push` and
 /// `finish` return that same error.
@@ -328,11 +329,11 @@ impl PayloadSink {
 
 /// The capacity (in words) to grow to when `needed` words must fit, from
 /// `current`, for a payload of `expected` words. Small payloads, and large
-/// ones once a sixteenth has arrived, get exactly `expected`. Before that the
-/// capacity doubles from 64 KiB up to a sixteenth of the payload, so an
+/// ones once a thirty-second has arrived, get exactly `expected`. Before that
+/// the capacity doubles from 64 KiB up to 1/32 of the payload, so an
 /// unfinished stream holds at most twice what it delivered (or 64 KiB), and a
 /// complete load ends with one exact bit array, having freed earlier steps
-/// that add up to at most an eighth of it.
+/// that add up to at most a sixteenth of it.
 fn capacity_for(needed: usize, current: usize, expected: usize) -> usize {
     let step_limit = expected / WHOLE_PAYLOAD_FRACTION;
     if expected <= WHOLE_PAYLOAD_WORDS || needed > step_limit {
@@ -368,16 +369,16 @@ mod growth_tests {
             5 * FIRST_STEP_WORDS
         );
         assert_eq!(
-            capacity_for(expected / 16 + 1, expected / 32, expected),
+            capacity_for(expected / 32 + 1, expected / 64, expected),
             expected
         );
         assert_eq!(
-            capacity_for(expected / 16, expected / 32, expected),
-            expected / 16
+            capacity_for(expected / 32, expected / 64, expected),
+            expected / 32
         );
         assert_eq!(
-            capacity_for(expected / 20, expected / 24, expected),
-            expected / 16
+            capacity_for(expected / 40, expected / 48, expected),
+            expected / 32
         );
         // Every step before the whole one is at most twice the need (or 64 KiB).
         let mut capacity = 0;
@@ -392,7 +393,7 @@ mod growth_tests {
         }
         assert_eq!(capacity_for(expected, capacity, expected), expected);
         assert!(
-            steps_total <= expected / 8,
+            steps_total <= expected / 16,
             "freed steps {steps_total} of {expected}"
         );
     }
