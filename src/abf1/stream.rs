@@ -13,7 +13,8 @@
 //! sixteenth, not two payloads.
 //!
 //! The result always matches `decode()` on the concatenated input: the same
-//! success, or the same error code. Truncation and trailing bytes exclude each
+//! success, or the same error code (a decoder with a limit may answer
+//! `tooLarge` instead, and either may answer `outOfMemory`). Truncation and trailing bytes exclude each
 //! other, so reporting trailing bytes early cannot change which step fails.
 
 use sha2::{Digest, Sha256};
