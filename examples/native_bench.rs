@@ -137,7 +137,8 @@ fn bench_one(n: u64, p: f64, options: &Options) {
         let started = Instant::now();
         let flags = f
             .might_contain_packed(black_box(&queries_packed))
-            .expect("whole digests");
+            .expect("whole digests")
+            .expect("memory for the flags");
         let flags = black_box(flags);
         batch_ns.push(started.elapsed().as_nanos() as f64 / queries.len() as f64);
         sink += flags.iter().map(|&b| u64::from(b)).sum::<u64>();

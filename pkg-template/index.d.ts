@@ -9,18 +9,27 @@ export type BloomSpec = Readonly<{
   targetFalsePositiveRate: number;
 }>;
 
-/** The reference's build errors. */
+/**
+ * The reference's build errors, then `outOfMemory` (not the reference's):
+ * WebAssembly memory, which grows to 4 GiB at most and never shrinks, had no
+ * room for the digests' copy or the bit array.
+ */
 export type BloomError =
   | "invalidExpectedItemCount"
   | "invalidFalsePositiveRate"
   | "capacityExceeded"
   | "filterTooLarge"
-  | "invalidDigest";
+  | "invalidDigest"
+  | "outOfMemory";
 
-/** The reference's result shape: plain objects, compared with `deepEqual`. */
+/**
+ * The reference's result shape: plain objects, compared with `deepEqual`.
+ * Only an `outOfMemory` failure carries a `message` (the bytes it could not
+ * reserve).
+ */
 export type Result<TValue, TError extends string = BloomError> =
   | Readonly<{ kind: "success"; value: TValue }>
-  | Readonly<{ kind: "failure"; error: TError }>;
+  | Readonly<{ kind: "failure"; error: TError; message?: string }>;
 
 /**
  * A Bloom filter over 32-byte SHA-256 artifact digests, bit-exact with the
@@ -50,7 +59,8 @@ export declare class ArtifactBloomFilter implements Disposable {
    * (`invalidExpectedItemCount`, `invalidFalsePositiveRate`, `filterTooLarge`),
    * then `capacityExceeded` (more digests than `expectedItemCount`), then
    * `invalidDigest` (an element that is not a 32-byte `Uint8Array`, or
-   * `digests` not an array).
+   * `digests` not an array); then `outOfMemory` (with a `message`) when wasm
+   * memory has no room for the bit array.
    */
   static create(digests: readonly Uint8Array[], spec: BloomSpec): Result<ArtifactBloomFilter>;
   /**
@@ -65,7 +75,7 @@ export declare class ArtifactBloomFilter implements Disposable {
   static union(
     a: ArtifactBloomFilter,
     b: ArtifactBloomFilter,
-  ): Result<ArtifactBloomFilter, "incompatibleFilters">;
+  ): Result<ArtifactBloomFilter, "incompatibleFilters" | "outOfMemory">;
   /**
    * `false`: definitely absent. `true`: maybe present — never an answer.
    * @throws {RangeError} when `digest` is not a 32-byte `Uint8Array`.
@@ -75,9 +85,14 @@ export declare class ArtifactBloomFilter implements Disposable {
    * Answers N packed digests in one call: a `Uint8Array` of N flags
    * (1 = maybe, 0 = definitely absent).
    * @throws {RangeError} when the length is not a multiple of 32.
+   * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room
+   *   for the batch's copy or the flags.
    */
   mightContainMany(packed: Uint8Array): Uint8Array;
-  /** How many of N packed digests answer "maybe". */
+  /**
+   * How many of N packed digests answer "maybe".
+   * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for the batch's copy.
+   */
   countMaybe(packed: Uint8Array): number;
   getBitCount(): number;
   getHashCount(): number;
@@ -93,7 +108,12 @@ export declare class ArtifactBloomFilter implements Disposable {
   serializeBits(): Uint8Array;
   /** True after `free()`. */
   readonly freed: boolean;
-  /** Releases the wasm memory now (a FinalizationRegistry does it otherwise). */
+  /**
+   * Releases the wasm memory now, for the next filter to reuse (the memory
+   * itself never shrinks). A FinalizationRegistry does it otherwise, but only
+   * between tasks: a synchronous loop that drops filters without `free()`
+   * (or `using`) keeps every one of them until it yields.
+   */
   free(): void;
   [Symbol.dispose](): void;
 }
@@ -121,7 +141,10 @@ export declare class Sha256 implements Disposable {
 /** One-shot SHA-256. */
 export declare function sha256(bytes: Uint8Array): Uint8Array;
 
-/** Size of the wasm linear memory in bytes (for leak checks). */
+/**
+ * Size of the wasm linear memory in bytes (for leak checks). It only grows
+ * (to 4 GiB at most): freed memory is reused inside it, never returned.
+ */
 export declare function wasmMemoryBytes(): number;
 
 /** Every field of the ABF1 header (spec/ABF1.md), as loaded. */
@@ -149,8 +172,10 @@ export type SnapshotLoadError =
   | "invalidHeader"
   | "lengthMismatch"
   | "checksumMismatch"
-  /** `loadSnapshotStream`: more than `maxBytes`. */
+  /** `loadSnapshotStream`: more than `maxBytes` (decided from the header, before anything is reserved). */
   | "tooLarge"
+  /** WebAssembly memory (4 GiB at most, never shrinking) had no room for the file's copy or the bit array. */
+  | "outOfMemory"
   /** `fetchSnapshot`: a non-2xx answer (the failure carries `status`). */
   | "httpError"
   /** `fetchSnapshot` with `etag`: the server answered 304. */
@@ -213,6 +238,7 @@ export declare function readSnapshotHeader(
  * @throws {Error} with `code: "invalidFilter"` when the filter could not be
  *   loaded back — e.g. a `union` whose summed insertedItemCount exceeds
  *   expectedItemCount (ABF1 requires inserted ≤ expected).
+ * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for the output.
  */
 export declare function encodeSnapshot(filter: ArtifactBloomFilter, options: { catalogVersion: number }): Uint8Array;
 
@@ -227,7 +253,10 @@ export type Timers = {
 };
 
 export type SnapshotStreamOptions = {
-  /** Refuse files larger than this (failure `tooLarge`), checked from the header. */
+  /**
+   * Refuse files larger than this (failure `tooLarge`): checked from the
+   * header, before anything is reserved for the payload.
+   */
   maxBytes?: number;
   /**
    * No chunk for this many milliseconds: failure `timeout`, and the source is
@@ -247,8 +276,10 @@ export type SnapshotStreamOptions = {
 };
 
 /**
- * Loads an ABF1 file as it arrives: bad headers are rejected as soon as 96
- * bytes are in, the payload is reserved once, the checksum is incremental.
+ * Loads an ABF1 file as it arrives: bad headers (and `maxBytes`) are decided
+ * as soon as 96 bytes are in, the bit array grows as the payload arrives (a
+ * stalled stream holds at most twice what it delivered until 1/32 of the
+ * payload is in, then the whole payload), the checksum is incremental.
  *
  * @example
  * ```ts
@@ -691,6 +722,10 @@ export declare function initSync(options: { module: ArrayBuffer | ArrayBufferVie
 //   surrogates as U+FFFD); anything else is a `TypeError` naming `item`.
 // - Every method and getter except `freed` and `free()` throws once the
 //   object was freed.
+// - When WebAssembly memory (4 GiB at most, never shrinking) has no room for
+//   a filter, an input's copy or an encoding, loaders return the failure
+//   `outOfMemory` and everything else throws an `Error` whose `code` is
+//   `"outOfMemory"` (not a TypeError/RangeError: no argument was wrong).
 
 /** An item: raw bytes, or a string hashed as its UTF-8 bytes. */
 export type BloomItem = Uint8Array | string;
@@ -724,7 +759,8 @@ export type TlbfDecodeError =
   | "filterTooLarge"
   | "hashCountTooLarge"
   | "lengthMismatch"
-  | "nonZeroPadding";
+  | "nonZeroPadding"
+  | "outOfMemory";
 
 /**
  * The TLBF filter of seed 002, byte-compatible with `tl_ds::bloom::Bloom` and
@@ -803,7 +839,8 @@ export type MergeableDecodeError =
   | "wordIndexOutOfRange"
   | "wordIndicesNotIncreasing"
   | "zeroWordValue"
-  | "nonCanonicalEncoding";
+  | "nonCanonicalEncoding"
+  | "outOfMemory";
 
 /** One changed 64-bit word: its index and its full value after the add. */
 export type MergeableDeltaEntry = Readonly<{ wordIndex: number; wordValue: bigint }>;
@@ -928,7 +965,8 @@ export type ScalableDecodeError =
   | "invalidBitCount"
   | "zeroHashCount"
   | "hashCountTooLarge"
-  | "lengthMismatch";
+  | "lengthMismatch"
+  | "outOfMemory";
 
 /**
  * A scalable Bloom filter (Almeida et al. 2007; seed 004 step 5): a chain of

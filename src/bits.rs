@@ -6,6 +6,8 @@
 //! payload use. Every filter in this crate (artifact, mergeable, scalable)
 //! shares this type; TLBF keeps bytes because its length is not word aligned.
 
+use crate::fallible::{self, OutOfMemory};
+
 /// Bits in one storage word.
 pub const WORD_BITS: u64 = 64;
 /// Bytes in one storage word.
@@ -17,27 +19,35 @@ pub struct BitArray {
 }
 
 impl BitArray {
-    /// An all-zero array of `word_count` words. Callers check the size first:
-    /// every public constructor in the crate bounds it by the 2^30-bit limit.
-    pub fn zeroed(word_count: usize) -> Self {
-        BitArray { words: vec![0; word_count] }
+    /// An all-zero array of `word_count` words, or `OutOfMemory`. Callers
+    /// check the size first: every public constructor in the crate bounds it
+    /// by the 2^30-bit limit.
+    pub fn zeroed(word_count: usize) -> Result<Self, OutOfMemory> {
+        Ok(BitArray {
+            words: fallible::zeroed_words(word_count)?,
+        })
     }
 
     /// Rebuilds an array from its LSB-first byte form. `bytes.len()` must be a
     /// multiple of 8 (the caller validated the length field it came from).
-    pub fn from_le_bytes(bytes: &[u8]) -> Option<Self> {
+    pub fn from_le_bytes(bytes: &[u8]) -> Result<Self, FromBytesError> {
         if bytes.len() % WORD_BYTES != 0 {
-            return None;
+            return Err(FromBytesError::PartialWord);
         }
-        let words = bytes
-            .chunks_exact(WORD_BYTES)
-            .map(|chunk| {
-                let mut word = [0u8; WORD_BYTES];
-                word.copy_from_slice(chunk);
-                u64::from_le_bytes(word)
-            })
-            .collect();
-        Some(BitArray { words })
+        let mut words = fallible::with_capacity(bytes.len() / WORD_BYTES)?;
+        words.extend(bytes.chunks_exact(WORD_BYTES).map(|chunk| {
+            let mut word = [0u8; WORD_BYTES];
+            word.copy_from_slice(chunk);
+            u64::from_le_bytes(word)
+        }));
+        Ok(BitArray { words })
+    }
+
+    /// A copy, or `OutOfMemory` (`clone()` would abort instead).
+    pub fn try_clone(&self) -> Result<Self, OutOfMemory> {
+        Ok(BitArray {
+            words: fallible::copy_of(&self.words)?,
+        })
     }
 
     pub fn from_words(words: Vec<u64>) -> Self {
@@ -110,16 +120,40 @@ impl BitArray {
     }
 
     /// The LSB-first byte form: each word written little-endian.
-    pub fn to_le_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(self.words.len() * WORD_BYTES);
-        self.write_le_bytes(&mut bytes);
-        bytes
+    pub fn to_le_bytes(&self) -> Result<Vec<u8>, OutOfMemory> {
+        let mut bytes = fallible::with_capacity(self.byte_count())?;
+        self.write_le_bytes(&mut bytes)?;
+        Ok(bytes)
     }
 
-    pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
+    /// Bytes of the LSB-first form.
+    pub fn byte_count(&self) -> usize {
+        self.words.len().saturating_mul(WORD_BYTES)
+    }
+
+    /// Appends the LSB-first form to `out`, reserving room first (nothing
+    /// when the caller already did).
+    pub fn write_le_bytes(&self, out: &mut Vec<u8>) -> Result<(), OutOfMemory> {
+        out.try_reserve_exact(self.byte_count())
+            .map_err(|_| OutOfMemory::of::<u8>(out.len().saturating_add(self.byte_count())))?;
         for word in &self.words {
             out.extend_from_slice(&word.to_le_bytes());
         }
+        Ok(())
+    }
+}
+
+/// Why [`BitArray::from_le_bytes`] refused its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FromBytesError {
+    /// The length is not a whole number of 8-byte words.
+    PartialWord,
+    OutOfMemory(OutOfMemory),
+}
+
+impl From<OutOfMemory> for FromBytesError {
+    fn from(error: OutOfMemory) -> Self {
+        FromBytesError::OutOfMemory(error)
     }
 }
 
@@ -129,11 +163,11 @@ mod tests {
 
     #[test]
     fn bit_i_is_byte_i_over_8_lsb_first() {
-        let mut bits = BitArray::zeroed(2);
+        let mut bits = BitArray::zeroed(2).unwrap();
         bits.set(0);
         bits.set(11);
         bits.set(127);
-        let bytes = bits.to_le_bytes();
+        let bytes = bits.to_le_bytes().unwrap();
         assert_eq!(bytes[0], 0b0000_0001);
         assert_eq!(bytes[1], 0b0000_1000);
         assert_eq!(bytes[15], 0b1000_0000);
@@ -143,13 +177,16 @@ mod tests {
 
     #[test]
     fn set_reporting_reports_only_changes() {
-        let mut bits = BitArray::zeroed(1);
+        let mut bits = BitArray::zeroed(1).unwrap();
         assert_eq!(bits.set_reporting(3), Some((0, 8)));
         assert_eq!(bits.set_reporting(3), None);
     }
 
     #[test]
     fn from_le_bytes_rejects_partial_words() {
-        assert!(BitArray::from_le_bytes(&[0u8; 7]).is_none());
+        assert_eq!(
+            BitArray::from_le_bytes(&[0u8; 7]),
+            Err(FromBytesError::PartialWord)
+        );
     }
 }

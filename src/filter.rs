@@ -4,6 +4,7 @@
 //! queried. There is no API that clears bits: a deletion means a new snapshot.
 
 use crate::bits::BitArray;
+use crate::fallible::{self, OutOfMemory};
 use crate::layout::{create_layout, BloomError, BloomSpec, Layout};
 use crate::probe::{as_digest, Probe, DIGEST_LENGTH};
 
@@ -21,7 +22,8 @@ pub struct ArtifactBloomFilter {
 
 impl ArtifactBloomFilter {
     /// Builds from separate digests, checking in the reference's order:
-    /// the spec, then capacity, then every digest's length.
+    /// the spec, then capacity, then every digest's length; then the bit
+    /// array is reserved (`OutOfMemory` if it cannot be).
     pub fn create<D: AsRef<[u8]>>(digests: &[D], spec: &BloomSpec) -> Result<Self, BloomError> {
         let layout = create_layout(spec)?;
         if digests.len() as u64 > spec.expected_item_count {
@@ -30,7 +32,7 @@ impl ArtifactBloomFilter {
         if digests.iter().any(|d| d.as_ref().len() != DIGEST_LENGTH) {
             return Err(BloomError::InvalidDigest);
         }
-        let mut filter = Self::empty_with_layout(layout, *spec);
+        let mut filter = Self::empty_with_layout(layout, *spec)?;
         for digest in digests {
             // Length checked above.
             if let Some(digest) = as_digest(digest.as_ref()) {
@@ -53,31 +55,45 @@ impl ArtifactBloomFilter {
         if packed.len() % DIGEST_LENGTH != 0 {
             return Err(BloomError::InvalidDigest);
         }
-        let mut filter = Self::empty_with_layout(layout, *spec);
-        probe_blocks(packed, filter.bit_count(), |_, probe| filter.insert_probe(probe));
+        let mut filter = Self::empty_with_layout(layout, *spec)?;
+        probe_blocks(packed, filter.bit_count(), |_, probe| {
+            filter.insert_probe(probe)
+        });
         filter.inserted_item_count = count;
         Ok(filter)
     }
 
     /// An empty filter for the spec (no digests yet).
     pub fn empty(spec: &BloomSpec) -> Result<Self, BloomError> {
-        Ok(Self::empty_with_layout(create_layout(spec)?, *spec))
+        Self::empty_with_layout(create_layout(spec)?, *spec)
     }
 
-    fn empty_with_layout(layout: Layout, spec: BloomSpec) -> Self {
-        ArtifactBloomFilter {
-            bits: BitArray::zeroed((layout.bit_count / 64) as usize),
+    /// The only allocation of a build: `bitCount / 8` bytes (≤ 128 MiB, the
+    /// layout's cap), reserved fallibly.
+    fn empty_with_layout(layout: Layout, spec: BloomSpec) -> Result<Self, BloomError> {
+        Ok(ArtifactBloomFilter {
+            bits: BitArray::zeroed((layout.bit_count / 64) as usize)?,
             hash_count: layout.hash_count,
             inserted_item_count: 0,
             spec,
-        }
+        })
     }
 
     /// Reassembles a filter from validated parts (the ABF1 decoder and the
     /// merge). The caller guarantees `bits` is non-empty and `hash_count` in
     /// 1..=32.
-    pub fn from_parts(bits: BitArray, hash_count: u32, inserted_item_count: u64, spec: BloomSpec) -> Self {
-        ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec }
+    pub fn from_parts(
+        bits: BitArray,
+        hash_count: u32,
+        inserted_item_count: u64,
+        spec: BloomSpec,
+    ) -> Self {
+        ArtifactBloomFilter {
+            bits,
+            hash_count,
+            inserted_item_count,
+            spec,
+        }
     }
 
     /// Sets the k bits of a digest (building only; the count is the caller's).
@@ -122,16 +138,21 @@ impl ArtifactBloomFilter {
     }
 
     /// Answers for `N × 32` packed digests, one flag byte (0 or 1) each.
-    /// `None` when the length is not a multiple of 32.
-    pub fn might_contain_packed(&self, packed: &[u8]) -> Option<Vec<u8>> {
+    /// `None` when the length is not a multiple of 32; `Some(Err)` when the
+    /// N flag bytes cannot be reserved.
+    pub fn might_contain_packed(&self, packed: &[u8]) -> Option<Result<Vec<u8>, OutOfMemory>> {
         if packed.len() % DIGEST_LENGTH != 0 {
             return None;
         }
-        let mut flags = vec![0u8; packed.len() / DIGEST_LENGTH];
-        probe_blocks(packed, self.bit_count(), |index, probe| {
-            flags[index] = u8::from(self.might_contain_words_probe(probe));
+        let mut flags = match fallible::with_capacity(packed.len() / DIGEST_LENGTH) {
+            Ok(flags) => flags,
+            Err(error) => return Some(Err(error)),
+        };
+        // Visited in order, so each flag is appended at its own index.
+        probe_blocks(packed, self.bit_count(), |_, probe| {
+            flags.push(u8::from(self.might_contain_words_probe(probe)));
         });
-        Some(flags)
+        Some(Ok(flags))
     }
 
     /// How many of `N × 32` packed digests answer "maybe".
@@ -180,24 +201,25 @@ impl ArtifactBloomFilter {
     }
 
     /// The bit array as LSB-first bytes (the reference `serializeBits()`).
-    pub fn serialize_bits(&self) -> Vec<u8> {
+    pub fn serialize_bits(&self) -> Result<Vec<u8>, OutOfMemory> {
         self.bits.to_le_bytes()
     }
 
     /// Bitwise OR of two filters of the same shape; inserted counts add up
-    /// (a conservative upper bound when the digest sets overlap).
-    pub fn union(a: &Self, b: &Self) -> Option<Self> {
+    /// (a conservative upper bound when the digest sets overlap). `Ok(None)`
+    /// for different shapes; `Err` when the new bit array cannot be reserved.
+    pub fn union(a: &Self, b: &Self) -> Result<Option<Self>, OutOfMemory> {
         if a.bit_count() != b.bit_count() || a.hash_count != b.hash_count {
-            return None;
+            return Ok(None);
         }
-        let mut bits = a.bits.clone();
+        let mut bits = a.bits.try_clone()?;
         bits.or_assign(&b.bits);
-        Some(ArtifactBloomFilter {
+        Ok(Some(ArtifactBloomFilter {
             bits,
             hash_count: a.hash_count,
             inserted_item_count: a.inserted_item_count.saturating_add(b.inserted_item_count),
             spec: a.spec,
-        })
+        }))
     }
 }
 
@@ -232,7 +254,10 @@ mod tests {
     }
 
     fn spec(n: u64, p: f64) -> BloomSpec {
-        BloomSpec { expected_item_count: n, target_false_positive_rate: p }
+        BloomSpec {
+            expected_item_count: n,
+            target_false_positive_rate: p,
+        }
     }
 
     #[test]
@@ -246,9 +271,18 @@ mod tests {
     #[test]
     fn create_checks_spec_then_capacity_then_digests() {
         let short = vec![vec![0u8; 31]; 3];
-        assert_eq!(ArtifactBloomFilter::create(&short, &spec(0, 0.01)), Err(BloomError::InvalidExpectedItemCount));
-        assert_eq!(ArtifactBloomFilter::create(&short, &spec(2, 0.01)), Err(BloomError::CapacityExceeded));
-        assert_eq!(ArtifactBloomFilter::create(&short, &spec(3, 0.01)), Err(BloomError::InvalidDigest));
+        assert_eq!(
+            ArtifactBloomFilter::create(&short, &spec(0, 0.01)),
+            Err(BloomError::InvalidExpectedItemCount)
+        );
+        assert_eq!(
+            ArtifactBloomFilter::create(&short, &spec(2, 0.01)),
+            Err(BloomError::CapacityExceeded)
+        );
+        assert_eq!(
+            ArtifactBloomFilter::create(&short, &spec(3, 0.01)),
+            Err(BloomError::InvalidDigest)
+        );
     }
 
     #[test]
@@ -258,9 +292,12 @@ mod tests {
         let a = ArtifactBloomFilter::create(&members, &spec(300, 0.001)).unwrap();
         let b = ArtifactBloomFilter::create_packed(&packed, &spec(300, 0.001)).unwrap();
         assert_eq!(a, b);
-        assert_eq!(b.might_contain_packed(&packed).unwrap(), vec![1u8; 300]);
+        assert_eq!(b.might_contain_packed(&packed).unwrap(), Ok(vec![1u8; 300]));
         assert_eq!(b.count_maybe(&packed), Some(300));
-        assert_eq!(ArtifactBloomFilter::create_packed(&packed[..33], &spec(300, 0.001)), Err(BloomError::InvalidDigest));
+        assert_eq!(
+            ArtifactBloomFilter::create_packed(&packed[..33], &spec(300, 0.001)),
+            Err(BloomError::InvalidDigest)
+        );
         assert!(b.might_contain_packed(&packed[..31]).is_none());
     }
 
@@ -271,7 +308,7 @@ mod tests {
         let whole = ArtifactBloomFilter::create(&members, &s).unwrap();
         let a = ArtifactBloomFilter::create(&members[..200], &s).unwrap();
         let b = ArtifactBloomFilter::create(&members[200..], &s).unwrap();
-        let merged = ArtifactBloomFilter::union(&a, &b).unwrap();
+        let merged = ArtifactBloomFilter::union(&a, &b).unwrap().unwrap();
         assert_eq!(merged.serialize_bits(), whole.serialize_bits());
         assert_eq!(merged.inserted_item_count(), 500);
     }

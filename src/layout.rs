@@ -18,7 +18,9 @@ pub const MAXIMUM_HASH_COUNT: u32 = 32;
 #[allow(clippy::approx_constant)]
 pub const LN2: f64 = 0.6931471805599453;
 
-/// The reference's error codes, in the order they can arise while building.
+/// The reference's error codes, in the order they can arise while building,
+/// then `OutOfMemory` (not the reference's: the bit array, sized by a valid
+/// spec, could not be reserved).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BloomError {
     InvalidExpectedItemCount,
@@ -26,6 +28,13 @@ pub enum BloomError {
     CapacityExceeded,
     FilterTooLarge,
     InvalidDigest,
+    OutOfMemory,
+}
+
+impl From<crate::fallible::OutOfMemory> for BloomError {
+    fn from(_: crate::fallible::OutOfMemory) -> Self {
+        BloomError::OutOfMemory
+    }
 }
 
 impl BloomError {
@@ -37,6 +46,7 @@ impl BloomError {
             BloomError::CapacityExceeded => "capacityExceeded",
             BloomError::FilterTooLarge => "filterTooLarge",
             BloomError::InvalidDigest => "invalidDigest",
+            BloomError::OutOfMemory => crate::fallible::OutOfMemory::CODE,
         }
     }
 
@@ -54,6 +64,10 @@ impl BloomError {
                 "no layout with at most 2^30 bits and 32 hashes meets the target rate"
             }
             BloomError::InvalidDigest => "every digest must be a 32-byte Uint8Array",
+            BloomError::OutOfMemory => {
+                "not enough memory for the filter's bit array: WebAssembly memory grows to \
+                 4 GiB at most and never shrinks (free() filters that are no longer needed)"
+            }
         }
     }
 }
@@ -141,7 +155,10 @@ pub fn candidate_for_hash_count(n: u64, k: u32, p: f64) -> Option<Layout> {
         bit_count += 64;
         rate = modeled_false_positive_rate(bit_count, n, k);
     }
-    (rate.is_finite() && rate <= p).then_some(Layout { bit_count, hash_count: k })
+    (rate.is_finite() && rate <= p).then_some(Layout {
+        bit_count,
+        hash_count: k,
+    })
 }
 
 /// The layout rule: smallest `bitCount` over k = 1..=32, then smallest k.
@@ -175,21 +192,33 @@ mod tests {
     use super::*;
 
     fn spec(n: u64, p: f64) -> BloomSpec {
-        BloomSpec { expected_item_count: n, target_false_positive_rate: p }
+        BloomSpec {
+            expected_item_count: n,
+            target_false_positive_rate: p,
+        }
     }
 
     #[test]
     fn seed_examples() {
         // The seed's node:test cases: 1e-20 picks k = 32; 0.95 picks k = 1, m = 333,824.
-        assert_eq!(create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count, 32);
+        assert_eq!(
+            create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count,
+            32
+        );
         assert_eq!(
             create_layout(&spec(1_000_000, 0.95)).unwrap(),
-            Layout { bit_count: 333_824, hash_count: 1 }
+            Layout {
+                bit_count: 333_824,
+                hash_count: 1
+            }
         );
         // The issue's headline numbers: n = 1M, p = 0.001 → m = 14,377,664, k = 10.
         assert_eq!(
             create_layout(&spec(1_000_000, 0.001)).unwrap(),
-            Layout { bit_count: 14_377_664, hash_count: 10 }
+            Layout {
+                bit_count: 14_377_664,
+                hash_count: 10
+            }
         );
     }
 
@@ -206,10 +235,22 @@ mod tests {
 
     #[test]
     fn errors_in_reference_order() {
-        assert_eq!(create_layout(&spec(0, 0.5)), Err(BloomError::InvalidExpectedItemCount));
-        assert_eq!(create_layout(&spec(0, f64::NAN)), Err(BloomError::InvalidExpectedItemCount));
-        assert_eq!(create_layout(&spec(1, 1.0)), Err(BloomError::InvalidFalsePositiveRate));
-        assert_eq!(create_layout(&spec(1 << 30, 0.5)), Err(BloomError::FilterTooLarge));
+        assert_eq!(
+            create_layout(&spec(0, 0.5)),
+            Err(BloomError::InvalidExpectedItemCount)
+        );
+        assert_eq!(
+            create_layout(&spec(0, f64::NAN)),
+            Err(BloomError::InvalidExpectedItemCount)
+        );
+        assert_eq!(
+            create_layout(&spec(1, 1.0)),
+            Err(BloomError::InvalidFalsePositiveRate)
+        );
+        assert_eq!(
+            create_layout(&spec(1 << 30, 0.5)),
+            Err(BloomError::FilterTooLarge)
+        );
     }
 
     #[test]

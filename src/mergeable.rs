@@ -8,9 +8,8 @@
 
 use std::cmp::Reverse;
 
-
-
-use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
+use crate::bits::{BitArray, FromBytesError, WORD_BITS, WORD_BYTES};
+use crate::fallible::{self, OutOfMemory};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::murmur3::hash_pair;
 use crate::sizing::{checked_optimal_params, coded_errors, SizingError, MAXIMUM_HASH_COUNT};
@@ -61,6 +60,13 @@ coded_errors! {
         WordIndicesNotIncreasing => ("wordIndicesNotIncreasing", "word indices must be strictly increasing"),
         ZeroWordValue => ("zeroWordValue", "sparse entries must not carry the value 0"),
         NonCanonicalEncoding => ("nonCanonicalEncoding", "sparse is used exactly when it is smaller than dense"),
+        OutOfMemory => ("outOfMemory", "not enough memory for the filter's words: WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)"),
+    }
+}
+
+impl From<OutOfMemory> for MergeableError {
+    fn from(_: OutOfMemory) -> Self {
+        MergeableError::OutOfMemory
     }
 }
 
@@ -112,10 +118,15 @@ impl Delta {
     }
 
     /// The wire form (kind 3, see `docs/mergeable-format.md`).
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = header(KIND_DELTA, self.bit_count, self.hash_count, self.words.len());
+    pub fn encode(&self) -> Result<Vec<u8>, MergeableError> {
+        let mut out = header(
+            KIND_DELTA,
+            self.bit_count,
+            self.hash_count,
+            self.words.len(),
+        )?;
         write_sparse(&mut out, self.words.iter().copied());
-        seal(out)
+        Ok(seal(out))
     }
 
     /// Parses and fully validates a delta's wire form.
@@ -125,7 +136,11 @@ impl Delta {
             return Err(MergeableError::UnexpectedKind);
         }
         let words = frame.sparse_entries()?;
-        Ok(Delta { bit_count: frame.bit_count, hash_count: frame.hash_count, words })
+        Ok(Delta {
+            bit_count: frame.bit_count,
+            hash_count: frame.hash_count,
+            words,
+        })
     }
 }
 
@@ -140,11 +155,17 @@ impl MergeableBloomFilter {
     /// The contract's `create`: bitCount is the optimum m rounded up to whole
     /// 64-bit words, hashCount is `max(1, round(m/n · ln 2))` of the unrounded
     /// optimum. Replicas created with equal arguments can be pieced.
-    pub fn create(expected_elements: u64, false_positive_rate: f64) -> Result<Self, MergeableError> {
+    pub fn create(
+        expected_elements: u64,
+        false_positive_rate: f64,
+    ) -> Result<Self, MergeableError> {
         let (m, k) = checked_optimal_params(expected_elements, false_positive_rate)?;
         // m ≤ 2^30, a multiple of 64, so the aligned count stays within the cap.
         let words = (align_to_word(m) / WORD_BITS) as usize;
-        Ok(MergeableBloomFilter { bits: BitArray::zeroed(words), hash_count: k })
+        Ok(MergeableBloomFilter {
+            bits: BitArray::zeroed(words)?,
+            hash_count: k,
+        })
     }
 
     /// Bits in the filter (a multiple of 64).
@@ -177,7 +198,9 @@ impl MergeableBloomFilter {
         self.bits.words()
     }
 
-    /// Sets the item's bits and returns the words that changed.
+    /// Sets the item's bits and returns the words that changed. The delta
+    /// holds at most hashCount ≤ 4096 entries (64 KiB), a bound of the format
+    /// rather than of the caller, so it is allocated the ordinary way.
     pub fn add(&mut self, item: &[u8]) -> Delta {
         let mut words: Vec<(u32, u64)> = probe_positions(item, self.bit_count(), self.hash_count)
             .filter_map(|bit| self.bits.set_reporting(bit))
@@ -188,7 +211,11 @@ impl MergeableBloomFilter {
         // of the earlier: keep the largest, which is the word's final value.
         words.sort_unstable_by_key(|&(index, value)| (index, Reverse(value)));
         words.dedup_by_key(|entry| entry.0);
-        Delta { bit_count: self.bit_count(), hash_count: self.hash_count, words }
+        Delta {
+            bit_count: self.bit_count(),
+            hash_count: self.hash_count,
+            words,
+        }
     }
 
     /// `false`: never added (here or in anything pieced in). `true`: maybe.
@@ -223,18 +250,18 @@ impl MergeableBloomFilter {
     }
 
     /// The wire form: sparse when it is strictly smaller than dense.
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, MergeableError> {
         let word_count = self.word_count();
         let non_zero = self.non_zero_word_count();
         if sparse_is_smaller(non_zero, word_count) {
-            let mut out = header(KIND_SPARSE, self.bit_count(), self.hash_count, non_zero);
+            let mut out = header(KIND_SPARSE, self.bit_count(), self.hash_count, non_zero)?;
             let entries = self.words().iter().enumerate().filter(|(_, w)| **w != 0);
             write_sparse(&mut out, entries.map(|(i, w)| (i as u32, *w)));
-            seal(out)
+            Ok(seal(out))
         } else {
-            let mut out = header(KIND_DENSE, self.bit_count(), self.hash_count, word_count);
-            self.bits.write_le_bytes(&mut out);
-            seal(out)
+            let mut out = header(KIND_DENSE, self.bit_count(), self.hash_count, word_count)?;
+            self.bits.write_le_bytes(&mut out)?;
+            Ok(seal(out))
         }
     }
 
@@ -249,7 +276,7 @@ impl MergeableBloomFilter {
                 if !sparse_is_smaller(entries.len(), word_count) {
                     return Err(MergeableError::NonCanonicalEncoding);
                 }
-                let mut bits = BitArray::zeroed(word_count);
+                let mut bits = BitArray::zeroed(word_count)?;
                 for (index, value) in entries {
                     bits.or_word(index as usize, value);
                 }
@@ -257,7 +284,10 @@ impl MergeableBloomFilter {
             }
             _ => return Err(MergeableError::UnexpectedKind),
         };
-        Ok(MergeableBloomFilter { bits, hash_count: frame.hash_count })
+        Ok(MergeableBloomFilter {
+            bits,
+            hash_count: frame.hash_count,
+        })
     }
 }
 
@@ -266,10 +296,21 @@ fn sparse_is_smaller(non_zero: usize, word_count: usize) -> bool {
     (non_zero as u64) * (SPARSE_ENTRY_LENGTH as u64) < (word_count as u64) * (WORD_BYTES as u64)
 }
 
-/// The 24-byte header, in a buffer sized for the body and checksum to follow.
-fn header(kind: u8, bit_count: u64, hash_count: u32, entries: usize) -> Vec<u8> {
-    let body = entries * if kind == KIND_DENSE { WORD_BYTES } else { SPARSE_ENTRY_LENGTH };
-    let mut out = Vec::with_capacity(HEADER_LENGTH + body + CHECKSUM_LENGTH);
+/// The 24-byte header, in a buffer sized for the body and checksum to follow
+/// (so neither the body nor [`seal`] reallocates).
+fn header(
+    kind: u8,
+    bit_count: u64,
+    hash_count: u32,
+    entries: usize,
+) -> Result<Vec<u8>, OutOfMemory> {
+    let body = entries
+        * if kind == KIND_DENSE {
+            WORD_BYTES
+        } else {
+            SPARSE_ENTRY_LENGTH
+        };
+    let mut out = fallible::with_capacity(HEADER_LENGTH + body + CHECKSUM_LENGTH)?;
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&[kind, 0]);
@@ -277,7 +318,7 @@ fn header(kind: u8, bit_count: u64, hash_count: u32, entries: usize) -> Vec<u8> 
     out.extend_from_slice(&hash_count.to_le_bytes());
     // Entries never exceed bitCount / 64 ≤ 2^24.
     out.extend_from_slice(&(entries as u32).to_le_bytes());
-    out
+    Ok(out)
 }
 
 fn write_sparse(out: &mut Vec<u8>, entries: impl Iterator<Item = (u32, u64)>) {
@@ -288,6 +329,7 @@ fn write_sparse(out: &mut Vec<u8>, entries: impl Iterator<Item = (u32, u64)>) {
 }
 
 /// Appends the SHA-256 of everything so far (shared with the scalable format).
+/// Callers reserve its 32 bytes with the rest, so the push never reallocates.
 pub(crate) fn seal(mut out: Vec<u8>) -> Vec<u8> {
     let checksum = crate::hashing::sha256(&out);
     out.extend_from_slice(&checksum);
@@ -346,13 +388,21 @@ impl<'a> Frame<'a> {
             return Err(MergeableError::HashCountTooLarge);
         }
         let entry_count = read_u32(bytes, ENTRY_COUNT_OFFSET);
-        Ok(Frame { kind, bit_count, hash_count, entry_count, body: &content[HEADER_LENGTH..] })
+        Ok(Frame {
+            kind,
+            bit_count,
+            hash_count,
+            entry_count,
+            body: &content[HEADER_LENGTH..],
+        })
     }
 
     /// The body must be exactly entryCount entries: nothing missing or extra.
     fn check_body_length(&self, entry_length: usize) -> Result<(), MergeableError> {
         let expected = u64::from(self.entry_count) * entry_length as u64;
-        (self.body.len() as u64 == expected).then_some(()).ok_or(MergeableError::LengthMismatch)
+        (self.body.len() as u64 == expected)
+            .then_some(())
+            .ok_or(MergeableError::LengthMismatch)
     }
 
     /// A dense body: exactly `word_count` words, canonical only when sparse
@@ -362,12 +412,19 @@ impl<'a> Frame<'a> {
             return Err(MergeableError::EntryCountMismatch);
         }
         self.check_body_length(WORD_BYTES)?;
-        let non_zero = self.body.chunks_exact(WORD_BYTES).filter(|w| w.iter().any(|b| *b != 0)).count();
+        let non_zero = self
+            .body
+            .chunks_exact(WORD_BYTES)
+            .filter(|w| w.iter().any(|b| *b != 0))
+            .count();
         if sparse_is_smaller(non_zero, word_count) {
             return Err(MergeableError::NonCanonicalEncoding);
         }
         // The length is checked, so whole words only.
-        BitArray::from_le_bytes(self.body).ok_or(MergeableError::LengthMismatch)
+        BitArray::from_le_bytes(self.body).map_err(|error| match error {
+            FromBytesError::PartialWord => MergeableError::LengthMismatch,
+            FromBytesError::OutOfMemory(_) => MergeableError::OutOfMemory,
+        })
     }
 
     /// A sparse body: entries with increasing in-range indices, non-zero values.
@@ -389,6 +446,12 @@ impl<'a> Frame<'a> {
             previous = Some(index);
         }
         // Validated; the vector's size is bounded by the input's length.
-        Ok(self.body.chunks_exact(SPARSE_ENTRY_LENGTH).map(|e| (read_u32(e, 0), read_u64(e, 4))).collect())
+        let mut entries = fallible::with_capacity(self.body.len() / SPARSE_ENTRY_LENGTH)?;
+        entries.extend(
+            self.body
+                .chunks_exact(SPARSE_ENTRY_LENGTH)
+                .map(|e| (read_u32(e, 0), read_u64(e, 4))),
+        );
+        Ok(entries)
     }
 }

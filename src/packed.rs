@@ -1,5 +1,6 @@
 //! Helpers for `N × 32` packed digest buffers (the publisher's input).
 
+use crate::fallible::{self, OutOfMemory};
 use crate::probe::DIGEST_LENGTH;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -31,17 +32,24 @@ impl Hasher for DigestPrefixHasher {
 
 /// De-duplicates packed digests: returns the unique digests (first-seen
 /// order) and how many duplicates were dropped, or `None` when the length is
-/// not a multiple of 32. The reference counts `insertedItemCount` as given,
-/// so a publisher de-duplicates first to make it an exact unique count
-/// (seed 000: "Provide an exact unique count as metadata").
-pub fn dedup_packed(packed: &[u8]) -> Option<(Vec<u8>, u64)> {
+/// not a multiple of 32 (`Some(Err)` when the set and the output, about twice
+/// the input, cannot be reserved). The reference counts `insertedItemCount`
+/// as given, so a publisher de-duplicates first to make it an exact unique
+/// count (seed 000: "Provide an exact unique count as metadata").
+pub fn dedup_packed(packed: &[u8]) -> Option<Result<(Vec<u8>, u64), OutOfMemory>> {
     if packed.len() % DIGEST_LENGTH != 0 {
         return None;
     }
+    Some(dedup_whole_digests(packed))
+}
+
+fn dedup_whole_digests(packed: &[u8]) -> Result<(Vec<u8>, u64), OutOfMemory> {
     let count = packed.len() / DIGEST_LENGTH;
     let mut seen: HashSet<[u8; DIGEST_LENGTH], BuildHasherDefault<DigestPrefixHasher>> =
-        HashSet::with_capacity_and_hasher(count, Default::default());
-    let mut unique = Vec::with_capacity(packed.len());
+        HashSet::default();
+    seen.try_reserve(count)
+        .map_err(|_| OutOfMemory::of::<[u8; DIGEST_LENGTH]>(count))?;
+    let mut unique = fallible::with_capacity(packed.len())?;
     for chunk in packed.chunks_exact(DIGEST_LENGTH) {
         let mut digest = [0u8; DIGEST_LENGTH];
         digest.copy_from_slice(chunk);
@@ -50,7 +58,7 @@ pub fn dedup_packed(packed: &[u8]) -> Option<(Vec<u8>, u64)> {
         }
     }
     let duplicates = (count - unique.len() / DIGEST_LENGTH) as u64;
-    Some((unique, duplicates))
+    Ok((unique, duplicates))
 }
 
 #[cfg(test)]
@@ -62,11 +70,11 @@ mod tests {
         let a = [1u8; 32];
         let b = [2u8; 32];
         let packed = [b, a, b, b].concat();
-        let (unique, duplicates) = dedup_packed(&packed).unwrap();
+        let (unique, duplicates) = dedup_packed(&packed).unwrap().unwrap();
         assert_eq!(unique, [b, a].concat());
         assert_eq!(duplicates, 2);
         assert!(dedup_packed(&[0u8; 33]).is_none());
-        assert_eq!(dedup_packed(&[]).unwrap(), (vec![], 0));
+        assert_eq!(dedup_packed(&[]).unwrap(), Ok((vec![], 0)));
     }
 
     #[test]
@@ -74,7 +82,7 @@ mod tests {
         let mut a = [7u8; 32];
         let b = [7u8; 32];
         a[31] = 8;
-        let (unique, duplicates) = dedup_packed(&[a, b, a].concat()).unwrap();
+        let (unique, duplicates) = dedup_packed(&[a, b, a].concat()).unwrap().unwrap();
         assert_eq!((unique.len() / 32, duplicates), (2, 1));
     }
 }

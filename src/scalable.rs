@@ -14,7 +14,8 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
+use crate::bits::{BitArray, FromBytesError, WORD_BITS, WORD_BYTES};
+use crate::fallible::{self, OutOfMemory};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::mergeable::{seal, verified_content, CHECKSUM_LENGTH};
 use crate::probe::{Probe, DIGEST_LENGTH};
@@ -68,6 +69,13 @@ coded_errors! {
         ZeroHashCount => ("zeroHashCount", "a stage's hashCount must not be 0"),
         HashCountTooLarge => ("hashCountTooLarge", "a stage's hashCount must be at most 4096"),
         LengthMismatch => ("lengthMismatch", "no bytes may follow the last stage"),
+        OutOfMemory => ("outOfMemory", "not enough memory for the chain's bits: WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)"),
+    }
+}
+
+impl From<OutOfMemory> for ScalableError {
+    fn from(_: OutOfMemory) -> Self {
+        ScalableError::OutOfMemory
     }
 }
 
@@ -166,21 +174,34 @@ impl ScalableBloomFilter {
         growth_factor: u32,
         tightening_ratio: f64,
     ) -> Result<Self, ScalableError> {
-        let params = ScalableParams { initial_capacity, target_fpp, growth_factor, tightening_ratio };
+        let params = ScalableParams {
+            initial_capacity,
+            target_fpp,
+            growth_factor,
+            tightening_ratio,
+        };
         params.validate()?;
-        let mut filter = ScalableBloomFilter { params, stages: Vec::new(), total_bits: 0 };
+        let mut filter = ScalableBloomFilter {
+            params,
+            stages: Vec::new(),
+            total_bits: 0,
+        };
         filter.grow()?;
         Ok(filter)
     }
 
     /// Appends stage `stages.len()`, sized by the optimum for its capacity and
-    /// rate, unless that would exceed the stage or bit limit.
+    /// rate, unless that would exceed the stage or bit limit or the memory
+    /// (the chain is unchanged then).
     fn grow(&mut self) -> Result<(), ScalableError> {
         let index = self.stages.len() as u32;
         if index >= MAXIMUM_STAGE_COUNT {
             return Err(ScalableError::FilterTooLarge);
         }
-        let capacity = self.params.stage_capacity(index).ok_or(ScalableError::FilterTooLarge)?;
+        let capacity = self
+            .params
+            .stage_capacity(index)
+            .ok_or(ScalableError::FilterTooLarge)?;
         // Any sizing failure here (rate underflowed to 0, too many bits) means
         // the chain cannot grow any further.
         let (m, hash_count) = checked_optimal_params(capacity, self.params.stage_fpp(index))
@@ -189,14 +210,23 @@ impl ScalableBloomFilter {
         if self.total_bits + bit_count > MAXIMUM_BIT_COUNT {
             return Err(ScalableError::FilterTooLarge);
         }
+        let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize)?;
+        self.stages
+            .try_reserve(1)
+            .map_err(|_| ScalableError::OutOfMemory)?;
         self.total_bits += bit_count;
-        let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize);
-        self.stages.push(Stage { capacity, item_count: 0, hash_count, bits });
+        self.stages.push(Stage {
+            capacity,
+            item_count: 0,
+            hash_count,
+            bits,
+        });
         Ok(())
     }
 
     /// Adds an item to the newest stage, first starting a new stage when the
-    /// newest is full. On `FilterTooLarge` the chain is unchanged.
+    /// newest is full. On `FilterTooLarge` or `OutOfMemory` the chain is
+    /// unchanged.
     pub fn add(&mut self, item: &[u8]) -> Result<(), ScalableError> {
         if self.newest().item_count >= self.newest().capacity {
             self.grow()?;
@@ -212,7 +242,10 @@ impl ScalableBloomFilter {
     pub fn might_contain(&self, item: &[u8]) -> bool {
         let digest: [u8; DIGEST_LENGTH] = Sha256::digest(item).into();
         // Newest first: the largest stages hold most of the items.
-        self.stages.iter().rev().any(|stage| stage.might_contain(&digest))
+        self.stages
+            .iter()
+            .rev()
+            .any(|stage| stage.might_contain(&digest))
     }
 
     fn newest(&self) -> &Stage {
@@ -234,7 +267,9 @@ impl ScalableBloomFilter {
     pub fn item_count(&self) -> u64 {
         // Saturating: a decoded chain is checked for overflow, but a sum that
         // cannot be represented must never wrap to a small count.
-        self.stages.iter().fold(0u64, |total, s| total.saturating_add(s.item_count))
+        self.stages
+            .iter()
+            .fold(0u64, |total, s| total.saturating_add(s.item_count))
     }
 
     /// Bits over all stages (at most 2^30).
@@ -250,15 +285,18 @@ impl ScalableBloomFilter {
     /// The compound rate implied by the observed fills:
     /// `1 − Π(1 − fill_i^k_i)`.
     pub fn estimated_fpp(&self) -> f64 {
-        let miss: f64 =
-            self.stages.iter().map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count))).product();
+        let miss: f64 = self
+            .stages
+            .iter()
+            .map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count)))
+            .product();
         1.0 - miss
     }
 
     /// The wire form (see `docs/scalable-format.md`), SHA-256 sealed.
-    pub fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Result<Vec<u8>, ScalableError> {
         let stage_bytes = self.total_bits as usize / 8 + self.stages.len() * STAGE_HEADER_LENGTH;
-        let mut out = Vec::with_capacity(HEADER_LENGTH + stage_bytes + CHECKSUM_LENGTH);
+        let mut out = fallible::with_capacity(HEADER_LENGTH + stage_bytes + CHECKSUM_LENGTH)?;
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&0u16.to_le_bytes());
@@ -273,9 +311,9 @@ impl ScalableBloomFilter {
             out.extend_from_slice(&stage.bits.bit_count().to_le_bytes());
             out.extend_from_slice(&stage.hash_count.to_le_bytes());
             out.extend_from_slice(&0u32.to_le_bytes());
-            stage.bits.write_le_bytes(&mut out);
+            stage.bits.write_le_bytes(&mut out)?;
         }
-        seal(out)
+        Ok(seal(out))
     }
 
     /// Parses a chain: checksum, header, then every stage header is validated
@@ -310,16 +348,26 @@ impl ScalableBloomFilter {
         }
         let headers = stage_headers(content, &params, stage_count)?;
         let total_bits = headers.iter().map(|h| h.byte_count as u64 * 8).sum();
-        let stages = headers
-            .into_iter()
-            .map(|h| {
-                // `stage_headers` checked the range and that it is whole words.
-                let raw = &content[h.bits_at..h.bits_at + h.byte_count];
-                let bits = BitArray::from_le_bytes(raw).ok_or(ScalableError::InvalidBitCount)?;
-                Ok(Stage { capacity: h.capacity, item_count: h.item_count, hash_count: h.hash_count, bits })
-            })
-            .collect::<Result<Vec<Stage>, ScalableError>>()?;
-        Ok(ScalableBloomFilter { params, stages, total_bits })
+        let mut stages = fallible::with_capacity(headers.len())?;
+        for h in headers {
+            // `stage_headers` checked the range and that it is whole words.
+            let raw = &content[h.bits_at..h.bits_at + h.byte_count];
+            let bits = BitArray::from_le_bytes(raw).map_err(|error| match error {
+                FromBytesError::PartialWord => ScalableError::InvalidBitCount,
+                FromBytesError::OutOfMemory(_) => ScalableError::OutOfMemory,
+            })?;
+            stages.push(Stage {
+                capacity: h.capacity,
+                item_count: h.item_count,
+                hash_count: h.hash_count,
+                bits,
+            });
+        }
+        Ok(ScalableBloomFilter {
+            params,
+            stages,
+            total_bits,
+        })
     }
 }
 
@@ -334,8 +382,12 @@ struct StageHeader {
 
 /// Validates all `stage_count` stage headers and their lengths, allocating
 /// only the (≤ 256-entry) list of headers.
-fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> Result<Vec<StageHeader>, ScalableError> {
-    let mut headers = Vec::with_capacity(stage_count as usize);
+fn stage_headers(
+    content: &[u8],
+    params: &ScalableParams,
+    stage_count: u32,
+) -> Result<Vec<StageHeader>, ScalableError> {
+    let mut headers = fallible::with_capacity(stage_count as usize)?;
     let mut at = HEADER_LENGTH;
     let mut total_bits = 0u64;
     let mut total_items = 0u64;
@@ -354,7 +406,9 @@ fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> R
             return Err(ScalableError::ItemCountExceedsCapacity);
         }
         // The chain's total must fit in a u64 too (crafted stage counts).
-        total_items = total_items.checked_add(item_count).ok_or(ScalableError::ItemCountExceedsCapacity)?;
+        total_items = total_items
+            .checked_add(item_count)
+            .ok_or(ScalableError::ItemCountExceedsCapacity)?;
         let is_last = index + 1 == stage_count;
         if !is_last && item_count != capacity {
             return Err(ScalableError::StageNotFull);
@@ -384,7 +438,13 @@ fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> R
         if content.len() - bits_at < byte_count {
             return Err(ScalableError::Truncated);
         }
-        headers.push(StageHeader { capacity, item_count, hash_count, bits_at, byte_count });
+        headers.push(StageHeader {
+            capacity,
+            item_count,
+            hash_count,
+            bits_at,
+            byte_count,
+        });
         at = bits_at + byte_count;
     }
     if at != content.len() {

@@ -14,6 +14,7 @@
 //! keeps `from_bytes(b)?.to_bytes() == b` for every accepted input.
 
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
+use crate::fallible::{self, OutOfMemory};
 use crate::layout::MAXIMUM_BIT_COUNT;
 use crate::sizing::{checked_optimal_params, coded_errors, SizingError, MAXIMUM_HASH_COUNT};
 
@@ -50,6 +51,13 @@ coded_errors! {
         HashCountTooLarge => ("hashCountTooLarge", "k must be at most 4096"),
         LengthMismatch => ("lengthMismatch", "the length must be 32 + ceil(m / 8) bytes"),
         NonZeroPadding => ("nonZeroPadding", "the unused high bits of the last byte must be 0"),
+        OutOfMemory => ("outOfMemory", "not enough memory for the filter's bits: WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)"),
+    }
+}
+
+impl From<OutOfMemory> for TlbfError {
+    fn from(_: OutOfMemory) -> Self {
+        TlbfError::OutOfMemory
     }
 }
 
@@ -65,8 +73,9 @@ impl From<SizingError> for TlbfError {
 
 /// FNV-1a 64 of `data`.
 pub fn fnv1a64(data: &[u8]) -> u64 {
-    data.iter()
-        .fold(FNV_OFFSET_BASIS, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
+    data.iter().fold(FNV_OFFSET_BASIS, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
+    })
 }
 
 /// The SplitMix64 finalizer.
@@ -103,13 +112,18 @@ impl TlBloom {
     /// Sizes for n items at false-positive rate p (seed 002 "Sizing").
     pub fn with_rate(n: u64, p: f64) -> Result<Self, TlbfError> {
         let (m, k) = checked_optimal_params(n, p)?;
-        Ok(Self::empty(m, k))
+        Self::empty(m, k)
     }
 
     /// An empty filter; the caller has bounded `m` by 2^30 and made it non-zero.
-    fn empty(m: u64, k: u32) -> Self {
+    fn empty(m: u64, k: u32) -> Result<Self, TlbfError> {
         let words = m.div_ceil(WORD_BITS) as usize;
-        TlBloom { m, k, n_inserted: 0, bits: BitArray::zeroed(words) }
+        Ok(TlBloom {
+            m,
+            k,
+            n_inserted: 0,
+            bits: BitArray::zeroed(words)?,
+        })
     }
 
     /// Bits in the filter.
@@ -161,19 +175,19 @@ impl TlBloom {
     }
 
     /// The seed's byte layout: 32-byte header, then `ceil(m/8)` bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, TlbfError> {
         let total = HEADER_LENGTH + byte_length(self.m) as usize;
-        let mut out = Vec::with_capacity(HEADER_LENGTH + self.bits.word_count() * WORD_BYTES);
+        let mut out = fallible::with_capacity(HEADER_LENGTH + self.bits.byte_count())?;
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.m.to_le_bytes());
         out.extend_from_slice(&self.k.to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&self.n_inserted.to_le_bytes());
-        self.bits.write_le_bytes(&mut out);
+        self.bits.write_le_bytes(&mut out)?;
         // The words' tail beyond ceil(m/8) bytes holds only zero bits.
         out.truncate(total);
-        out
+        Ok(out)
     }
 
     /// Parses the seed's layout, refusing everything listed on [`TlbfError`].
@@ -189,14 +203,12 @@ impl TlBloom {
         if used_in_last != 0 && body.last().is_some_and(|&b| b >> used_in_last != 0) {
             return Err(TlbfError::NonZeroPadding);
         }
-        let words = body
-            .chunks(WORD_BYTES)
-            .map(|chunk| {
-                let mut word = [0u8; WORD_BYTES];
-                word[..chunk.len()].copy_from_slice(chunk);
-                u64::from_le_bytes(word)
-            })
-            .collect();
+        let mut words = fallible::with_capacity(body.len().div_ceil(WORD_BYTES))?;
+        words.extend(body.chunks(WORD_BYTES).map(|chunk| {
+            let mut word = [0u8; WORD_BYTES];
+            word[..chunk.len()].copy_from_slice(chunk);
+            u64::from_le_bytes(word)
+        }));
         Ok(TlBloom {
             m: header.m,
             k: header.k,
@@ -243,7 +255,11 @@ impl Header {
         if k > MAXIMUM_HASH_COUNT {
             return Err(TlbfError::HashCountTooLarge);
         }
-        Ok(Header { m, k, n_inserted: read_u64(bytes, COUNT_OFFSET) })
+        Ok(Header {
+            m,
+            k,
+            n_inserted: read_u64(bytes, COUNT_OFFSET),
+        })
     }
 }
 
@@ -276,7 +292,7 @@ mod tests {
         filter.insert(b"cat");
         filter.insert(b"dog");
         assert!(!filter.contains(b"bird"));
-        let bytes = filter.to_bytes();
+        let bytes = filter.to_bytes().unwrap();
         assert_eq!(bytes.len(), 35);
         assert_eq!(bytes[32..], [0x09, 0x68, 0x02]);
         assert_eq!(TlBloom::from_bytes(&bytes).unwrap(), filter);
@@ -284,7 +300,7 @@ mod tests {
 
     #[test]
     fn padding_bits_are_refused() {
-        let mut bytes = TlBloom::with_rate(4, 0.1).unwrap().to_bytes();
+        let mut bytes = TlBloom::with_rate(4, 0.1).unwrap().to_bytes().unwrap();
         bytes[34] = 0x10; // bit 20 = m: the first unused bit
         assert_eq!(TlBloom::from_bytes(&bytes), Err(TlbfError::NonZeroPadding));
         bytes[34] = 0x08; // bit 19: the last real bit

@@ -46,14 +46,14 @@ pub fn check_abf1(bytes: &[u8]) -> Result<(), LoadError> {
             assert_eq!(bytes.len() as u64, h.total_length());
             let again = abf1::encode(f, h.catalog_version).expect("an accepted file must re-encode");
             assert!(again == bytes, "accepted input is not canonical: encode(decode(x)) != x");
-            assert_eq!(f.serialize_bits(), &bytes[HEADER_LENGTH..]);
+            assert_eq!(f.serialize_bits().expect("memory for the bits"), &bytes[HEADER_LENGTH..]);
             // Queries over the loaded filter: a digest taken from the input.
             let mut digest = [0u8; 32];
             for (slot, byte) in digest.iter_mut().zip(bytes.iter().rev()) {
                 *slot = *byte;
             }
             let single = f.might_contain(&digest);
-            let many = f.might_contain_packed(&digest).expect("32 bytes are one digest");
+            let many = f.might_contain_packed(&digest).expect("32 bytes are one digest").expect("memory for one flag");
             assert_eq!(many, vec![u8::from(single)]);
             let ratio = f.fill_ratio();
             assert!((0.0..=1.0).contains(&ratio));

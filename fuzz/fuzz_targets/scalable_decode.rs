@@ -11,7 +11,7 @@ mod common;
 fn check(bytes: &[u8]) {
     match ScalableBloomFilter::decode(bytes) {
         Ok(filter) => {
-            assert!(filter.encode() == bytes, "accepted scalable chain is not canonical");
+            assert!(filter.encode().expect("memory") == bytes, "accepted scalable chain is not canonical");
             assert!(filter.stage_count() >= 1 && filter.stage_count() <= 256);
             assert!(filter.bit_count() <= 1 << 30);
             assert_eq!(filter.stage_fill_ratios().len(), filter.stage_count());

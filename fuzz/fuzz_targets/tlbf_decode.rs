@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     match TlBloom::from_bytes(data) {
         Ok(filter) => {
-            assert!(filter.to_bytes() == data, "accepted TLBF input is not canonical");
+            assert!(filter.to_bytes().expect("memory") == data, "accepted TLBF input is not canonical");
             assert!(filter.m() >= 1 && filter.m() <= 1 << 30);
             assert!(filter.k() >= 1 && filter.k() <= 4096);
             assert_eq!(data.len() as u64, HEADER_LENGTH as u64 + filter.m().div_ceil(8));

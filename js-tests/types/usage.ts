@@ -45,6 +45,8 @@ function explain(error: BloomError): string {
       return "no layout fits in 2^30 bits";
     case "invalidDigest":
       return "a digest is not a 32-byte Uint8Array";
+    case "outOfMemory":
+      return "wasm memory (at most 4 GiB) has no room: free() filters no longer needed";
     default: {
       const unreachable: never = error;
       return unreachable;
@@ -52,13 +54,14 @@ function explain(error: BloomError): string {
   }
 }
 
-// The union is exactly these five codes, in both directions.
+// The union is exactly these six codes, in both directions.
 const allErrors = [
   "invalidExpectedItemCount",
   "invalidFalsePositiveRate",
   "capacityExceeded",
   "filterTooLarge",
   "invalidDigest",
+  "outOfMemory",
 ] as const satisfies readonly BloomError[];
 type Missing = Exclude<BloomError, (typeof allErrors)[number]>;
 const noneMissing: [Missing] extends [never] ? true : false = true;
@@ -113,7 +116,7 @@ export function merge(a: ArtifactBloomFilter, b: ArtifactBloomFilter): ArtifactB
   const merged = ArtifactBloomFilter.union(a, b);
   if (merged.kind === "failure") {
     // union has its own, narrower error type
-    const error: "incompatibleFilters" = merged.error;
+    const error: "incompatibleFilters" | "outOfMemory" = merged.error;
     // @ts-expect-error "incompatibleFilters" is not a BloomError
     explain(merged.error);
     return error ? undefined : undefined;

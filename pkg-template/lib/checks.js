@@ -62,14 +62,15 @@ export function checkRate(parameter, value, code) {
 
 /**
  * Runs a raw builder whose arguments were validated; a coded wasm error
- * (in practice only `filterTooLarge`) becomes a coded RangeError.
+ * (in practice only `filterTooLarge`) becomes a coded RangeError. An
+ * `outOfMemory` Error is thrown as it is: no argument was out of range.
  */
 export function build(parameter, value, call) {
   try {
     return call();
   } catch (error) {
     const code = codeOf(error);
-    if (code === undefined) throw error;
+    if (code === undefined || code === "outOfMemory") throw error;
     const expected = code === "filterTooLarge"
       ? "small enough (with the rate) that the filter needs at most 2^30 bits"
       : `valid (${error.message})`;

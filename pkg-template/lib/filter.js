@@ -2,10 +2,14 @@
 //
 // Validation of JavaScript values happens here, in the reference's order
 // (spec → capacity → digests), so results match the TypeScript reference
-// exactly; the wasm layer re-checks lengths and never panics.
+// exactly; the wasm layer re-checks lengths and never panics. When wasm
+// memory has no room (for the digests' copy or the bit array), a build
+// answers `{ kind: "failure", error: "outOfMemory", message }`; methods that
+// throw for bad input throw an Error with `code: "outOfMemory"` then.
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
+import { stageInput, toWasm } from "./memory.js";
 import { RAW, WasmResource } from "./resource.js";
 
 const DIGEST_LENGTH = 32;
@@ -19,6 +23,17 @@ export function success(value) {
 
 export function failure(error) {
   return { kind: "failure", error };
+}
+
+/**
+ * The failure for a coded wasm error: the reference's `{ kind, error }`, plus
+ * the `message` for `outOfMemory` (a code the reference does not have).
+ * @param {string} code
+ * @param {Error} error
+ * @returns {{ kind: "failure", error: string, message?: string }}
+ */
+function codedFailure(code, error) {
+  return code === "outOfMemory" ? { kind: "failure", error: code, message: error.message } : failure(code);
 }
 
 /** The reference's `validateSpec`, widened to reject non-numbers. */
@@ -58,15 +73,20 @@ function checkPacked(packed) {
   }
 }
 
-/** Builds the raw filter from packed bytes, mapping coded errors to failures. */
-function fromPacked(packed, spec) {
+/**
+ * Builds the raw filter from the packed digests `stage()` puts into wasm
+ * memory (returning their length), mapping coded errors to failures.
+ * @param {() => number} stage
+ * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+ */
+function fromStaged(stage, spec) {
   try {
-    const raw = RawFilter.createPacked(packed, spec.expectedItemCount, spec.targetFalsePositiveRate);
+    const raw = RawFilter.createPacked(stage(), spec.expectedItemCount, spec.targetFalsePositiveRate);
     return success(new ArtifactBloomFilter(internal, raw));
   } catch (error) {
     const code = codeOf(error);
     if (code === undefined) throw error;
-    return failure(code);
+    return codedFailure(code, error);
   }
 }
 
@@ -90,14 +110,19 @@ export class ArtifactBloomFilter extends WasmResource {
     if (specError !== undefined) return failure(specError);
     if (!Array.isArray(digests)) return failure("invalidDigest");
     if (digests.length > spec.expectedItemCount) return failure("capacityExceeded");
-    // Pack once in JS so the build is a single crossing into wasm.
-    const packed = new Uint8Array(digests.length * DIGEST_LENGTH);
+    // Each element is read once: what was checked is what gets packed.
+    const checked = new Array(digests.length);
     for (let index = 0; index < digests.length; index += 1) {
       const digest = digests[index];
       if (!isDigest(digest)) return failure("invalidDigest");
-      packed.set(digest, index * DIGEST_LENGTH);
+      checked[index] = digest;
     }
-    return fromPacked(packed, spec);
+    // Packed straight into wasm memory, so the build is a single crossing.
+    return fromStaged(() => {
+      const packed = stageInput(checked.length * DIGEST_LENGTH);
+      for (let index = 0; index < checked.length; index += 1) packed.set(checked[index], index * DIGEST_LENGTH);
+      return packed.byteLength;
+    }, spec);
   }
 
   static createPacked(packed, spec) {
@@ -106,7 +131,7 @@ export class ArtifactBloomFilter extends WasmResource {
     const specError = validateSpec(spec);
     if (specError !== undefined) return failure(specError);
     if (!isUint8Array(packed)) return failure(layoutError(spec) ?? "invalidDigest");
-    return fromPacked(packed, spec);
+    return fromStaged(() => toWasm(packed), spec);
   }
 
   static union(a, b) {
@@ -118,7 +143,7 @@ export class ArtifactBloomFilter extends WasmResource {
     } catch (error) {
       const code = codeOf(error);
       if (code === undefined) throw error;
-      return failure(code);
+      return codedFailure(code, error);
     }
   }
 
@@ -144,13 +169,13 @@ export class ArtifactBloomFilter extends WasmResource {
   mightContainMany(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    return raw.mightContainMany(packed);
+    return raw.mightContainMany(toWasm(packed));
   }
 
   countMaybe(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    return raw.countMaybe(packed);
+    return raw.countMaybe(toWasm(packed));
   }
 
   getBitCount() {
@@ -192,5 +217,5 @@ export class ArtifactBloomFilter extends WasmResource {
  */
 export function dedupePacked(packed) {
   checkPacked(packed);
-  return dedupPacked(packed);
+  return dedupPacked(toWasm(packed));
 }

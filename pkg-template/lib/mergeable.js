@@ -5,6 +5,7 @@
 import { RawMergeableFilter, decodeMergeableDelta, encodeMergeableDelta, wasmMemory } from "../artifact_bloom.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
+import { toWasm } from "./memory.js";
 import { WasmResource } from "./resource.js";
 
 // Only code inside this module may wrap a raw filter or make a delta.
@@ -16,6 +17,19 @@ let words32 = null;
 function wasmWords() {
   if (words32 === null || words32.byteLength === 0) words32 = new Uint32Array(wasmMemory().buffer);
   return words32;
+}
+
+/**
+ * A delta's words staged for a raw call, as little-endian u32 bytes (wasm's
+ * byte order, whatever the host's).
+ * @param {ArrayLike<number>} words
+ * @returns {number} the staged length
+ */
+function stageWords(words) {
+  const bytes = new Uint8Array(words.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < words.length; i += 1) view.setUint32(i * 4, words[i], true);
+  return toWasm(bytes);
 }
 
 /**
@@ -34,7 +48,7 @@ export class MergeableDelta extends WasmResource {
   /** Parses a delta's wire form (result-shaped). */
   static decode(bytes) {
     checkBytes(bytes, "an encoded MergeableDelta");
-    return load(() => new MergeableDelta(internal, decodeMergeableDelta(bytes)));
+    return load(() => new MergeableDelta(internal, decodeMergeableDelta(toWasm(bytes))));
   }
 
   get bitCount() {
@@ -58,7 +72,7 @@ export class MergeableDelta extends WasmResource {
 
   /** The wire form (kind 3, SHA-256 sealed). */
   encode() {
-    return encodeMergeableDelta(this._raw());
+    return encodeMergeableDelta(stageWords(this._raw()));
   }
 }
 
@@ -82,13 +96,13 @@ export class MergeableBloomFilter extends WasmResource {
   /** Parses a dense or sparse state (result-shaped). */
   static decode(bytes) {
     checkBytes(bytes, "an encoded MergeableBloomFilter");
-    return load(() => new MergeableBloomFilter(internal, RawMergeableFilter.decode(bytes)));
+    return load(() => new MergeableBloomFilter(internal, RawMergeableFilter.decode(toWasm(bytes))));
   }
 
   /** Sets the item's bits; returns the delta of the words that changed. */
   add(item) {
     const raw = this._raw();
-    const length = raw.add(itemBytes(item));
+    const length = raw.add(toWasm(itemBytes(item)));
     // Copied at once into a plain array: the next call reuses the buffer.
     const memory = wasmWords();
     const at = raw.deltaWordsPtr() >>> 2;
@@ -99,14 +113,14 @@ export class MergeableBloomFilter extends WasmResource {
 
   mightContain(item) {
     const raw = this._raw();
-    return raw.mightContain(itemBytes(item));
+    return raw.mightContain(toWasm(itemBytes(item)));
   }
 
   /** Joins a delta or another replica's state (bitwise OR) in place; returns this. */
   piece(deltaOrFilter) {
     const raw = this._raw();
     if (deltaOrFilter instanceof MergeableDelta) {
-      raw.pieceDelta(deltaOrFilter._raw());
+      raw.pieceDelta(stageWords(deltaOrFilter._raw()));
     } else if (deltaOrFilter instanceof MergeableBloomFilter) {
       // x OR x = x: piecing a filter into itself changes nothing.
       if (deltaOrFilter !== this) raw.pieceFilter(deltaOrFilter._raw());

@@ -5,6 +5,7 @@
 import { RawScalableFilter } from "../artifact_bloom.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkInteger, checkRate, itemBytes, load } from "./checks.js";
+import { toWasm } from "./memory.js";
 import { WasmResource } from "./resource.js";
 
 // Only code inside this module may wrap a raw chain.
@@ -34,23 +35,24 @@ export class ScalableBloomFilter extends WasmResource {
   /** Parses an encoded chain (result-shaped). */
   static decode(bytes) {
     checkBytes(bytes, "an encoded ScalableBloomFilter");
-    return load(() => new ScalableBloomFilter(internal, RawScalableFilter.decode(bytes)));
+    return load(() => new ScalableBloomFilter(internal, RawScalableFilter.decode(toWasm(bytes))));
   }
 
   /**
    * Adds an item, starting a new stage when the newest is full; returns this.
    * Throws an Error with code "filterTooLarge" (chain unchanged) when the
-   * chain would exceed 2^30 bits or 256 stages.
+   * chain would exceed 2^30 bits or 256 stages, or "outOfMemory" when wasm
+   * memory has no room for the new stage.
    */
   add(item) {
     const raw = this._raw();
-    raw.add(itemBytes(item));
+    raw.add(toWasm(itemBytes(item)));
     return this;
   }
 
   mightContain(item) {
     const raw = this._raw();
-    return raw.mightContain(itemBytes(item));
+    return raw.mightContain(toWasm(itemBytes(item)));
   }
 
   encode() {

@@ -4,6 +4,7 @@
 
 import { RawSha256, sha256 as rawSha256 } from "../artifact_bloom.js";
 import { isUint8Array, typeError } from "./errors.js";
+import { toWasm } from "./memory.js";
 import { WasmResource } from "./resource.js";
 
 export class Sha256 extends WasmResource {
@@ -14,7 +15,7 @@ export class Sha256 extends WasmResource {
   /** Feeds more bytes; returns `this` so calls can chain. */
   update(bytes) {
     if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array", bytes);
-    this._raw().update(bytes);
+    this._raw().update(toWasm(bytes));
     return this;
   }
 
@@ -27,5 +28,5 @@ export class Sha256 extends WasmResource {
 /** One-shot SHA-256 of `bytes` → 32-byte Uint8Array. */
 export function sha256(bytes) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array", bytes);
-  return rawSha256(bytes);
+  return rawSha256(toWasm(bytes));
 }

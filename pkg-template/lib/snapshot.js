@@ -16,6 +16,7 @@ import { load } from "./checks.js";
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline, startTimer } from "./deadline.js";
 import { isUint8Array, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
+import { toWasm } from "./memory.js";
 
 /** Size of the fixed ABF1 header. */
 export const ABF1_HEADER_LENGTH = 96;
@@ -83,7 +84,8 @@ export function loadSnapshot(bytes, meta) {
     );
   }
   const digest = prehash(bytes);
-  const result = load(() => (digest === undefined ? decodeSnapshot(bytes) : decodeSnapshotPrehashed(bytes, digest)));
+  // toWasm: a file that does not fit in wasm memory is `outOfMemory`, not a trap.
+  const result = load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest)));
   return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
 }
 
@@ -202,13 +204,15 @@ export function checkStreamOptions(options) {
 }
 
 /**
- * Loads an ABF1 file as it arrives. Bad headers are rejected as soon as 96
- * bytes are in; the payload is reserved once; the checksum is computed
- * incrementally. Options: `maxBytes` (refuse larger files: `tooLarge`),
- * `onProgress({ bytes, total })`, `signal` (rejects with its reason),
- * `idleTimeoutMs` (no chunk for that long: failure `timeout`, the source is
- * cancelled; default none, since a caller's own stream may pause by design —
- * fetchSnapshot passes its `timeoutMs`), `timers` (injectable for tests).
+ * Loads an ABF1 file as it arrives. Bad headers, and headers declaring more
+ * than `maxBytes`, are rejected as soon as 96 bytes are in, before anything
+ * is reserved; the bit array grows as the payload arrives (`outOfMemory` if
+ * it cannot); the checksum is computed incrementally. Options: `maxBytes`
+ * (refuse larger files: `tooLarge`), `onProgress({ bytes, total })`,
+ * `signal` (rejects with its reason), `idleTimeoutMs` (no chunk for that
+ * long: failure `timeout`, the source is cancelled; default none, since a
+ * caller's own stream may pause by design — fetchSnapshot passes its
+ * `timeoutMs`), `timers` (injectable for tests).
  *
  * @param {ReadableStream<Uint8Array> | Response | AsyncIterable<Uint8Array> | Iterable<Uint8Array>} source
  * @param {{ maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
@@ -225,7 +229,8 @@ export async function loadSnapshotStream(source, options = {}) {
   // wasm); the decoder still compares it. The hashed bytes are [0, 64) and
   // [96, end): the header without its checksum field, then the payload.
   const hasher = nativeHasher?.();
-  const decoder = hasher === undefined ? new RawSnapshotDecoder() : RawSnapshotDecoder.withExternalChecksum();
+  // The decoder compares a valid header's total length with maxBytes itself.
+  const decoder = hasher === undefined ? new RawSnapshotDecoder(maxBytes) : RawSnapshotDecoder.withExternalChecksum(maxBytes);
   let bytes = 0;
   let finished = false;
   try {
@@ -245,15 +250,11 @@ export async function loadSnapshotStream(source, options = {}) {
       if (bytes + chunk.byteLength > maxBytes) {
         return loadFailure("tooLarge", `the snapshot exceeds maxBytes (${maxBytes}); ${bytes + chunk.byteLength} bytes arrived`);
       }
-      const pushed = load(() => decoder.push(chunk));
+      const pushed = load(() => decoder.push(toWasm(chunk)));
       if (pushed.kind === "failure") return pushed;
       if (hasher !== undefined) hashCovered(hasher, chunk, bytes);
       bytes += chunk.byteLength;
-      const total = decoder.totalLength();
-      if (total !== undefined && total > maxBytes) {
-        return loadFailure("tooLarge", `the header declares ${total} bytes, more than maxBytes (${maxBytes})`);
-      }
-      onProgress?.({ bytes, total });
+      onProgress?.({ bytes, total: decoder.totalLength() });
     }
     finished = true;
     const result = load(() => (hasher === undefined ? decoder.finish() : decoder.finishWithChecksum(hasher.digest())));

@@ -4,6 +4,7 @@
 import { RawTlBloom } from "../artifact_bloom.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
+import { toWasm } from "./memory.js";
 import { WasmResource } from "./resource.js";
 
 // Only code inside this module may wrap a raw filter.
@@ -30,18 +31,18 @@ export class TlBloom extends WasmResource {
   /** Parses TLBF bytes (result-shaped). */
   static fromBytes(bytes) {
     checkBytes(bytes, "a TLBF filter");
-    return load(() => new TlBloom(internal, RawTlBloom.fromBytes(bytes)));
+    return load(() => new TlBloom(internal, RawTlBloom.fromBytes(toWasm(bytes))));
   }
 
   insert(item) {
     const raw = this._raw();
-    raw.insert(itemBytes(item));
+    raw.insert(toWasm(itemBytes(item)));
     return this;
   }
 
   contains(item) {
     const raw = this._raw();
-    return raw.contains(itemBytes(item));
+    return raw.contains(toWasm(itemBytes(item)));
   }
 
   /** ORs `other` into this filter (counts add); returns this. */
@@ -50,7 +51,7 @@ export class TlBloom extends WasmResource {
     if (!(other instanceof TlBloom)) throw typeError("other", "a TlBloom", other);
     if (other === this) {
       // The raw layer cannot borrow one object twice: union with a copy.
-      const copy = RawTlBloom.fromBytes(raw.toBytes());
+      const copy = RawTlBloom.fromBytes(toWasm(raw.toBytes()));
       try {
         raw.union(copy);
       } finally {

@@ -9,7 +9,8 @@
 //! truncated → badMagic → unsupportedFormatVersion → unsupportedHashProtocol →
 //! invalidHeader → truncated → lengthMismatch → checksumMismatch. Nothing is
 //! allocated from a length field until the header has validated, which bounds
-//! the payload by 2^30 bits (128 MiB).
+//! the payload by 2^30 bits (128 MiB), and every allocation is fallible: a
+//! refusal is `outOfMemory`, never an abort.
 
 mod error;
 mod header;
@@ -19,7 +20,8 @@ mod tests;
 
 use sha2::{Digest, Sha256};
 
-use crate::bits::BitArray;
+use crate::bits::{BitArray, FromBytesError};
+use crate::fallible;
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::BloomSpec;
 
@@ -112,6 +114,8 @@ pub fn decode_with(
 
 /// Writes `filter` as ABF1 for `catalog_version`. The result decodes back to
 /// an equal filter, and re-encoding a decoded file reproduces it byte for byte.
+/// The payload is written straight into the one output buffer (no second copy
+/// of the bit array).
 pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<u8>, EncodeError> {
     if catalog_version > MAX_CATALOG_VERSION {
         return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
@@ -138,13 +142,15 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
             reason: other.message(),
         },
     })?;
-    let payload = filter.serialize_bits();
-    // Fixed array, constant range: in bounds by construction.
-    let unsigned = header.to_bytes();
-    header.checksum = checksum_of(&unsigned[..CHECKSUMMED_HEADER_LENGTH], &payload);
-    let mut out = Vec::with_capacity(HEADER_LENGTH + payload.len());
+    let bits = filter.bits();
+    let mut out = fallible::with_capacity(HEADER_LENGTH.saturating_add(bits.byte_count()))?;
+    // The header without its checksum first; the checksum covers bytes
+    // [0, 64) of it and the payload after it.
     out.extend_from_slice(&header.to_bytes());
-    out.extend_from_slice(&payload);
+    bits.write_le_bytes(&mut out)?;
+    let (head, payload) = out.split_at_mut(HEADER_LENGTH);
+    header.checksum = checksum_of(&head[..CHECKSUMMED_HEADER_LENGTH], payload);
+    head.copy_from_slice(&header.to_bytes());
     Ok(out)
 }
 
@@ -173,12 +179,15 @@ pub(crate) fn verify_checksum(
 /// The payload as words. The header guarantees its length is `bitCount / 8`,
 /// a multiple of 8; a mismatch would be a bug, reported rather than panicking.
 fn bits_from_payload(header: &Header, payload: &[u8]) -> Result<BitArray, LoadError> {
-    BitArray::from_le_bytes(payload)
-        .filter(|bits| bits.bit_count() == header.bit_count)
-        .ok_or(LoadError::LengthMismatch {
-            expected: header.total_length(),
-            got: (HEADER_LENGTH + payload.len()) as u64,
-        })
+    let mismatch = LoadError::LengthMismatch {
+        expected: header.total_length(),
+        got: (HEADER_LENGTH + payload.len()) as u64,
+    };
+    match BitArray::from_le_bytes(payload) {
+        Ok(bits) if bits.bit_count() == header.bit_count => Ok(bits),
+        Ok(_) | Err(FromBytesError::PartialWord) => Err(mismatch),
+        Err(FromBytesError::OutOfMemory(error)) => Err(error.into()),
+    }
 }
 
 /// The filter a validated header and its bits describe.

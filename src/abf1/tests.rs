@@ -272,6 +272,81 @@ fn stream_replays_its_first_error() {
     assert_eq!(stream.finish(), Err(error));
 }
 
+/// A valid header declaring 2^30 bits (the checksum is stale: steps 1–5 do
+/// not read it).
+fn largest_header() -> Vec<u8> {
+    let mut bytes = with_field(OFFSET_BIT_COUNT, &(1u64 << 30).to_le_bytes());
+    bytes[OFFSET_PAYLOAD_LENGTH..OFFSET_PAYLOAD_LENGTH + 8]
+        .copy_from_slice(&(1u64 << 27).to_le_bytes());
+    bytes.truncate(HEADER_LENGTH);
+    bytes
+}
+
+#[test]
+fn stream_limit_is_decided_at_the_header() {
+    let header = largest_header();
+    let total = HEADER_LENGTH as u64 + (1 << 27);
+    // Over the limit: refused as the header completes, whatever follows in
+    // the same chunk, and replayed.
+    let mut chunk = header.clone();
+    chunk.extend_from_slice(&[0; 904]);
+    let mut stream = StreamDecoder::new().with_max_length(1000);
+    let error = stream.push(&chunk).unwrap_err();
+    assert_eq!(
+        error,
+        LoadError::TooLarge {
+            declared: total,
+            limit: 1000
+        }
+    );
+    assert_eq!(stream.push(&[]), Err(error.clone()));
+    assert_eq!(stream.finish(), Err(error));
+    // A bad header is still reported as itself, not as tooLarge.
+    let mut bad = header.clone();
+    bad[0] = b'X';
+    assert_eq!(
+        StreamDecoder::new()
+            .with_max_length(10)
+            .push(&bad)
+            .unwrap_err()
+            .code(),
+        "badMagic"
+    );
+    // Exactly at the limit: accepted, nothing reserved yet, then truncated.
+    let mut stream = StreamDecoder::with_external_checksum().with_max_length(total);
+    stream.push(&header).unwrap();
+    assert_eq!(stream.total_length(), Some(total));
+    assert_eq!(stream.finish().unwrap_err().code(), "truncated");
+    // The whole-buffer path has no limit of its own (loadSnapshot sees the bytes).
+    let file = valid_file();
+    let mut stream = StreamDecoder::new().with_max_length(file.len() as u64);
+    stream.push(&file).unwrap();
+    assert!(stream.finish().is_ok());
+}
+
+#[test]
+fn stream_grows_the_payload_in_steps_and_still_matches_decode() {
+    // A 4 MiB payload (growth steps of 64, 128, 256 KiB, then the whole),
+    // fed in 1,000-byte chunks (not a multiple of 8: words split across
+    // chunks).
+    let spec = BloomSpec {
+        expected_item_count: 10_000_000,
+        target_false_positive_rate: 0.2,
+    };
+    let members: Vec<[u8; 32]> = (0..1000).map(|i| digest(&format!("m{i}"))).collect();
+    let filter = ArtifactBloomFilter::create(&members, &spec).unwrap();
+    assert!(
+        filter.bit_count() / 8 > 2 << 20,
+        "a payload large enough to grow in steps"
+    );
+    let bytes = encode(&filter, 5).unwrap();
+    let mut stream = StreamDecoder::new();
+    for chunk in bytes.chunks(1000) {
+        stream.push(chunk).unwrap();
+    }
+    assert_eq!(stream.finish().unwrap(), decode(&bytes).unwrap());
+}
+
 #[test]
 fn encoder_refuses_unloadable_files() {
     let filter = small_filter();
@@ -285,7 +360,9 @@ fn encoder_refuses_unloadable_files() {
     );
     assert!(encode(&filter, MAX_CATALOG_VERSION).is_ok());
     // A union can claim more insertions than the spec's n.
-    let doubled = ArtifactBloomFilter::union(&filter, &filter).unwrap();
+    let doubled = ArtifactBloomFilter::union(&filter, &filter)
+        .unwrap()
+        .unwrap();
     match encode(&doubled, 1) {
         Err(EncodeError::InvalidFilter { field, .. }) => assert_eq!(field, "insertedItemCount"),
         other => panic!("expected invalidFilter, got {other:?}"),
@@ -348,6 +425,21 @@ fn codes_and_messages() {
             "105",
         ),
         (LoadError::ChecksumMismatch, "checksumMismatch", "SHA-256"),
+        (
+            LoadError::TooLarge {
+                declared: 134_217_824,
+                limit: 1000,
+            },
+            "tooLarge",
+            "134217824 bytes, more than maxBytes (1000)",
+        ),
+        (
+            LoadError::OutOfMemory {
+                requested: 134_217_728,
+            },
+            "outOfMemory",
+            "could not reserve 134217728 bytes",
+        ),
     ];
     for (error, code, fragment) in cases {
         assert_eq!(error.code(), code);

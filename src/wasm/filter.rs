@@ -1,15 +1,27 @@
 //! Raw binding of [`ArtifactBloomFilter`].
+//!
+//! Digest batches arrive through the staged input (`super::input`), never as
+//! a `&[u8]` argument: wasm-bindgen's own copy of one aborts when memory is
+//! exhausted, where the staged copy fails with a coded `outOfMemory`.
 
 use super::error;
+use super::input::with_input;
+use crate::fallible::OutOfMemory;
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
 use wasm_bindgen::prelude::*;
 
 /// A spec from JS numbers: a count that is not a safe integer is invalid.
-pub(crate) fn spec_from_js(expected_item_count: f64, target_fpp: f64) -> Result<BloomSpec, BloomError> {
+pub(crate) fn spec_from_js(
+    expected_item_count: f64,
+    target_fpp: f64,
+) -> Result<BloomSpec, BloomError> {
     let expected_item_count =
         item_count_from_f64(expected_item_count).ok_or(BloomError::InvalidExpectedItemCount)?;
-    Ok(BloomSpec { expected_item_count, target_false_positive_rate: target_fpp })
+    Ok(BloomSpec {
+        expected_item_count,
+        target_false_positive_rate: target_fpp,
+    })
 }
 
 pub(crate) fn bloom_error(error: BloomError) -> JsValue {
@@ -43,13 +55,27 @@ impl RawFilter {
     }
 }
 
+/// The coded error for output bytes (`purpose`) that could not be reserved.
+fn output_error(error: OutOfMemory, purpose: &str) -> JsValue {
+    error::out_of_memory(error, purpose)
+}
+
 #[wasm_bindgen]
 impl RawFilter {
-    /// Builds from `N × 32` packed digests (checks: spec, capacity, length).
+    /// Builds from the `staged` bytes of `N × 32` packed digests (checks:
+    /// spec, capacity, length, then memory for the bit array).
     #[wasm_bindgen(js_name = createPacked)]
-    pub fn create_packed(packed: &[u8], expected_item_count: f64, target_fpp: f64) -> Result<RawFilter, JsValue> {
+    pub fn create_packed(
+        staged: usize,
+        expected_item_count: f64,
+        target_fpp: f64,
+    ) -> Result<RawFilter, JsValue> {
         let spec = spec_from_js(expected_item_count, target_fpp).map_err(bloom_error)?;
-        ArtifactBloomFilter::create_packed(packed, &spec).map(RawFilter::wrap).map_err(bloom_error)
+        with_input(staged, |packed| {
+            ArtifactBloomFilter::create_packed(packed, &spec)
+                .map(RawFilter::wrap)
+                .map_err(bloom_error)
+        })
     }
 
     /// Answers from the digest's first 16 bytes as four big-endian `u32`s
@@ -63,19 +89,26 @@ impl RawFilter {
         self.inner.might_contain_words(first, second)
     }
 
-    /// One flag byte (1 = maybe, 0 = definitely absent) per packed digest.
+    /// One flag byte (1 = maybe, 0 = definitely absent) per staged digest.
     #[wasm_bindgen(js_name = mightContainMany)]
-    pub fn might_contain_many(&self, packed: &[u8]) -> Result<Vec<u8>, JsValue> {
-        self.inner.might_contain_packed(packed).ok_or_else(|| error::packed_length("packed", packed.len()))
+    pub fn might_contain_many(&self, staged: usize) -> Result<Vec<u8>, JsValue> {
+        with_input(staged, |packed| {
+            match self.inner.might_contain_packed(packed) {
+                Some(flags) => flags.map_err(|e| output_error(e, "for the answers")),
+                None => Err(error::packed_length("packed", packed.len())),
+            }
+        })
     }
 
-    /// How many packed digests answer "maybe".
+    /// How many staged digests answer "maybe".
     #[wasm_bindgen(js_name = countMaybe)]
-    pub fn count_maybe(&self, packed: &[u8]) -> Result<f64, JsValue> {
-        self.inner
-            .count_maybe(packed)
-            .map(|n| n as f64)
-            .ok_or_else(|| error::packed_length("packed", packed.len()))
+    pub fn count_maybe(&self, staged: usize) -> Result<f64, JsValue> {
+        with_input(staged, |packed| {
+            self.inner
+                .count_maybe(packed)
+                .map(|n| n as f64)
+                .ok_or_else(|| error::packed_length("packed", packed.len()))
+        })
     }
 
     #[wasm_bindgen(js_name = bitCount)]
@@ -114,23 +147,28 @@ impl RawFilter {
     }
 
     #[wasm_bindgen(js_name = serializeBits)]
-    pub fn serialize_bits(&self) -> Vec<u8> {
-        self.inner.serialize_bits()
+    pub fn serialize_bits(&self) -> Result<Vec<u8>, JsValue> {
+        self.inner
+            .serialize_bits()
+            .map_err(|e| output_error(e, "for the serialized bits"))
     }
 
-    /// OR of two filters of the same shape, or the coded `incompatibleFilters`.
+    /// OR of two filters of the same shape, or the coded `incompatibleFilters`
+    /// (or `outOfMemory` for the new bit array).
     pub fn union(a: &RawFilter, b: &RawFilter) -> Result<RawFilter, JsValue> {
-        ArtifactBloomFilter::union(&a.inner, &b.inner).map(RawFilter::wrap).ok_or_else(|| {
-            error::coded(
-                "incompatibleFilters",
-                &format!(
+        match ArtifactBloomFilter::union(&a.inner, &b.inner) {
+            Ok(Some(merged)) => Ok(RawFilter::wrap(merged)),
+            Ok(None) => Err(error::coded_with("incompatibleFilters", |out| {
+                write!(
+                    out,
                     "filters must have the same bitCount and hashCount: {}/{} vs {}/{}",
                     a.inner.bit_count(),
                     a.inner.hash_count(),
                     b.inner.bit_count(),
                     b.inner.hash_count()
-                ),
-            )
-        })
+                )
+            })),
+            Err(e) => Err(bloom_error(e.into())),
+        }
     }
 }

@@ -5,11 +5,13 @@
 //! lengths, detached buffers) and shapes results as the reference does
 //! (`{ kind: "success", value }`). The raw layer still re-checks every length
 //! it receives and never panics: failures come back as JS `Error`s built in
-//! [`error`].
+//! [`error`]. Caller-sized bytes enter wasm memory only through [`input`],
+//! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
 mod error;
 mod filter;
 mod hashing;
+mod input;
 mod snapshot;
 mod systems;
 

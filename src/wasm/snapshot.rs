@@ -1,15 +1,18 @@
 //! Raw binding of the ABF1 codec: whole-buffer and streaming loaders, the
-//! encoder, and the publisher's de-duplication helper.
+//! encoder, and the publisher's de-duplication helper. Files and chunks
+//! arrive through the staged input (`super::input`).
 
 use super::error;
 use super::filter::RawFilter;
+use super::input::with_input;
 use crate::abf1::{self, LoadError, Snapshot, StreamDecoder};
 use crate::packed::dedup_packed;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+/// Formatted without a heap allocation (`outOfMemory` must stay reportable).
 fn load_error(error: LoadError) -> JsValue {
-    error::coded(error.code(), &error.message())
+    error::coded_with(error.code(), |out| error.write_message(out))
 }
 
 /// The header as a plain JS object (every field of the ABF1 table).
@@ -21,29 +24,41 @@ fn header_value(header: &abf1::Header) -> Result<JsValue, JsValue> {
 fn snapshot_value(snapshot: Snapshot) -> Result<JsValue, JsValue> {
     let plain = Object::new();
     Reflect::set(&plain, &"header".into(), &header_value(&snapshot.header)?)?;
-    Reflect::set(&plain, &"filter".into(), &RawFilter::wrap(snapshot.filter).into())?;
+    Reflect::set(
+        &plain,
+        &"filter".into(),
+        &RawFilter::wrap(snapshot.filter).into(),
+    )?;
     Ok(plain.into())
 }
 
-/// Loads a whole ABF1 file: `{ header, filter }` or a coded error (the codes
-/// and their order are spec/ABF1.md's).
+/// Loads the `staged` bytes of a whole ABF1 file: `{ header, filter }` or a
+/// coded error (the codes and their order are spec/ABF1.md's, then
+/// `outOfMemory`).
 #[wasm_bindgen(js_name = decodeSnapshot)]
-pub fn decode_snapshot(bytes: &[u8]) -> Result<JsValue, JsValue> {
-    snapshot_value(abf1::decode(bytes).map_err(load_error)?)
+pub fn decode_snapshot(staged: usize) -> Result<JsValue, JsValue> {
+    let snapshot = with_input(staged, |bytes| abf1::decode(bytes).map_err(load_error))?;
+    snapshot_value(snapshot)
 }
 
 /// [`decode_snapshot`] for a caller that already computed step 8's SHA-256
 /// (of bytes [0, 64) and [96, end)) with a faster native hash: Node's
-/// node:crypto. The stored checksum is still compared here.
+/// node:crypto. The stored checksum is still compared here. `sha256` is 32
+/// bytes (a fixed size: wasm-bindgen's own copy is fine for it).
 #[wasm_bindgen(js_name = decodeSnapshotPrehashed)]
-pub fn decode_snapshot_prehashed(bytes: &[u8], sha256: &[u8]) -> Result<JsValue, JsValue> {
-    let computed: [u8; abf1::CHECKSUM_LENGTH] =
-        sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
-    snapshot_value(abf1::decode_with(bytes, |_, _| computed).map_err(load_error)?)
+pub fn decode_snapshot_prehashed(staged: usize, sha256: &[u8]) -> Result<JsValue, JsValue> {
+    let computed: [u8; abf1::CHECKSUM_LENGTH] = sha256
+        .try_into()
+        .map_err(|_| error::digest_length("sha256", sha256.len()))?;
+    let snapshot = with_input(staged, |bytes| {
+        abf1::decode_with(bytes, |_, _| computed).map_err(load_error)
+    })?;
+    snapshot_value(snapshot)
 }
 
 /// Steps 1–5 only, from the first 96 bytes: the header as a plain object, or
 /// a coded error. Used by `inspect` to show a header whose checksum fails.
+/// The JS layer passes at most 96 bytes, a fixed size.
 #[wasm_bindgen(js_name = parseSnapshotHeader)]
 pub fn parse_snapshot_header(bytes: &[u8]) -> Result<JsValue, JsValue> {
     header_value(&abf1::parse_header(bytes).map_err(load_error)?)
@@ -61,72 +76,107 @@ pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u
             ),
         )
     })?;
-    abf1::encode(filter.inner(), version).map_err(|e| error::coded(e.code(), &e.message()))
+    abf1::encode(filter.inner(), version)
+        .map_err(|e| error::coded_with(e.code(), |out| e.write_message(out)))
 }
 
-/// Unique digests (first-seen order) and the duplicate count, as `{ unique, duplicates }`.
+/// Unique staged digests (first-seen order) and the duplicate count, as
+/// `{ unique, duplicates }`.
 #[wasm_bindgen(js_name = dedupPacked)]
-pub fn dedup_packed_js(packed: &[u8]) -> Result<JsValue, JsValue> {
-    let (unique, duplicates) = dedup_packed(packed).ok_or_else(|| error::packed_length("packed", packed.len()))?;
+pub fn dedup_packed_js(staged: usize) -> Result<JsValue, JsValue> {
+    let (unique, duplicates) = with_input(staged, |packed| match dedup_packed(packed) {
+        Some(result) => result.map_err(|e| error::out_of_memory(e, "to de-duplicate the digests")),
+        None => Err(error::packed_length("packed", packed.len())),
+    })?;
     let plain = Object::new();
-    Reflect::set(&plain, &"unique".into(), &js_sys::Uint8Array::from(unique.as_slice()).into())?;
+    Reflect::set(
+        &plain,
+        &"unique".into(),
+        &js_sys::Uint8Array::from(unique.as_slice()).into(),
+    )?;
     Reflect::set(&plain, &"duplicates".into(), &(duplicates as f64).into())?;
     Ok(plain.into())
 }
 
-/// Incremental ABF1 loader: header checks as soon as 96 bytes arrived, the
-/// payload allocated once, SHA-256 computed as bytes arrive.
+/// Incremental ABF1 loader: header checks (and `maxBytes`) as soon as 96
+/// bytes arrived, the bit array grown as the payload arrives, SHA-256
+/// computed as bytes arrive.
 #[wasm_bindgen]
 pub struct RawSnapshotDecoder {
     /// `None` after `finish()`.
     inner: Option<StreamDecoder>,
 }
 
-impl Default for RawSnapshotDecoder {
-    fn default() -> Self {
-        RawSnapshotDecoder::new()
-    }
+fn finished() -> JsValue {
+    error::coded(
+        "decoderFinished",
+        "this decoder already finished; create a new one",
+    )
 }
 
-fn finished() -> JsValue {
-    error::coded("decoderFinished", "this decoder already finished; create a new one")
+/// `maxBytes` from JS (a non-negative number, `Infinity` for none) as the
+/// decoder's limit. Lengths are integers, so `total > maxBytes` is
+/// `total > floor(maxBytes)`; `as` saturates Infinity to `u64::MAX`.
+fn limited(decoder: StreamDecoder, max_bytes: f64) -> RawSnapshotDecoder {
+    let limit = if max_bytes >= 0.0 {
+        max_bytes as u64
+    } else {
+        0
+    };
+    RawSnapshotDecoder {
+        inner: Some(decoder.with_max_length(limit)),
+    }
 }
 
 #[wasm_bindgen]
 impl RawSnapshotDecoder {
+    /// A decoder that hashes in wasm and refuses (`tooLarge`) a header that
+    /// declares more than `max_bytes` in all.
     #[wasm_bindgen(constructor)]
-    pub fn new() -> RawSnapshotDecoder {
-        RawSnapshotDecoder { inner: Some(StreamDecoder::new()) }
+    pub fn new(max_bytes: f64) -> RawSnapshotDecoder {
+        limited(StreamDecoder::new(), max_bytes)
     }
 
     /// A decoder whose caller hashes (Node: node:crypto) and passes step 8's
     /// SHA-256 to `finishWithChecksum`.
     #[wasm_bindgen(js_name = withExternalChecksum)]
-    pub fn with_external_checksum() -> RawSnapshotDecoder {
-        RawSnapshotDecoder { inner: Some(StreamDecoder::with_external_checksum()) }
+    pub fn with_external_checksum(max_bytes: f64) -> RawSnapshotDecoder {
+        limited(StreamDecoder::with_external_checksum(), max_bytes)
     }
 
-    /// Feeds a chunk; a coded error as soon as the input is known bad.
-    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
-        self.inner.as_mut().ok_or_else(finished)?.push(chunk).map_err(load_error)
+    /// Feeds the `staged` chunk; a coded error as soon as the input is known
+    /// bad, or when the bit array cannot grow (`outOfMemory`).
+    pub fn push(&mut self, staged: usize) -> Result<(), JsValue> {
+        let decoder = self.inner.as_mut().ok_or_else(finished)?;
+        with_input(staged, |chunk| decoder.push(chunk).map_err(load_error))
     }
 
     /// `96 + payloadLength` once the header is known, else `undefined`.
     #[wasm_bindgen(js_name = totalLength)]
     pub fn total_length(&self) -> Option<f64> {
-        self.inner.as_ref().and_then(StreamDecoder::total_length).map(|n| n as f64)
+        self.inner
+            .as_ref()
+            .and_then(StreamDecoder::total_length)
+            .map(|n| n as f64)
     }
 
     /// Completes the load: `{ header, filter }` or a coded error.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        snapshot_value(self.inner.take().ok_or_else(finished)?.finish().map_err(load_error)?)
+        snapshot_value(
+            self.inner
+                .take()
+                .ok_or_else(finished)?
+                .finish()
+                .map_err(load_error)?,
+        )
     }
 
     /// `finish` with the caller's SHA-256 of bytes [0, 64) and [96, end).
     #[wasm_bindgen(js_name = finishWithChecksum)]
     pub fn finish_with_checksum(&mut self, sha256: &[u8]) -> Result<JsValue, JsValue> {
-        let computed: [u8; abf1::CHECKSUM_LENGTH] =
-            sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
+        let computed: [u8; abf1::CHECKSUM_LENGTH] = sha256
+            .try_into()
+            .map_err(|_| error::digest_length("sha256", sha256.len()))?;
         let decoder = self.inner.take().ok_or_else(finished)?;
         snapshot_value(decoder.finish_with_checksum(computed).map_err(load_error)?)
     }

@@ -11,8 +11,13 @@
 //! `decode`, so a delta coming back from JavaScript is rebuilt through its
 //! wire form (`docs/mergeable-format.md`, kind 3) and gets every check of
 //! `Delta::decode`.
+//!
+//! Items, encoded states and delta words arrive through the staged input
+//! (`super::input`), never as caller-sized `&[u8]` arguments.
 
 use super::error;
+use super::input::with_input;
+use crate::fallible;
 use crate::layout::item_count_from_f64;
 use crate::mergeable::{self, seal, Delta, MergeableBloomFilter, MergeableError, CHECKSUM_LENGTH};
 use crate::scalable::{ScalableBloomFilter, ScalableError};
@@ -62,20 +67,30 @@ impl RawTlBloom {
     #[wasm_bindgen(js_name = withRate)]
     pub fn with_rate(n: f64, p: f64) -> Result<RawTlBloom, JsValue> {
         let n = count(n, TlbfError::InvalidExpectedItemCount)?;
-        TlBloom::with_rate(n, p).map(|inner| RawTlBloom { inner }).map_err(fail)
+        TlBloom::with_rate(n, p)
+            .map(|inner| RawTlBloom { inner })
+            .map_err(fail)
     }
 
     #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(bytes: &[u8]) -> Result<RawTlBloom, JsValue> {
-        TlBloom::from_bytes(bytes).map(|inner| RawTlBloom { inner }).map_err(fail)
+    pub fn from_bytes(staged: usize) -> Result<RawTlBloom, JsValue> {
+        with_input(staged, |bytes| {
+            TlBloom::from_bytes(bytes)
+                .map(|inner| RawTlBloom { inner })
+                .map_err(fail)
+        })
     }
 
-    pub fn insert(&mut self, item: &[u8]) {
-        self.inner.insert(item);
+    /// Inserts the `staged` item.
+    pub fn insert(&mut self, staged: usize) -> Result<(), JsValue> {
+        with_input(staged, |item| {
+            self.inner.insert(item);
+            Ok(())
+        })
     }
 
-    pub fn contains(&self, item: &[u8]) -> bool {
-        self.inner.contains(item)
+    pub fn contains(&self, staged: usize) -> Result<bool, JsValue> {
+        with_input(staged, |item| Ok(self.inner.contains(item)))
     }
 
     /// ORs `other` in (counts add); a coded `incompatibleFilters` otherwise.
@@ -84,8 +99,8 @@ impl RawTlBloom {
     }
 
     #[wasm_bindgen(js_name = toBytes)]
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.inner.to_bytes()
+    pub fn to_bytes(&self) -> Result<Vec<u8>, JsValue> {
+        self.inner.to_bytes().map_err(fail)
     }
 
     pub fn m(&self) -> f64 {
@@ -121,44 +136,59 @@ fn write_delta_words(delta: &Delta, out: &mut Vec<u32>) {
     }
 }
 
-/// The inverse of [`write_delta_words`], through the wire form so every check of
-/// `Delta::decode` applies (shape, index order and range, non-zero values).
-fn delta_from_words(words: &[u32]) -> Result<Delta, JsValue> {
-    let (shape, entries) = words.split_at(words.len().min(2));
-    if shape.len() != 2 || entries.len() % 3 != 0 {
+/// The inverse of [`write_delta_words`] for words staged as little-endian
+/// u32 bytes, through the wire form so every check of `Delta::decode`
+/// applies (shape, index order and range, non-zero values).
+fn delta_from_word_bytes(bytes: &[u8]) -> Result<Delta, JsValue> {
+    const WORD: usize = 4;
+    let word = |at: usize| {
+        let mut raw = [0u8; WORD];
+        if let Some(chunk) = bytes.get(at * WORD..at * WORD + WORD) {
+            raw.copy_from_slice(chunk);
+        }
+        u32::from_le_bytes(raw)
+    };
+    let word_count = bytes.len() / WORD;
+    if bytes.len() % WORD != 0 || word_count < 2 || (word_count - 2) % 3 != 0 {
         return Err(fail(MergeableError::LengthMismatch));
     }
     const KIND_DELTA: u8 = 3;
-    let entry_count = entries.len() / 3;
-    let mut frame = Vec::with_capacity(
+    let entry_count = (word_count - 2) / 3;
+    let mut frame = fallible::with_capacity(
         mergeable::HEADER_LENGTH + entry_count * mergeable::SPARSE_ENTRY_LENGTH + CHECKSUM_LENGTH,
-    );
+    )
+    .map_err(|_| fail(MergeableError::OutOfMemory))?;
     frame.extend_from_slice(&mergeable::MAGIC);
     frame.extend_from_slice(&mergeable::VERSION.to_le_bytes());
     frame.extend_from_slice(&[KIND_DELTA, 0]);
-    frame.extend_from_slice(&u64::from(shape[0]).to_le_bytes());
-    frame.extend_from_slice(&shape[1].to_le_bytes());
+    frame.extend_from_slice(&u64::from(word(0)).to_le_bytes());
+    frame.extend_from_slice(&word(1).to_le_bytes());
     frame.extend_from_slice(&(entry_count as u32).to_le_bytes());
-    for entry in entries.chunks_exact(3) {
-        frame.extend_from_slice(&entry[0].to_le_bytes());
-        frame.extend_from_slice(&(u64::from(entry[1]) | u64::from(entry[2]) << 32).to_le_bytes());
+    for entry in 0..entry_count {
+        let at = 2 + 3 * entry;
+        frame.extend_from_slice(&word(at).to_le_bytes());
+        frame.extend_from_slice(
+            &(u64::from(word(at + 1)) | u64::from(word(at + 2)) << 32).to_le_bytes(),
+        );
     }
     Delta::decode(&seal(frame)).map_err(fail)
 }
 
-/// A delta's wire form → its words, or a coded decode error.
+/// A staged delta wire form → its words, or a coded decode error.
 #[wasm_bindgen(js_name = decodeMergeableDelta)]
-pub fn decode_mergeable_delta(bytes: &[u8]) -> Result<Vec<u32>, JsValue> {
-    let delta = Delta::decode(bytes).map_err(fail)?;
-    let mut words = Vec::new();
+pub fn decode_mergeable_delta(staged: usize) -> Result<Vec<u32>, JsValue> {
+    let delta = with_input(staged, |bytes| Delta::decode(bytes).map_err(fail))?;
+    let mut words = fallible::with_capacity(2 + 3 * delta.words().len())
+        .map_err(|_| fail(MergeableError::OutOfMemory))?;
     write_delta_words(&delta, &mut words);
     Ok(words)
 }
 
-/// A delta's words → its wire form.
+/// A delta's staged words → its wire form.
 #[wasm_bindgen(js_name = encodeMergeableDelta)]
-pub fn encode_mergeable_delta(words: &[u32]) -> Result<Vec<u8>, JsValue> {
-    delta_from_words(words).map(|delta| delta.encode())
+pub fn encode_mergeable_delta(staged: usize) -> Result<Vec<u8>, JsValue> {
+    let delta = with_input(staged, delta_from_word_bytes)?;
+    delta.encode().map_err(fail)
 }
 
 #[wasm_bindgen]
@@ -172,28 +202,40 @@ pub struct RawMergeableFilter {
 
 impl RawMergeableFilter {
     fn wrap(inner: MergeableBloomFilter) -> RawMergeableFilter {
-        RawMergeableFilter { inner, delta: Vec::new() }
+        RawMergeableFilter {
+            inner,
+            delta: Vec::new(),
+        }
     }
 }
 
 #[wasm_bindgen]
 impl RawMergeableFilter {
-    pub fn create(expected_elements: f64, false_positive_rate: f64) -> Result<RawMergeableFilter, JsValue> {
+    pub fn create(
+        expected_elements: f64,
+        false_positive_rate: f64,
+    ) -> Result<RawMergeableFilter, JsValue> {
         let n = count(expected_elements, MergeableError::InvalidExpectedItemCount)?;
-        MergeableBloomFilter::create(n, false_positive_rate).map(RawMergeableFilter::wrap).map_err(fail)
+        MergeableBloomFilter::create(n, false_positive_rate)
+            .map(RawMergeableFilter::wrap)
+            .map_err(fail)
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<RawMergeableFilter, JsValue> {
-        MergeableBloomFilter::decode(bytes).map(RawMergeableFilter::wrap).map_err(fail)
+    pub fn decode(staged: usize) -> Result<RawMergeableFilter, JsValue> {
+        with_input(staged, |bytes| {
+            MergeableBloomFilter::decode(bytes)
+                .map(RawMergeableFilter::wrap)
+                .map_err(fail)
+        })
     }
 
-    /// Sets the item's bits and keeps the delta's words (see
+    /// Sets the `staged` item's bits and keeps the delta's words (see
     /// [`write_delta_words`]) at `deltaWordsPtr()`; returns how many.
-    pub fn add(&mut self, item: &[u8]) -> u32 {
-        let delta = self.inner.add(item);
+    pub fn add(&mut self, staged: usize) -> Result<u32, JsValue> {
+        let delta = with_input(staged, |item| Ok(self.inner.add(item)))?;
         write_delta_words(&delta, &mut self.delta);
         // At most 2 + 3 · 4096 words.
-        self.delta.len() as u32
+        Ok(self.delta.len() as u32)
     }
 
     /// Address of the last add's delta words in wasm memory; valid until the
@@ -204,8 +246,8 @@ impl RawMergeableFilter {
     }
 
     #[wasm_bindgen(js_name = mightContain)]
-    pub fn might_contain(&self, item: &[u8]) -> bool {
-        self.inner.might_contain(item)
+    pub fn might_contain(&self, staged: usize) -> Result<bool, JsValue> {
+        with_input(staged, |item| Ok(self.inner.might_contain(item)))
     }
 
     #[wasm_bindgen(js_name = pieceFilter)]
@@ -213,13 +255,15 @@ impl RawMergeableFilter {
         self.inner.piece(&other.inner).map_err(fail)
     }
 
+    /// Joins the delta whose words are staged (little-endian u32 bytes).
     #[wasm_bindgen(js_name = pieceDelta)]
-    pub fn piece_delta(&mut self, words: &[u32]) -> Result<(), JsValue> {
-        self.inner.piece_delta(&delta_from_words(words)?).map_err(fail)
+    pub fn piece_delta(&mut self, staged: usize) -> Result<(), JsValue> {
+        let delta = with_input(staged, delta_from_word_bytes)?;
+        self.inner.piece_delta(&delta).map_err(fail)
     }
 
-    pub fn encode(&self) -> Vec<u8> {
-        self.inner.encode()
+    pub fn encode(&self) -> Result<Vec<u8>, JsValue> {
+        self.inner.encode().map_err(fail)
     }
 
     #[wasm_bindgen(js_name = wordCount)]
@@ -273,18 +317,23 @@ impl RawScalableFilter {
             .map_err(fail)
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<RawScalableFilter, JsValue> {
-        ScalableBloomFilter::decode(bytes).map(|inner| RawScalableFilter { inner }).map_err(fail)
+    pub fn decode(staged: usize) -> Result<RawScalableFilter, JsValue> {
+        with_input(staged, |bytes| {
+            ScalableBloomFilter::decode(bytes)
+                .map(|inner| RawScalableFilter { inner })
+                .map_err(fail)
+        })
     }
 
-    /// A coded `filterTooLarge` (chain unchanged) when it cannot grow.
-    pub fn add(&mut self, item: &[u8]) -> Result<(), JsValue> {
-        self.inner.add(item).map_err(fail)
+    /// Adds the `staged` item; a coded `filterTooLarge` or `outOfMemory`
+    /// (chain unchanged) when it cannot grow.
+    pub fn add(&mut self, staged: usize) -> Result<(), JsValue> {
+        with_input(staged, |item| self.inner.add(item).map_err(fail))
     }
 
     #[wasm_bindgen(js_name = mightContain)]
-    pub fn might_contain(&self, item: &[u8]) -> bool {
-        self.inner.might_contain(item)
+    pub fn might_contain(&self, staged: usize) -> Result<bool, JsValue> {
+        with_input(staged, |item| Ok(self.inner.might_contain(item)))
     }
 
     #[wasm_bindgen(js_name = stageCount)]
@@ -311,11 +360,16 @@ impl RawScalableFilter {
     /// `[initialCapacity, targetFpp, growthFactor, tighteningRatio]`.
     pub fn params(&self) -> Vec<f64> {
         let p = self.inner.params();
-        vec![p.initial_capacity as f64, p.target_fpp, f64::from(p.growth_factor), p.tightening_ratio]
+        vec![
+            p.initial_capacity as f64,
+            p.target_fpp,
+            f64::from(p.growth_factor),
+            p.tightening_ratio,
+        ]
     }
 
-    pub fn encode(&self) -> Vec<u8> {
-        self.inner.encode()
+    pub fn encode(&self) -> Result<Vec<u8>, JsValue> {
+        self.inner.encode().map_err(fail)
     }
 }
 
