@@ -8,10 +8,12 @@ import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
+import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]
+       artifact-bloom publish … --from-registry URL --repository NAME
 
 Builds an ABF1 snapshot of every digest of one catalog version and replaces
 PATH atomically.
@@ -24,6 +26,7 @@ PATH atomically.
   --binary             input is packed 32-byte records instead of text
   --out PATH           the snapshot to write or replace
   --json               print the summary as JSON
+${FROM_REGISTRY_HELP}
 
 Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
 lines starting with # are skipped; any other bad line stops the publish with
@@ -45,10 +48,11 @@ export async function publish(argv) {
       "catalog-version": { type: "string" },
       "expected-items": { type: "string" },
       fpp: { type: "string" },
-      input: { type: "string", default: "-" },
+      input: { type: "string" },
       binary: { type: "boolean", default: false },
       out: { type: "string" },
       json: { type: "boolean", default: false },
+      ...FROM_REGISTRY_OPTIONS,
     },
   });
   if (parsed === undefined) return EXIT_OK;
@@ -59,11 +63,14 @@ export async function publish(argv) {
   if (values.out === undefined) throw new UsageError("--out is required");
   const out = resolve(values.out);
 
-  const stream = values.input === "-" ? process.stdin : createReadStream(values.input);
+  const fromRegistry = values["from-registry"] !== undefined;
+  if (fromRegistry && values.input !== undefined) throw new UsageError("--from-registry and --input are exclusive");
+  const inputPath = values.input ?? "-";
+  const stream = fromRegistry ? undefined : inputPath === "-" ? process.stdin : createReadStream(inputPath);
   const progress = progressReporter("reading digests");
   let input;
   try {
-    input = values.binary
+    input = fromRegistry ? await readRegistryDigests(values) : values.binary
       ? await readBinaryDigests(stream, (n) => progress.update(`${n} digests`))
       : await readHexDigests(stream, (n, line) => progress.update(`${n} digests, line ${line}`));
   } catch (error) {
@@ -112,6 +119,7 @@ export async function publish(argv) {
     fillRatio: filter.getFillRatio(),
     estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
     bytes: bytes.byteLength,
+    ...(input.registry === undefined ? {} : { registry: input.registry }),
   };
   filter.free();
   if (values.json) {
