@@ -179,3 +179,19 @@ export class OciLayoutBuilder {
     return dir;
   }
 }
+
+/**
+ * The issue's push scenario: a base of `shared` layers; image A = base +
+ * its config (tag "a"); image B = base + `fresh` new layers + its config
+ * (tag "b"). `freshSizes` sets the new layers' content sizes.
+ */
+export function sharedBaseImages({ shared = 6, freshSizes = [4096, 4096, 4096], label = "demo" } = {}) {
+  const builder = new OciLayoutBuilder();
+  const base = Array.from({ length: shared }, (_, index) => builder.layer(`${label}-base-${index}`, 4096 + index));
+  const fresh = freshSizes.map((size, index) => builder.layer(`${label}-new-${index}`, size));
+  const a = builder.image({ layers: base, label: `${label}-a` });
+  const b = builder.image({ layers: [...base, ...fresh], label: `${label}-b` });
+  builder.tag("a", a).tag("b", b);
+  const configOf = (manifest) => JSON.parse(new TextDecoder().decode(builder.bytes(manifest.digest))).config;
+  return { builder, base, fresh, a, b, configA: configOf(a), configB: configOf(b) };
+}

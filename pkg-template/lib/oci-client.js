@@ -225,7 +225,7 @@ export class RegistryClient {
     return this.#timed(method, url, request.signal, async (signal) => {
       /** @type {RequestInit} */
       const init = { method, headers, redirect: "manual", signal };
-      if (request.body !== undefined) init.body = request.body;
+      if (request.body !== undefined) init.body = /** @type {BodyInit} */ (request.body);
       const response = await this.#fetch(url, init);
       // Error bodies are small JSON; read them for the message.
       const wanted = readBody || response.status >= 400;

@@ -206,5 +206,6 @@ export class OciRegistryRepository {
  * @returns {OciRegistryRepository}
  */
 export function repositoryOverClient(client, options = {}) {
-  return new OciRegistryRepository("http://unused.invalid", client.name, { ...options, [CLIENT]: client });
+  const withClient = /** @type {OciRegistryRepositoryOptions} */ ({ ...options, [CLIENT]: client });
+  return new OciRegistryRepository("http://unused.invalid", client.name, withClient);
 }
