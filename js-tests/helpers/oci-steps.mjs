@@ -8,7 +8,7 @@ import { runCli } from "./cli.mjs";
 export async function publishFromRegistry(registryUrl, repository, out, { version = 1, expected = 10_000, fpp = 0.01, extra = [], env } = {}) {
   const run = await runCli([
     "publish", "--catalog-version", String(version), "--expected-items", String(expected), "--fpp", String(fpp),
-    "--out", out, "--from-registry", registryUrl, "--repository", repository, "--json", ...extra,
+    "--out", out, "--from-registry", registryUrl, ...(repository === undefined ? [] : ["--repository", repository]), "--json", ...extra,
   ], { env, timeoutMs: 120_000 });
   return { run, summary: run.code === 0 ? JSON.parse(run.stdout) : undefined };
 }

@@ -6,6 +6,9 @@
 //                  HEAD/GET, pull,push otherwise), else 401 + WWW-Authenticate:
 //                  Bearer realm="<proxy>/token",service=…,scope=…; GET /token
 //                  checks Basic credentials (anonymous gets pull only)
+//   tagPageSize N  answers GET …/tags/list itself, N tags a page in lexical
+//                  order with `Link: <…?n=N&last=T>; rel="next"` (the spec's
+//                  pagination; Debian's registry 2.8 returns one page)
 //   fault(req)     a hook per request: return { status } to answer that
 //                  instead, { digestHeader } to forward but rewrite the
 //                  answer's Docker-Content-Digest, { hang: true } to never
@@ -15,7 +18,7 @@
 // point back at the proxy.
 import { request as httpRequest, createServer } from "node:http";
 
-export async function startProxy(target, { auth = "none", users = {}, service = "test-registry", tokenSeconds = 300, fault } = {}) {
+export async function startProxy(target, { auth = "none", users = {}, service = "test-registry", tokenSeconds = 300, tagPageSize, fault } = {}) {
   const targetUrl = new URL(target);
   const stats = { requests: 0, challenges: 0, tokens: 0, forwarded: 0, inFlightHeads: 0, maxInFlightHeads: 0, log: [] };
   const tokens = new Map(); // token → { actions: Set }
@@ -66,6 +69,24 @@ export async function startProxy(target, { auth = "none", users = {}, service = 
     return undefined;
   };
 
+  const paginateTags = async (req, res) => {
+    const asked = new URL(req.url, "http://proxy");
+    const upstream = await fetch(new URL(asked.pathname, target));
+    const body = await upstream.json();
+    if (upstream.status !== 200) {
+      res.writeHead(upstream.status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      return;
+    }
+    const size = Math.min(Number(asked.searchParams.get("n") ?? tagPageSize), tagPageSize);
+    const last = asked.searchParams.get("last");
+    const all = [...(body.tags ?? [])].sort();
+    const rest = last === null ? all : all.filter((tag) => tag > last);
+    const page = rest.slice(0, size);
+    const headers = { "content-type": "application/json" };
+    if (rest.length > size) headers.link = `<${asked.pathname}?n=${size}&last=${encodeURIComponent(page.at(-1))}>; rel="next"`;
+    res.writeHead(200, headers).end(JSON.stringify({ name: body.name, tags: page }));
+  };
+
   const server = createServer((req, res) => {
     stats.requests += 1;
     stats.log.push({ method: req.method, path: req.url, authorization: req.headers.authorization });
@@ -80,6 +101,11 @@ export async function startProxy(target, { auth = "none", users = {}, service = 
       req.resume();
       res.writeHead(401, { "content-type": "application/json", ...refusal })
         .end(JSON.stringify({ errors: [{ code: "UNAUTHORIZED", message: "authentication required" }] }));
+      return;
+    }
+    if (tagPageSize !== undefined && req.method === "GET" && /\/tags\/list(\?|$)/.test(req.url)) {
+      req.resume();
+      paginateTags(req, res).catch((error) => res.writeHead(502).end(String(error)));
       return;
     }
     const action = fault?.(req) ?? {};

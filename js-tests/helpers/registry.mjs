@@ -192,8 +192,9 @@ export async function reachableInStorage(storage, repository) {
     } catch {
       return; // a layer (not JSON) or a config without children
     }
-    const children = [...(json?.manifests ?? []), ...(json?.config ? [json.config] : []), ...(json?.layers ?? [])];
-    for (const child of children) await walk(child.digest.replace(/^sha256:/, ""));
+    // Only descriptors have a digest (an image config's own "config" has none).
+    const children = [...(json?.manifests ?? []), json?.config, ...(json?.layers ?? [])];
+    for (const child of children) if (typeof child?.digest === "string") await walk(child.digest.replace(/^sha256:/, ""));
   };
   let tags = [];
   try {
