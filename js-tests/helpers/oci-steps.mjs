@@ -70,3 +70,15 @@ export async function putManifestDirect(registryUrl, repository, reference, desc
 
 /** "sha256:<hex>" → "<hex>". */
 export const hexOf = (digest) => digest.replace(/^sha256:/, "");
+
+/** Uploads bytes as a blob directly (POST + PUT ?digest=), bypassing the package. */
+export async function uploadBlobDirect(registryUrl, repository, digest, bytes) {
+  const started = await fetch(`${registryUrl}/v2/${repository}/blobs/uploads/`, { method: "POST" });
+  await started.arrayBuffer();
+  if (started.status !== 202) throw new Error(`POST upload answered ${started.status}`);
+  const location = new URL(started.headers.get("location"), registryUrl);
+  location.searchParams.set("digest", digest);
+  const done = await fetch(location, { method: "PUT", headers: { "content-type": "application/octet-stream" }, body: bytes });
+  await done.arrayBuffer();
+  if (done.status !== 201) throw new Error(`PUT upload answered ${done.status}`);
+}
