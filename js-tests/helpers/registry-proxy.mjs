@@ -9,6 +9,8 @@
 //   tagPageSize N  answers GET …/tags/list itself, N tags a page in lexical
 //                  order with `Link: <…?n=N&last=T>; rel="next"` (the spec's
 //                  pagination; Debian's registry 2.8 returns one page)
+//   cors true      answers preflights and adds Access-Control-* headers (for
+//                  a registry started without them)
 //   fault(req)     a hook per request: return { status } to answer that
 //                  instead, { digestHeader } to forward but rewrite the
 //                  answer's Docker-Content-Digest, { hang: true } to never
@@ -18,7 +20,7 @@
 // point back at the proxy.
 import { request as httpRequest, createServer } from "node:http";
 
-export async function startProxy(target, { auth = "none", users = {}, service = "test-registry", tokenSeconds = 300, tagPageSize, fault } = {}) {
+export async function startProxy(target, { auth = "none", users = {}, service = "test-registry", tokenSeconds = 300, tagPageSize, cors = false, fault } = {}) {
   const targetUrl = new URL(target);
   const stats = { requests: 0, challenges: 0, tokens: 0, forwarded: 0, inFlightHeads: 0, maxInFlightHeads: 0, log: [] };
   const tokens = new Map(); // token → { actions: Set }
@@ -87,7 +89,23 @@ export async function startProxy(target, { auth = "none", users = {}, service = 
     res.writeHead(200, headers).end(JSON.stringify({ name: body.name, tags: page }));
   };
 
+  const corsHeaders = {
+    "access-control-allow-origin": "*",
+    "access-control-expose-headers": "Docker-Content-Digest, WWW-Authenticate, Link, Location, Range",
+  };
   const server = createServer((req, res) => {
+    if (cors) {
+      if (req.method === "OPTIONS") {
+        req.resume();
+        res.writeHead(204, {
+          ...corsHeaders,
+          "access-control-allow-methods": "HEAD, GET, OPTIONS",
+          "access-control-allow-headers": "Authorization, Accept",
+        }).end();
+        return;
+      }
+      for (const [name, value] of Object.entries(corsHeaders)) res.setHeader(name, value);
+    }
     stats.requests += 1;
     stats.log.push({ method: req.method, path: req.url, authorization: req.headers.authorization });
     if (auth === "bearer" && req.url.startsWith("/token")) {

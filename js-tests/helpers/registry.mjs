@@ -42,7 +42,14 @@ export function parseAccessLog(text) {
   return entries;
 }
 
-function configYaml(port, storage) {
+/** http.headers lines for the config (e.g. the CORS headers of docs/oci-registry.md). */
+function headersYaml(headers) {
+  const entries = Object.entries(headers ?? {});
+  if (entries.length === 0) return [];
+  return ["  headers:", ...entries.map(([name, values]) => `    ${name}: [${values.map((value) => JSON.stringify(value)).join(", ")}]`)];
+}
+
+function configYaml(port, storage, headers) {
   return [
     "version: 0.1",
     "log:",
@@ -57,6 +64,7 @@ function configYaml(port, storage) {
     "http:",
     `  addr: 127.0.0.1:${port}`,
     `  secret: ${randomUUID()}`,
+    ...headersYaml(headers),
     "",
   ].join("\n");
 }
@@ -64,8 +72,9 @@ function configYaml(port, storage) {
 /**
  * Starts a registry → { url, host, port, storage, log(), mark(), since(mark),
  * settle(), stop() }. `log()` is every parsed access-log entry so far.
+ * `headers`: response headers for every answer (registry http.headers).
  */
-export async function startRegistry(label = "registry") {
+export async function startRegistry(label = "registry", { headers } = {}) {
   const dir = await mkdtemp(join(tmpdir(), `artifact-bloom-${label}-`));
   const storage = join(dir, "storage");
   await mkdir(storage);
@@ -73,7 +82,7 @@ export async function startRegistry(label = "registry") {
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
     const port = await freePort();
     const config = join(dir, "config.yml");
-    await writeFile(config, configYaml(port, storage));
+    await writeFile(config, configYaml(port, storage, headers));
     const started = await launch(config, port);
     if (started.ok) return registryHandle(started.state, dir, storage, port);
     failures.push(`port ${port}: ${started.reason}`);
