@@ -5,10 +5,11 @@
 // log, per digest) and only shared layers and false positives are HEADed;
 // skopeo's HEAD count for the same push is recorded beside ours.
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { tempDir } from "./helpers/cli.mjs";
+import { runCli, tempDir } from "./helpers/cli.mjs";
 import { sharedBaseImages } from "./helpers/oci-layout.mjs";
 import { hexOf, publishDigests, publishFromRegistry, pushLayout } from "./helpers/oci-steps.mjs";
 import { headsOf, requestTable, runSkopeo, startRegistry } from "./helpers/registry.mjs";
@@ -142,5 +143,55 @@ describe("precheck before push", () => {
     assert.ok(summary.falsePositives >= 1);
     assert.ok(summary.uploadedDigests.includes(planted), "the false positive was uploaded after its 404");
     assert.equal(log.filter((entry) => entry.method === "HEAD").length, images.base.length + summary.falsePositives);
+  });
+});
+
+describe("push: arguments and input", () => {
+  test("--help exits 0; bad arguments, layouts and snapshots exit 2 before any request", async () => {
+    const help = await runCli(["push", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: artifact-bloom push LAYOUT_DIR/);
+    assert.match(help.stdout, /Exit codes/);
+    const snapshot = await emptySnapshot("args");
+    await mkdir(at("not-a-layout"), { recursive: true });
+    await writeFile(at("garbage.abf1"), "not a snapshot");
+    const cases = [
+      [["push", layout], /expected LAYOUT_DIR and HOST:PORT\/NAME:TAG/],
+      [["push", layout, "no-host-or-tag", "--snapshot", snapshot], /expected HOST:PORT\/NAME:TAG/],
+      [["push", layout, `${registry.host}/Bad_Name:b`, "--snapshot", snapshot], /bad repository name/],
+      [["push", layout, `${registry.host}/args:b`], /--snapshot is required/],
+      [["push", at("not-a-layout"), `${registry.host}/args:b`, "--snapshot", snapshot], /not an OCI image layout: cannot read oci-layout/],
+      [["push", layout, `${registry.host}/args:nope`, "--snapshot", snapshot], /no entry named "nope"/],
+      [["push", layout, `${registry.host}/args:b`, "--snapshot", at("missing.abf1")], /cannot read --snapshot/],
+      [["push", layout, `${registry.host}/args:b`, "--snapshot", at("garbage.abf1")], /--snapshot .*: (truncated|badMagic)/],
+      [["push", layout, `${registry.host}/args:b`, "--snapshot", snapshot, "--chunk-size", "0"], /--chunk-size must be an integer/],
+      [["push", layout, `${registry.host}/args:b`, "--snapshot", snapshot, "--password-stdin"], /--password-stdin needs --username/],
+    ];
+    await registry.settle();
+    const mark = registry.mark();
+    for (const [args, message] of cases) {
+      const run = await runCli([...args, "--plain-http"]);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+    }
+    await registry.settle();
+    assert.deepEqual(registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")), [], "no request reached the registry");
+  });
+
+  test("--snapshot can be a URL (fetched like any published snapshot)", async () => {
+    const bytes = await readFile(await emptySnapshot("by-url"));
+    const server = createServer((request, response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream" }).end(bytes);
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}/snapshot`;
+      const { run, summary } = await pushLayout(layout, `${registry.host}/by-url:a`, url);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(summary.headRequests, 0);
+      assert.equal(summary.uploaded, 7);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

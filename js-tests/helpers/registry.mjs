@@ -49,7 +49,7 @@ function headersYaml(headers) {
   return ["  headers:", ...entries.map(([name, values]) => `    ${name}: [${values.map((value) => JSON.stringify(value)).join(", ")}]`)];
 }
 
-function configYaml(port, storage, headers) {
+function configYaml(port, storage, headers, instance) {
   return [
     "version: 0.1",
     "log:",
@@ -64,7 +64,7 @@ function configYaml(port, storage, headers) {
     "http:",
     `  addr: 127.0.0.1:${port}`,
     `  secret: ${randomUUID()}`,
-    ...headersYaml(headers),
+    ...headersYaml({ ...headers, "X-Test-Instance": [instance] }),
     "",
   ].join("\n");
 }
@@ -82,8 +82,11 @@ export async function startRegistry(label = "registry", { headers } = {}) {
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
     const port = await freePort();
     const config = join(dir, "config.yml");
-    await writeFile(config, configYaml(port, storage, headers));
-    const started = await launch(config, port);
+    // A header only this instance sends: readiness must come from our
+    // process, not from whatever else may have taken the port meanwhile.
+    const instance = randomUUID();
+    await writeFile(config, configYaml(port, storage, headers, instance));
+    const started = await launch(config, port, instance);
     if (started.ok) return registryHandle(started.state, dir, storage, port);
     failures.push(`port ${port}: ${started.reason}`);
   }
@@ -92,7 +95,7 @@ export async function startRegistry(label = "registry", { headers } = {}) {
 }
 
 /** Spawns the registry and waits until GET /v2/ answers, or it exits. */
-async function launch(config, port) {
+async function launch(config, port, instance) {
   const child = spawn("docker-registry", ["serve", config], { stdio: ["ignore", "pipe", "pipe"] });
   const state = { child, stdout: "", stderr: "", exited: false, exitInfo: "" };
   child.stdout.setEncoding("utf8").on("data", (text) => { state.stdout += text; });
@@ -107,7 +110,7 @@ async function launch(config, port) {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/v2/`, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
-      if (response.status === 200) return { ok: true, state };
+      if (response.status === 200 && response.headers.get("x-test-instance") === instance) return { ok: true, state };
     } catch {
       // not listening yet
     }
