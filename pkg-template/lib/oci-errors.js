@@ -2,6 +2,8 @@
 // expect, and every transport failure, becomes an OciRegistryError with a
 // stable `code` and, when an HTTP answer came, its `status`.
 
+import { typeError } from "./errors.js";
+
 /**
  * @typedef {"unauthorized" | "denied" | "notFound" | "redirect" | "tooManyRequests" | "serverError"
  *   | "unexpectedStatus" | "timeout" | "networkError" | "badResponse" | "digestMismatch"} OciRegistryErrorCode
@@ -14,6 +16,9 @@ export class OciRegistryError extends Error {
    * @param {{ code: OciRegistryErrorCode, status?: number, registryCode?: string, cause?: unknown }} details
    */
   constructor(message, details) {
+    if (details === null || typeof details !== "object" || typeof details.code !== "string") {
+      throw typeError("details", "{ code, status?, registryCode?, cause? } with a string code", details);
+    }
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "OciRegistryError";
     /** @type {OciRegistryErrorCode} */

@@ -46,6 +46,20 @@ function toHex(digest) {
   return hex;
 }
 
+/**
+ * An AbortSignal, or undefined/null for none.
+ * @param {unknown} signal
+ * @returns {AbortSignal | undefined}
+ */
+function checkSignal(signal) {
+  if (signal === undefined || signal === null) return undefined;
+  if (typeof signal !== "object" || typeof (/** @type {AbortSignal} */ (signal)).throwIfAborted !== "function"
+    || typeof (/** @type {AbortSignal} */ (signal)).addEventListener !== "function") {
+    throw typeError("signal", "an AbortSignal or undefined", signal);
+  }
+  return /** @type {AbortSignal} */ (signal);
+}
+
 /** @param {string} parameter @param {unknown} digest @returns {Uint8Array} */
 function checkDigest(parameter, digest) {
   if (!isUint8Array(digest) || /** @type {Uint8Array} */ (digest).byteLength !== DIGEST_LENGTH) {
@@ -96,7 +110,7 @@ export class OciRegistryRepository {
   async existsAtVersionAsync(digest, catalogVersion, signal) {
     checkDigest("digest", digest);
     this.#checkAsked(catalogVersion);
-    return this.#head(digest, signal);
+    return this.#head(digest, checkSignal(signal));
   }
 
   /**
@@ -112,7 +126,7 @@ export class OciRegistryRepository {
     if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte Uint8Array", digests);
     const list = digests.map((digest, index) => checkDigest(`digests[${index}]`, digest));
     this.#checkAsked(catalogVersion);
-    return this.#headAll(list, signal);
+    return this.#headAll(list, checkSignal(signal));
   }
 
   /**
@@ -125,7 +139,7 @@ export class OciRegistryRepository {
   async findMissingAsync(digests, signal) {
     if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte Uint8Array", digests);
     const list = digests.map((digest, index) => checkDigest(`digests[${index}]`, digest));
-    const exists = await this.#headAll(list, signal);
+    const exists = await this.#headAll(list, checkSignal(signal));
     return list.filter((_, index) => !exists[index]);
   }
 
