@@ -109,7 +109,7 @@ function printTable(title, left, right) {
 
 const dir = await tempDir("registry-demo");
 try {
-  // Layer content sizes: base layers 256–320 KiB, new ones 1 MiB, 64 KiB, 4 KiB.
+  // Layer content sizes: base layers 4 KiB each, new ones 1 MiB, 64 KiB, 4 KiB.
   const images = sharedBaseImages({ freshSizes: [1024 * KIB, 64 * KIB, 4 * KIB], label: "registry-demo" });
   const layout = await images.builder.write(join(dir.path, "layout"));
   const mine = await ours(layout, dir.path, images);
