@@ -32,6 +32,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -40,7 +41,7 @@ import * as pkg from "artifact-bloom";
 
 const {
   ArtifactBloomFilter, ArtifactExistenceService, HttpArtifactRepository, MergeableBloomFilter, MergeableDelta,
-  ScalableBloomFilter, Sha256, SnapshotHolder, TlBloom,
+  OciRegistryError, OciRegistryRepository, ScalableBloomFilter, Sha256, SnapshotHolder, TlBloom,
 } = pkg;
 
 const SPEC = Object.freeze({ expectedItemCount: 16, targetFalsePositiveRate: 0.01 });
@@ -255,6 +256,8 @@ const scalable = () => new ScalableBloomFilter({ initialCapacity: 4, targetFalse
 const SCALABLE_BYTES = scalable().encode();
 
 let server; // the package's own `serve` (HttpArtifactRepository's documented peer)
+let registry; // a stand-in OCI registry: HEAD /v2/lib/blobs/sha256:<hex> → 200 for MEMBERS, else 404
+const oci = () => new OciRegistryRepository(registry.url, "lib");
 let tmp;
 const NO_ARG = Symbol("no argument");
 
@@ -329,6 +332,24 @@ const ROWS = [
   ["HttpArtifactRepository", "existsManyAtVersionAsync", "digests[i]", digest(/digest/), (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync([v], CATALOG_VERSION)],
   ["HttpArtifactRepository", "existsManyAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { allowErrors: ["Error"], valid: Object.fromEntries(VALUES.map(([l]) => [l, rejectsNotAbsent])) }), (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync([MEMBER], v)],
   ["HttpArtifactRepository", "requests", "(property)", ignored, () => new HttpArtifactRepository(server.url).requests],
+
+  // OciRegistryRepository (against the stand-in registry) and its error type
+  ["OciRegistryRepository", "constructor", "registryUrl", throws(/registryUrl/), (v) => new OciRegistryRepository(v, "lib")],
+  ["OciRegistryRepository", "constructor", "repository", throws(/repository/, { valid: { '"ab"': ok } }), (v) => new OciRegistryRepository(registry.url, v)],
+  ["OciRegistryRepository", "constructor", "options", accepts, (v) => new OciRegistryRepository(registry.url, "lib", v)],
+  ["OciRegistryRepository", "existsAtVersionAsync", "digest", digest(/digest/), (v) => oci().existsAtVersionAsync(v, CATALOG_VERSION)],
+  ["OciRegistryRepository", "existsAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { valid: { 0: okValue(true) } }), (v) => oci().existsAtVersionAsync(MEMBER, v)],
+  ["OciRegistryRepository", "existsAtVersionAsync", "signal", throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }), (v) => oci().existsAtVersionAsync(MEMBER, CATALOG_VERSION, v)],
+  ["OciRegistryRepository", "existsManyAtVersionAsync", "digests", throws(/digests/, { valid: { "[]": okValue([]) } }), (v) => oci().existsManyAtVersionAsync(v, CATALOG_VERSION)],
+  ["OciRegistryRepository", "existsManyAtVersionAsync", "digests[i]", digest(/digests\[1\]/), (v) => oci().existsManyAtVersionAsync([MEMBERS[0], v], CATALOG_VERSION)],
+  ["OciRegistryRepository", "existsManyAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { valid: { 0: okValue([true]) } }), (v) => oci().existsManyAtVersionAsync([MEMBER], v)],
+  ["OciRegistryRepository", "existsManyAtVersionAsync", "signal", throws(/signal/, { valid: { undefined: okValue([true]), null: okValue([true]) } }), (v) => oci().existsManyAtVersionAsync([MEMBER], CATALOG_VERSION, v)],
+  ["OciRegistryRepository", "findMissingAsync", "digests", throws(/digests/, { valid: { "[]": okValue([]) } }), (v) => oci().findMissingAsync(v)],
+  ["OciRegistryRepository", "findMissingAsync", "digests[i]", digest(/digests\[1\]/), (v) => oci().findMissingAsync([MEMBERS[0], v])],
+  ["OciRegistryRepository", "findMissingAsync", "signal", throws(/signal/, { valid: { undefined: okValue([]), null: okValue([]) } }), (v) => oci().findMissingAsync([MEMBER], v)],
+  ...["repository", "requests"].map((g) => ["OciRegistryRepository", g, "(getter)", ignored, () => oci()[g]]),
+  ["OciRegistryError", "constructor", "message", accepts, (v) => new OciRegistryError(v, { code: "timeout" })],
+  ["OciRegistryError", "constructor", "details", throws(/details/), (v) => new OciRegistryError("m", v)],
 
   // ArtifactExistenceService
   ["ArtifactExistenceService", "constructor", "snapshotSource", throws(/snapshotSource/), (v) => new ArtifactExistenceService(v, repository())],
@@ -457,10 +478,17 @@ before(async () => {
   const serveModule = new URL("./node_modules/artifact-bloom/cli/serve.mjs", import.meta.url);
   const { startServer } = await import(pathToFileURL(fileURLToPath(serveModule)).href);
   server = await startServer({ snapshot: join(tmp, "snapshot.abf1"), catalog: join(tmp, "catalog.txt"), port: 0 });
+  const standIn = createServer((request, response) => {
+    const hex = /^\/v2\/lib\/blobs\/sha256:([0-9a-f]{64})$/.exec(request.url ?? "")?.[1];
+    response.writeHead(request.method === "HEAD" && hex !== undefined && MEMBER_HEX.has(hex) ? 200 : 404).end();
+  });
+  await new Promise((resolve) => standIn.listen(0, "127.0.0.1", resolve));
+  registry = { url: `http://127.0.0.1:${standIn.address().port}`, close: () => new Promise((resolve) => standIn.close(resolve)) };
 });
 
 after(async () => {
   await server?.close();
+  await registry?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -384,6 +384,105 @@ export declare class HttpArtifactRepository implements ArtifactRepository {
   existsManyAtVersionAsync(digests: readonly Uint8Array[], catalogVersion: number, signal?: AbortSignal): Promise<boolean[]>;
 }
 
+/** Registry credentials: none (anonymous), username/password, or a bearer token sent as is. */
+export type RegistryCredentials = Readonly<{
+  /** Basic auth, or sent (Basic) to the Bearer token realm. */
+  username?: string;
+  password?: string;
+  /** A ready bearer token: sent on every request; no challenge flow. */
+  token?: string;
+}>;
+
+export type OciRegistryRepositoryOptions = Readonly<{
+  /** A fetch implementation (default: `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  credentials?: RegistryCredentials;
+  /** Per request, body included (default 30 000). */
+  timeoutMs?: number;
+  /** HEADs in flight in one `existsManyAtVersionAsync` / `findMissingAsync` call (default 8). */
+  concurrency?: number;
+  /** The only catalogVersion this repository may be asked about; others reject with code `catalogVersionMismatch`. */
+  catalogVersion?: number;
+  /** Clock in epoch milliseconds, for bearer-token expiry (default `Date.now`). */
+  now?: () => number;
+}>;
+
+/** Requests an OciRegistryRepository sent, by method, plus token-realm requests. */
+export type RegistryRequestCounts = {
+  head: number;
+  get: number;
+  post: number;
+  patch: number;
+  put: number;
+  delete: number;
+  token: number;
+};
+
+export type OciRegistryErrorCode =
+  | "unauthorized"
+  | "denied"
+  | "notFound"
+  | "redirect"
+  | "tooManyRequests"
+  | "serverError"
+  | "unexpectedStatus"
+  | "timeout"
+  | "networkError"
+  | "badResponse"
+  | "digestMismatch";
+
+/** A registry answer that was not the expected one, or no answer at all. */
+export declare class OciRegistryError extends Error {
+  constructor(
+    message: string,
+    details: { code: OciRegistryErrorCode; status?: number; registryCode?: string; cause?: unknown },
+  );
+  readonly name: "OciRegistryError";
+  code: OciRegistryErrorCode;
+  /** The HTTP status; undefined for `timeout` and `networkError`. */
+  status: number | undefined;
+  /** The registry's own error code from its JSON body, e.g. "BLOB_UNKNOWN". */
+  registryCode: string | undefined;
+}
+
+/**
+ * An ArtifactRepository backed by one repository of an OCI distribution
+ * registry: `HEAD /v2/<repository>/blobs/sha256:<hex>`, 200 → true,
+ * 404 → false, anything else (3xx included: redirects are not followed)
+ * rejects with an `OciRegistryError`. Auth: anonymous, Basic, or the Bearer
+ * token challenge flow (token cached per realm/service/scope, request
+ * retried once on 401). fetch only: Node ≥ 20 and browsers (the registry
+ * must allow CORS; see docs/oci-registry.md).
+ *
+ * A registry has no catalog versions: it answers for *now*, whatever
+ * catalogVersion the service passes (validated only), unless
+ * `options.catalogVersion` pins one.
+ *
+ * @example
+ * ```ts
+ * const repository = new OciRegistryRepository("https://registry.example", "team/app", {
+ *   credentials: { username: "ci", password: token },
+ * });
+ * const service = new ArtifactExistenceService(snapshot, repository);
+ * const toUpload = await service.findMissingAsync(layerDigests); // HEADs only for the maybes
+ * ```
+ */
+export declare class OciRegistryRepository implements ArtifactRepository {
+  /**
+   * @throws {TypeError} for a registry URL that is not http(s) or a bad repository name.
+   * @throws {RangeError} for a bad `timeoutMs`, `concurrency` or `catalogVersion`.
+   */
+  constructor(registryUrl: string | URL, repository: string, options?: OciRegistryRepositoryOptions);
+  readonly repository: string;
+  /** A copy of the counts so far. */
+  readonly requests: RegistryRequestCounts;
+  existsAtVersionAsync(digest: Uint8Array, catalogVersion: CatalogVersion, signal?: AbortSignal): Promise<boolean>;
+  /** One HEAD per digest, at most `concurrency` in flight; the first failure rejects and stops the rest. */
+  existsManyAtVersionAsync(digests: readonly Uint8Array[], catalogVersion: CatalogVersion, signal?: AbortSignal): Promise<boolean[]>;
+  /** HEADs every digest (no snapshot) → the missing ones, same objects, input order. */
+  findMissingAsync(digests: readonly Uint8Array[], signal?: AbortSignal): Promise<Uint8Array[]>;
+}
+
 /** A catalog version: an integer from 0 to 2^53 − 1. */
 export type CatalogVersion = number;
 

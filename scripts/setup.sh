@@ -5,11 +5,23 @@
 #
 #   bash scripts/setup.sh            # build tools only
 #   bash scripts/setup.sh --browser  # also Debian's chromium for browser tests
+#   bash scripts/setup.sh --registry # also Debian's docker-registry and skopeo
+#                                    # for the OCI registry tests and demo
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 say() { printf '[setup] %s\n' "$*"; }
+
+want_browser=false
+want_registry=false
+for arg in "$@"; do
+  case "$arg" in
+    --browser) want_browser=true ;;
+    --registry) want_registry=true ;;
+    *) echo "setup: unknown option $arg (expected --browser, --registry)" >&2; exit 2 ;;
+  esac
+done
 
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust with rustup first" >&2; exit 2; }
 command -v node >/dev/null || { echo "setup: node not found; install Node.js 20 or newer" >&2; exit 2; }
@@ -51,11 +63,22 @@ fi
 
 # 5. Chromium for the browser tests (Debian's package; Playwright's own
 #    browser download cannot work on this network).
-if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+if $want_browser && [ ! -x /usr/bin/chromium ]; then
   say "installing chromium with apt"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+fi
+# 6. An OCI registry and skopeo for the registry tests (Debian's packages).
+#    The tests start their own registry on 127.0.0.1 and a free port; the
+#    packaged service on :5000 is never used (in containers policy-rc.d keeps
+#    it from starting at all). Another process may hold the apt lock: wait.
+if $want_registry && ! { command -v docker-registry >/dev/null && command -v skopeo >/dev/null; }; then
+  say "installing docker-registry and skopeo with apt"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq docker-registry skopeo >/dev/null
 fi
 say "ready"

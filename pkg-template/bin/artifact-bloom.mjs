@@ -10,6 +10,7 @@ const COMMANDS = {
   check: () => import("../cli/check.mjs").then((m) => m.check),
   merge: () => import("../cli/merge.mjs").then((m) => m.merge),
   serve: () => import("../cli/serve.mjs").then((m) => m.serve),
+  push: () => import("../cli/push.mjs").then((m) => m.push),
 };
 
 const HELP = `Usage: artifact-bloom <command> [options]
@@ -24,6 +25,7 @@ Commands:
   check     precheck files or hex digests against a snapshot
   merge     OR-merge partial snapshots built with the same layout
   serve     serve a snapshot, the existence API and the browser precheck page
+  push      push an OCI image layout to a registry, prechecked against its snapshot
 
 Run "artifact-bloom <command> --help" for a command's options.
 Exit codes: 0 ok, 1 a check found problems, 2 usage or input error.`;

@@ -8,6 +8,7 @@ import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
+import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
 import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
@@ -16,6 +17,7 @@ export const DEFAULT_MAX_SHRINK = 0.1;
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]
                              [--allow-empty] [--max-shrink F | --allow-shrink]
+       artifact-bloom publish … --from-registry URL --repository NAME
 
 Builds an ABF1 snapshot of every digest of one catalog version and replaces
 PATH atomically.
@@ -33,6 +35,7 @@ PATH atomically.
                        already holds a snapshot, as a fraction 0 .. 1
                        (default ${DEFAULT_MAX_SHRINK}: at most 10 % fewer)
   --allow-shrink       publish however much smaller the new snapshot is
+${FROM_REGISTRY_HELP}
 
 Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
 lines starting with # are skipped; any other bad line stops the publish with
@@ -68,13 +71,14 @@ export async function publish(argv) {
       "catalog-version": { type: "string" },
       "expected-items": { type: "string" },
       fpp: { type: "string" },
-      input: { type: "string", default: "-" },
+      input: { type: "string" },
       binary: { type: "boolean", default: false },
       out: { type: "string" },
       json: { type: "boolean", default: false },
       "allow-empty": { type: "boolean", default: false },
       "max-shrink": { type: "string", default: String(DEFAULT_MAX_SHRINK) },
       "allow-shrink": { type: "boolean", default: false },
+      ...FROM_REGISTRY_OPTIONS,
     },
   });
   if (parsed === undefined) return EXIT_OK;
@@ -87,11 +91,14 @@ export async function publish(argv) {
   const maxShrink = numberOption(values, "max-shrink");
   if (maxShrink < 0 || maxShrink > 1) throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
 
-  const stream = values.input === "-" ? process.stdin : createReadStream(values.input);
+  const fromRegistry = values["from-registry"] !== undefined;
+  if (fromRegistry && values.input !== undefined) throw new UsageError("--from-registry and --input are exclusive");
+  const inputPath = values.input ?? "-";
+  const stream = fromRegistry ? undefined : inputPath === "-" ? process.stdin : createReadStream(inputPath);
   const progress = progressReporter("reading digests");
   let input;
   try {
-    input = values.binary
+    input = fromRegistry ? await readRegistryDigests(values) : values.binary
       ? await readBinaryDigests(stream, (n) => progress.update(`${n} digests`))
       : await readHexDigests(stream, (n, line) => progress.update(`${n} digests, line ${line}`));
   } catch (error) {
@@ -148,6 +155,7 @@ export async function publish(argv) {
     fillRatio: filter.getFillRatio(),
     estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
     bytes: bytes.byteLength,
+    ...(input.registry === undefined ? {} : { registry: input.registry }),
   };
   filter.free();
   if (values.json) {

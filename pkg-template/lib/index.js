@@ -11,6 +11,7 @@ export {
   readSnapshotHeader,
 } from "./snapshot.js";
 export { HttpArtifactRepository } from "./http-repository.js";
+export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";
 export { TlBloom } from "./tlbf.js";
 export { MergeableBloomFilter, MergeableDelta } from "./mergeable.js";

@@ -1,0 +1,129 @@
+// Uploads to a distribution registry (the spec's push section): a blob goes
+// up monolithically (POST → 202 Location, PUT Location?digest= with the
+// bytes → 201), or, when larger than the chunk size, in PATCH chunks with
+// Content-Range and a final empty PUT. The bytes are hashed as they are
+// read; a blob whose content does not hash to its name is never committed
+// (the chunked session is cancelled with DELETE). Every commit is checked
+// against the registry's Docker-Content-Digest.
+import { createHash } from "node:crypto";
+import { open, readFile } from "node:fs/promises";
+import { OciRegistryError } from "../lib/oci-errors.js";
+
+const OCTETS = { "content-type": "application/octet-stream" };
+
+/**
+ * The upload URL of a 202 answer (Location may be relative).
+ * @param {import("../lib/oci-client.js").RegistryResponse} response
+ * @returns {URL}
+ */
+function locationOf(response) {
+  const location = response.headers.get("location");
+  if (!location) {
+    throw new OciRegistryError(`${response.url} answered ${response.status} without a Location for the upload`, { code: "badResponse", status: response.status });
+  }
+  return new URL(location, response.url);
+}
+
+/** @param {URL} location @param {string} digest @returns {URL} */
+function withDigest(location, digest) {
+  const url = new URL(location);
+  url.searchParams.set("digest", digest);
+  return url;
+}
+
+/**
+ * Checks Docker-Content-Digest (when the registry sends it) against what was pushed.
+ * @param {import("../lib/oci-client.js").RegistryResponse} response
+ * @param {string} expected
+ * @param {string} what
+ */
+export function checkContentDigest(response, expected, what) {
+  const named = response.headers.get("docker-content-digest");
+  if (named !== null && named !== expected) {
+    throw new OciRegistryError(
+      `${what}: the registry stored ${named}, not ${expected} (Docker-Content-Digest of ${response.url})`,
+      { code: "digestMismatch", status: response.status },
+    );
+  }
+}
+
+/** @param {string} digest @param {string} actual @param {string} path */
+function contentMismatch(digest, actual, path) {
+  return new OciRegistryError(`layout blob ${path} hashes to ${actual}, not ${digest}: not uploaded`, { code: "digestMismatch" });
+}
+
+/**
+ * Uploads one blob from `path`.
+ * @param {import("../lib/oci-client.js").RegistryClient} client
+ * @param {string} path
+ * @param {{ digest: string, size: number }} descriptor
+ * @param {{ chunkSize: number, onProgress?: (sent: number) => void }} options
+ * @returns {Promise<{ chunks: number }>} PATCH requests used (0: monolithic)
+ */
+export async function uploadBlob(client, path, descriptor, { chunkSize, onProgress }) {
+  const { digest, size } = descriptor;
+  if (size <= chunkSize) {
+    const bytes = new Uint8Array(await readFile(path));
+    const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    if (actual !== digest || bytes.byteLength !== size) throw contentMismatch(digest, actual, path);
+    const started = await client.expect("POST", "blobs/uploads/", [202]);
+    const done = await client.expect("PUT", withDigest(locationOf(started), digest), [201], { headers: OCTETS, body: bytes });
+    checkContentDigest(done, digest, `blob ${digest}`);
+    onProgress?.(size);
+    return { chunks: 0 };
+  }
+  const started = await client.expect("POST", "blobs/uploads/", [202]);
+  let location = locationOf(started);
+  const hash = createHash("sha256");
+  const handle = await open(path, "r");
+  let chunks = 0;
+  try {
+    const buffer = new Uint8Array(chunkSize);
+    let offset = 0;
+    while (offset < size) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(chunkSize, size - offset), offset);
+      if (bytesRead === 0) throw contentMismatch(digest, `a file shorter than ${size} bytes`, path);
+      const chunk = buffer.slice(0, bytesRead);
+      hash.update(chunk);
+      const end = offset + bytesRead - 1;
+      const answer = await client.expect("PATCH", location, [202], {
+        headers: { ...OCTETS, "content-range": `${offset}-${end}` },
+        body: chunk,
+      });
+      chunks += 1;
+      // Range: 0-<last byte received> (some registries write bytes=0-N).
+      const range = /(\d+)-(\d+)\s*$/.exec(answer.headers.get("range") ?? "");
+      if (range !== null && Number(range[2]) !== end) {
+        throw new OciRegistryError(`PATCH ${location} answered Range ${range[0]}; expected 0-${end}`, { code: "badResponse", status: 202 });
+      }
+      location = locationOf(answer);
+      offset += bytesRead;
+      onProgress?.(offset);
+    }
+    const actual = `sha256:${hash.digest("hex")}`;
+    if (actual !== digest) {
+      // Cancel the session: the bytes sent must never be committed.
+      await client.send("DELETE", location).catch(() => {});
+      throw contentMismatch(digest, actual, path);
+    }
+  } finally {
+    await handle.close();
+  }
+  const done = await client.expect("PUT", withDigest(location, digest), [201]);
+  checkContentDigest(done, digest, `blob ${digest}`);
+  return { chunks };
+}
+
+/**
+ * PUT /v2/<name>/manifests/<reference> with the exact bytes.
+ * @param {import("../lib/oci-client.js").RegistryClient} client
+ * @param {string} reference a tag or the manifest's digest
+ * @param {{ descriptor: { mediaType: string, digest: string }, bytes: Uint8Array }} manifest
+ */
+export async function putManifest(client, reference, { descriptor, bytes }) {
+  const done = await client.expect("PUT", `manifests/${reference}`, [201], {
+    headers: { "content-type": descriptor.mediaType },
+    body: bytes,
+  });
+  checkContentDigest(done, descriptor.digest, `manifest ${reference}`);
+}

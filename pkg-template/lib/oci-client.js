@@ -1,0 +1,324 @@
+// One HTTP client for one repository of an OCI distribution registry, shared
+// by OciRegistryRepository (HEAD blob) and the CLI (enumeration, push).
+// fetch only, so it runs in Node ≥ 20 and in browsers alike.
+//
+// Auth follows the distribution token spec: a request is sent with the
+// credentials known so far; a 401 carrying `WWW-Authenticate: Bearer
+// realm=…,service=…,scope=…` fetches a token from the realm (with Basic
+// credentials when given), caches it per realm/service/scope until it
+// expires, and retries the request once. A `Basic` challenge is answered
+// with the configured username/password. A second 401 is an error.
+//
+// Every answer that is not the one a caller expects becomes an
+// OciRegistryError with `status` (the HTTP status; undefined when no HTTP
+// answer came) and a stable `code` — never a guess.
+
+import { describe, rangeError, typeError } from "./errors.js";
+import { TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, tokenUrl } from "./oci-auth.js";
+import { OciRegistryError, statusError } from "./oci-errors.js";
+
+export { OciRegistryError } from "./oci-errors.js";
+
+/** Default per-request timeout: the whole exchange, body included. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+// The distribution spec's repository-name grammar (path components of
+// lowercase alphanumerics joined by separators).
+const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
+
+/**
+ * @typedef {object} RegistryCredentials
+ * @property {string} [username] for Basic auth, or sent to the token realm
+ * @property {string} [password]
+ * @property {string} [token] a bearer token to send as is (no challenge flow)
+ */
+
+/**
+ * @typedef {object} RegistryClientOptions
+ * @property {typeof fetch} [fetch] a fetch implementation (default: globalThis.fetch)
+ * @property {RegistryCredentials} [credentials] none: anonymous
+ * @property {number} [timeoutMs] per request, body included (default 30 000)
+ * @property {() => number} [now] clock in epoch ms, for token expiry (default Date.now)
+ */
+
+/**
+ * @typedef {object} RegistryRequestCounts
+ * @property {number} head
+ * @property {number} get
+ * @property {number} post
+ * @property {number} patch
+ * @property {number} put
+ * @property {number} delete
+ * @property {number} token requests to the token realm
+ */
+
+/**
+ * Checks a repository name against the distribution spec's grammar.
+ * @param {string} name
+ * @returns {string}
+ */
+export function checkRepositoryName(name) {
+  if (typeof name !== "string" || name.length > 255 || !NAME_PATTERN.test(name)) {
+    throw typeError("repository", "a repository name such as \"team/app\" (lowercase a-z 0-9, separators . _ __ -, path /)", name);
+  }
+  return name;
+}
+
+/**
+ * @typedef {object} RegistryRequest
+ * @property {Record<string, string>} [headers]
+ * @property {Uint8Array} [body] replayable, so a 401 can be retried
+ * @property {AbortSignal} [signal]
+ * @property {boolean} [readBody] read the body within the timeout (default: GET only)
+ */
+
+/**
+ * @typedef {object} RegistryResponse
+ * @property {number} status
+ * @property {Headers} headers
+ * @property {URL} url the URL that was asked
+ * @property {Uint8Array} body empty unless read
+ */
+
+export class RegistryClient {
+  #base;
+  #name;
+  #fetch;
+  #credentials;
+  #timeoutMs;
+  #now;
+  /** @type {string | undefined} the Authorization header that worked last */
+  #authorization;
+  /** When #authorization stops being worth sending (a bearer token's expiry). */
+  #authorizationExpiresAt = Infinity;
+  #tokens;
+  /** @type {RegistryRequestCounts} */
+  #counts = { head: 0, get: 0, post: 0, patch: 0, put: 0, delete: 0, token: 0 };
+
+  /**
+   * @param {string | URL} registryUrl e.g. "https://registry.example:5000" (path ignored)
+   * @param {string} repository e.g. "team/app"
+   * @param {RegistryClientOptions} [options]
+   */
+  constructor(registryUrl, repository, options = {}) {
+    if (typeof registryUrl !== "string" && !(registryUrl instanceof URL)) {
+      throw typeError("registryUrl", "a URL or URL string such as \"https://registry.example\"", registryUrl);
+    }
+    let url;
+    try {
+      url = new URL(registryUrl);
+    } catch {
+      throw typeError("registryUrl", "an absolute http(s) URL", registryUrl);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw typeError("registryUrl", "an http: or https: URL", registryUrl);
+    }
+    this.#base = new URL("/", url);
+    this.#name = checkRepositoryName(repository);
+    const { fetch: fetchImpl = globalThis.fetch?.bind(globalThis), credentials, timeoutMs = DEFAULT_TIMEOUT_MS, now = Date.now } = options ?? {};
+    if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
+    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw rangeError("options.timeoutMs", "a number of milliseconds > 0", timeoutMs);
+    }
+    if (typeof now !== "function") throw typeError("options.now", "a function returning epoch milliseconds", now);
+    if (credentials !== undefined && (credentials === null || typeof credentials !== "object")) {
+      throw typeError("options.credentials", "{ username, password } or { token }", credentials);
+    }
+    this.#fetch = fetchImpl;
+    this.#credentials = credentials ?? {};
+    this.#timeoutMs = timeoutMs;
+    this.#now = now;
+    this.#tokens = new TokenCache(now);
+    if (typeof this.#credentials.token === "string") this.#authorization = `Bearer ${this.#credentials.token}`;
+  }
+
+  /** The repository name. */
+  get name() {
+    return this.#name;
+  }
+
+  /** Requests sent so far, by method (retries after a 401 included). */
+  get requests() {
+    return { ...this.#counts };
+  }
+
+  /**
+   * A URL under /v2/<name>/.
+   * @param {string} path e.g. "blobs/sha256:…"
+   * @returns {URL}
+   */
+  url(path) {
+    return new URL(`/v2/${this.#name}/${path}`, this.#base);
+  }
+
+  /**
+   * Sends one request, with auth and the timeout; returns any status (the
+   * caller decides what it expected). Rejects with OciRegistryError for a
+   * timeout, a transport failure or a refused 401, and with the signal's
+   * reason when the caller aborts.
+   * @param {string} method
+   * @param {string | URL} target a path under /v2/<name>/, or an absolute URL (e.g. an upload Location)
+   * @param {RegistryRequest} [request]
+   * @returns {Promise<RegistryResponse>}
+   */
+  async send(method, target, request = {}) {
+    const url = target instanceof URL ? target : this.url(target);
+    const sent = this.#currentAuthorization();
+    let response = await this.#exchange(method, url, request, sent);
+    if (response.status !== 401) return response;
+    const { header, expiresAt } = await this.#answerChallenge(response, method, url, sent, request.signal);
+    response = await this.#exchange(method, url, request, header);
+    if (response.status === 401) {
+      throw this.error(method, url, response, "the registry refused the credentials (401 after authenticating)");
+    }
+    this.#authorization = header;
+    this.#authorizationExpiresAt = expiresAt;
+    return response;
+  }
+
+  /**
+   * Like send, but a status not in `expected` rejects with OciRegistryError.
+   * @param {string} method
+   * @param {string | URL} target
+   * @param {number[]} expected
+   * @param {RegistryRequest} [request]
+   * @returns {Promise<RegistryResponse>}
+   */
+  async expect(method, target, expected, request = {}) {
+    const response = await this.send(method, target, request);
+    if (!expected.includes(response.status)) throw this.error(method, response.url, response, `expected ${expected.join(" or ")}`);
+    return response;
+  }
+
+  /**
+   * An OciRegistryError for an unexpected answer, naming the request.
+   * @param {string} method
+   * @param {URL} url
+   * @param {RegistryResponse} response
+   * @param {string} expectation
+   * @returns {OciRegistryError}
+   */
+  error(method, url, response, expectation) {
+    return statusError(method, url, response, expectation);
+  }
+
+  /** The header to send before any challenge: the last one that worked, unless it expired. */
+  #currentAuthorization() {
+    return this.#authorizationExpiresAt > this.#now() ? this.#authorization : undefined;
+  }
+
+  /**
+   * One fetch with the timeout; the body is read (GET, or readBody) or
+   * drained, so the connection is free again when this resolves.
+   * @param {string} method
+   * @param {URL} url
+   * @param {RegistryRequest} request
+   * @param {string | undefined} authorization
+   * @returns {Promise<RegistryResponse>}
+   */
+  async #exchange(method, url, request, authorization) {
+    const key = /** @type {keyof RegistryRequestCounts} */ (method.toLowerCase());
+    if (key in this.#counts) this.#counts[key] += 1;
+    const headers = { ...request.headers };
+    if (authorization !== undefined) headers.authorization = authorization;
+    const readBody = request.readBody ?? method === "GET";
+    return this.#timed(method, url, request.signal, async (signal) => {
+      /** @type {RequestInit} */
+      const init = { method, headers, redirect: "manual", signal };
+      if (request.body !== undefined) init.body = /** @type {BodyInit} */ (request.body);
+      const response = await this.#fetch(url, init);
+      // Error bodies are small JSON; read them for the message.
+      const wanted = readBody || response.status >= 400;
+      const body = wanted && method !== "HEAD" ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
+      if (!wanted) await response.body?.cancel().catch(() => {});
+      return { status: response.status, headers: response.headers, url, body };
+    });
+  }
+
+  /**
+   * Runs `work` with a signal that aborts on the caller's signal or after
+   * timeoutMs; maps the failures to OciRegistryError.
+   * @template T
+   * @param {string} method
+   * @param {URL | string} url
+   * @param {AbortSignal | undefined} outer
+   * @param {(signal: AbortSignal) => Promise<T>} work
+   * @returns {Promise<T>}
+   */
+  async #timed(method, url, outer, work) {
+    outer?.throwIfAborted();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error("timeout"));
+    }, this.#timeoutMs);
+    const onAbort = () => controller.abort(outer?.reason);
+    outer?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await work(controller.signal);
+    } catch (error) {
+      if (error instanceof OciRegistryError) throw error;
+      if (timedOut) {
+        throw new OciRegistryError(`${method} ${url}: no complete answer within ${this.#timeoutMs} ms`, { code: "timeout", cause: error });
+      }
+      if (outer?.aborted) throw outer.reason;
+      const cause = /** @type {{ cause?: { code?: string, message?: string } }} */ (error)?.cause;
+      const why = cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error);
+      throw new OciRegistryError(`${method} ${url}: the registry could not be reached (${why})`, { code: "networkError", cause: error });
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * The Authorization header that answers a 401's challenge.
+   * @param {RegistryResponse} response
+   * @param {string} method
+   * @param {URL} url
+   * @param {string | undefined} sent the Authorization header the 401 answered
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<{ header: string, expiresAt: number }>}
+   */
+  async #answerChallenge(response, method, url, sent, signal) {
+    const challenge = parseChallenge(response.headers.get("www-authenticate"));
+    const { username, password, token } = this.#credentials;
+    const refuse = (/** @type {string} */ why) => this.error(method, url, response, why);
+    if (typeof token === "string") throw refuse("the registry refused the configured bearer token");
+    if (challenge?.scheme === "basic") {
+      if (typeof username !== "string") throw refuse("the registry needs credentials (Basic) and none were given");
+      return { header: basicAuthorization(username, password), expiresAt: Infinity };
+    }
+    if (challenge?.scheme === "bearer" && challenge.params.realm) {
+      const { value, expiresAt } = await this.#tokens.get(challenge.params, sent, () => this.#fetchToken(challenge.params, signal));
+      return { header: `Bearer ${value}`, expiresAt };
+    }
+    throw refuse("the registry answered 401 without a Basic or Bearer challenge");
+  }
+
+  /**
+   * GET realm?service=…&scope=… (with Basic credentials when configured).
+   * @param {Record<string, string>} params
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<{ value: string, seconds: number }>}
+   */
+  async #fetchToken(params, signal) {
+    const realm = tokenUrl(params, this.#base);
+    const { username } = this.#credentials;
+    /** @type {Record<string, string>} */
+    const headers = {};
+    if (typeof username === "string") headers.authorization = basicAuthorization(username, this.#credentials.password);
+    this.#counts.token += 1;
+    const answer = await this.#timed("GET", realm, signal, async (timed) => {
+      const response = await this.#fetch(realm, { method: "GET", headers, redirect: "manual", signal: timed });
+      return { status: response.status, headers: response.headers, url: realm, body: new Uint8Array(await response.arrayBuffer()) };
+    });
+    if (answer.status !== 200) {
+      const error = statusError("GET", realm, answer, "the token realm should answer 200 with a token");
+      if (answer.status === 401 || answer.status === 403) error.code = "unauthorized";
+      throw error;
+    }
+    return parseTokenAnswer(answer.body, realm);
+  }
+}
