@@ -2,7 +2,12 @@
 
 import { wasmMemory } from "../artifact_bloom.js";
 
-/** Current size of the wasm linear memory in bytes (tests watch it). */
+/**
+ * Size of the wasm linear memory in bytes (for leak checks).
+ *
+ * @returns {number}
+ */
 export function wasmMemoryBytes() {
-  return wasmMemory().buffer.byteLength;
+  // The binding returns the module's memory untyped (a JsValue).
+  return /** @type {WebAssembly.Memory} */ (wasmMemory()).buffer.byteLength;
 }
