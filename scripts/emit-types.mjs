@@ -39,7 +39,7 @@ const ENTRY_DECLARATIONS = `
 /**
  * Instantiates the wasm module. Required once in browsers before any other
  * call (\`await init()\`); a no-op in Node, where loading is synchronous.
- * Idempotent: later calls return the same promise.
+ * Safe to call more than once.
  */
 export declare function init(options?: unknown): Promise<unknown>;
 export default init;
