@@ -19,7 +19,7 @@
 
 import { codeOf, isUint8Array, rangeError, typeError } from "./errors.js";
 
-/** @import { DecodeResult, SystemsArgumentError } from "./types.js" */
+/** @import { DecodeResult, SystemsArgumentError } from "./variant-types.js" */
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@ import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
 import { WasmResource } from "./resource.js";
 
-/** @import { BloomItem, DecodeResult, MergeableDecodeError, MergeableDeltaEntry } from "./types.js" */
+/** @import { BloomItem, DecodeResult, MergeableDecodeError, MergeableDeltaEntry } from "./variant-types.js" */
 
 // Only code inside this module may wrap a raw filter or make a delta.
 const internal = Symbol("artifact-bloom mergeable internal");

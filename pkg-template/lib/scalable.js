@@ -7,7 +7,7 @@ import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkInteger, checkRate, itemBytes, load } from "./checks.js";
 import { WasmResource } from "./resource.js";
 
-/** @import { BloomItem, DecodeResult, ScalableBloomFilterOptions, ScalableDecodeError } from "./types.js" */
+/** @import { BloomItem, DecodeResult, ScalableBloomFilterOptions, ScalableDecodeError } from "./variant-types.js" */
 
 // Only code inside this module may wrap a raw chain.
 const internal = Symbol("artifact-bloom ScalableBloomFilter internal");

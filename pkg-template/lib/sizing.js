@@ -10,7 +10,7 @@ import {
 import { rangeError, typeError } from "./errors.js";
 import { build, checkCount, checkInteger, checkRate, withCode } from "./checks.js";
 
-/** @import { OptimalParams } from "./types.js" */
+/** @import { OptimalParams } from "./variant-types.js" */
 
 const MAXIMUM_HASH_COUNT = 4096;
 

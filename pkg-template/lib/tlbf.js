@@ -6,7 +6,7 @@ import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
 import { WasmResource } from "./resource.js";
 
-/** @import { BloomItem, DecodeResult, TlbfDecodeError } from "./types.js" */
+/** @import { BloomItem, DecodeResult, TlbfDecodeError } from "./variant-types.js" */
 
 // Only code inside this module may wrap a raw filter.
 const internal = Symbol("artifact-bloom TlBloom internal");
