@@ -17,6 +17,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { emitTypes } from "./emit-types.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const finalPkg = join(root, "pkg");
@@ -41,7 +42,7 @@ run("wasm-pack", [
   "--mode", "no-install", // never download helpers: wasm-bindgen comes from PATH
   "--out-dir", staging,
   "--out-name", "artifact_bloom",
-  "--no-pack", "--no-typescript", "--no-opt",
+  "--no-pack", "--no-opt",
 ]);
 
 rmSync(pkg, { recursive: true, force: true });
@@ -60,7 +61,9 @@ if (dev) {
   ]);
 }
 cpSync(join(staging, "artifact_bloom.js"), join(pkg, "artifact_bloom.js"));
+cpSync(join(staging, "artifact_bloom.d.ts"), join(pkg, "artifact_bloom.d.ts"));
 cpSync(join(root, "pkg-template"), pkg, { recursive: true });
+emitTypes(pkg); // lib/*.d.ts, index.d.ts and their .d.cts copies, from the JSDoc
 cpSync(join(root, "README.md"), join(pkg, "README.md"));
 // The browser precheck page ships too, so `artifact-bloom serve` works from npm.
 cpSync(join(root, "www"), join(pkg, "www"), { recursive: true });

@@ -22,6 +22,7 @@ stage() {
 stage "rust" cargo test --quiet
 stage "node" node --test --test-reporter=spec js-tests/*.test.mjs
 stage "types" tsc --noEmit -p js-tests/types
+stage "types-parity" node --test --test-reporter=spec js-tests/types/*.test.mjs
 if compgen -G "js-tests/browser/*.test.mjs" >/dev/null; then
   stage "browser" node --test --test-reporter=spec js-tests/browser/*.test.mjs
 fi

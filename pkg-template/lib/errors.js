@@ -1,7 +1,12 @@
 // Every error the JavaScript layer throws is made here, so messages share one
 // shape: what the parameter had to be, and what actually came.
 
-/** A short, human description of any value, for error messages. */
+/**
+ * A short, human description of any value, for error messages.
+ *
+ * @param {unknown} value
+ * @returns {string}
+ */
 export function describe(value) {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
@@ -19,53 +24,94 @@ export function describe(value) {
   if (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer) {
     return `a SharedArrayBuffer of ${value.byteLength} bytes`;
   }
-  const name = value?.constructor?.name;
+  const name = /** @type {{ constructor?: { name?: string } }} */ (value)?.constructor?.name;
   return name && name !== "Object" ? `a ${name}` : "an object";
 }
 
 // The %TypedArray%.prototype[Symbol.toStringTag] getter names a typed array
 // even across realms (iframes, vm contexts) and returns undefined otherwise.
-const typedArrayTag = Object.getOwnPropertyDescriptor(
+const typedArrayTag = /** @type {{ get: (this: unknown) => string | undefined }} */ (Object.getOwnPropertyDescriptor(
   Object.getPrototypeOf(Uint8Array.prototype),
   Symbol.toStringTag,
-).get;
+)).get;
 
-/** The typed-array kind of `value` ("Uint8Array", …) or undefined. */
+/**
+ * The typed-array kind of `value` ("Uint8Array", …) or undefined.
+ *
+ * @param {unknown} value
+ * @returns {string | undefined}
+ */
 export function typedArrayName(value) {
   return typedArrayTag.call(value);
 }
 
-/** True for any Uint8Array, Node Buffer included, from any realm. */
+/**
+ * True for any Uint8Array, Node Buffer included, from any realm.
+ *
+ * @param {unknown} value
+ * @returns {value is Uint8Array}
+ */
 export function isUint8Array(value) {
   return typedArrayTag.call(value) === "Uint8Array";
 }
 
-/** A RangeError for a query digest that is not 32 bytes. */
+/**
+ * A RangeError for a query digest that is not 32 bytes.
+ *
+ * @param {string} parameter
+ * @param {unknown} value
+ * @returns {RangeError}
+ */
 export function digestError(parameter, value) {
   return new RangeError(
     `${parameter} must be a 32-byte SHA-256 digest as a Uint8Array, got ${describe(value)}`,
   );
 }
 
-/** A TypeError for a value of the wrong type. */
+/**
+ * A TypeError for a value of the wrong type.
+ *
+ * @param {string} parameter
+ * @param {string} expected
+ * @param {unknown} value
+ * @returns {TypeError}
+ */
 export function typeError(parameter, expected, value) {
   return new TypeError(`${parameter} must be ${expected}, got ${describe(value)}`);
 }
 
-/** A RangeError for a value of the right type outside its range. */
+/**
+ * A RangeError for a value of the right type outside its range.
+ *
+ * @param {string} parameter
+ * @param {string} expected
+ * @param {unknown} value
+ * @returns {RangeError}
+ */
 export function rangeError(parameter, expected, value) {
   return new RangeError(`${parameter} must be ${expected}, got ${describe(value)}`);
 }
 
-/** An Error for a method called after `free()`. */
+/**
+ * An Error for a method called after `free()`.
+ *
+ * @param {string} className
+ * @returns {Error}
+ */
 export function freedError(className) {
   return new Error(`this ${className} was freed; its wasm memory is gone`);
 }
 
-/** The `code` of an error thrown by the wasm layer, or undefined. */
+/**
+ * The `code` of an error thrown by the wasm layer, or undefined.
+ *
+ * @param {unknown} error
+ * @returns {string | undefined}
+ */
 export function codeOf(error) {
-  return error !== null && typeof error === "object" && typeof error.code === "string"
-    ? error.code
+  const coded = /** @type {{ code?: unknown }} */ (error);
+  return error !== null && typeof error === "object" && typeof coded.code === "string"
+    ? coded.code
     : undefined;
 }
 

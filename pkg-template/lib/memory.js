@@ -11,9 +11,14 @@
 
 import { inputBuffer, wasmMemory } from "../artifact_bloom.js";
 
-/** Current size of the wasm linear memory in bytes (tests watch it). It never shrinks. */
+/**
+ * Size of the wasm linear memory in bytes (tests watch it). It never shrinks.
+ *
+ * @returns {number}
+ */
 export function wasmMemoryBytes() {
-  return wasmMemory().buffer.byteLength;
+  // The binding returns the module's memory untyped (a JsValue).
+  return /** @type {WebAssembly.Memory} */ (wasmMemory()).buffer.byteLength;
 }
 
 /** @type {Uint8Array | null} */

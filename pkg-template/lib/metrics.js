@@ -10,10 +10,40 @@
 import { typeError } from "./errors.js";
 
 /**
+ * @import { ArtifactBloomFilter } from "./filter.js"
+ * @import { ArtifactBloomMetrics, ArtifactIndexSnapshot } from "./types.js"
+ */
+
+/**
+ * A key of `metrics()`.
+ *
+ * @typedef {keyof ArtifactBloomMetrics} MetricKey
+ */
+
+/**
+ * What a filter's numbers are, read once per filter.
+ *
+ * @typedef {{
+ *   readonly bitCount: number;
+ *   readonly hashCount: number;
+ *   readonly expectedItemCount: number;
+ *   readonly insertedItemCount: number;
+ *   readonly fillRatio: number;
+ *   readonly estimatedFpp: number;
+ * }} FilterStats
+ */
+
+/**
+ * A service's query counts.
+ *
+ * @typedef {{ negative: number; maybe: number; falsePositive: number }} QueryCounts
+ */
+
+/**
  * The metric keys, in exposition order, with their Prometheus name, type and
  * help text. The dotted keys are exactly the seed's names.
  */
-const METRICS = [
+const METRICS = /** @satisfies {ReadonlyArray<readonly [MetricKey, "gauge" | "counter", string, string?]>} */ ([
   ["artifact_bloom.bit_count", "gauge", "Bits in the current filter (m)."],
   ["artifact_bloom.hash_count", "gauge", "Hash positions per digest in the current filter (k)."],
   ["artifact_bloom.expected_item_count", "gauge", "Expected item count the current filter was sized for (n)."],
@@ -29,18 +59,28 @@ const METRICS = [
   ["negativeBypassRatio", "gauge", "negative / (negative + maybe): share of queries that skipped the repository.", "artifact_bloom_negative_bypass_ratio"],
   ["observedFalsePositiveRate", "gauge", "false positives / (negative + false positives).", "artifact_bloom_observed_false_positive_rate"],
   ["falseDiscoveryRatio", "gauge", "false positives / maybe: share of maybe answers that were absent.", "artifact_bloom_false_discovery_ratio"],
-].map(([key, type, help, name = key.replaceAll(".", "_")]) => Object.freeze({ key, type, help, name }));
+]).map(([key, type, help, name = key.replaceAll(".", "_")]) => Object.freeze({ key, type, help, name }));
 
-/** The keys of `metrics()`, in exposition order. */
+/**
+ * The keys of `metrics()`, in exposition order.
+ *
+ * @type {readonly MetricKey[]}
+ */
 export const METRIC_KEYS = Object.freeze(METRICS.map((metric) => metric.key));
 
 // filter → its immutable numbers; snapshot → the time this package first saw it.
+/** @type {WeakMap<ArtifactBloomFilter, FilterStats>} */
 const filterStats = new WeakMap();
+/** @type {WeakMap<ArtifactIndexSnapshot, number>} */
 const firstSeen = new WeakMap();
 
 /**
  * Records a snapshot being taken into service: reads and caches its filter's
  * numbers (once per filter) and the first-seen time (once per snapshot).
+ *
+ * @param {ArtifactIndexSnapshot} snapshot
+ * @param {number} nowMs
+ * @returns {void}
  */
 export function adoptSnapshot(snapshot, nowMs) {
   const filter = snapshot.filter;
@@ -57,25 +97,42 @@ export function adoptSnapshot(snapshot, nowMs) {
   if (!firstSeen.has(snapshot)) firstSeen.set(snapshot, nowMs);
 }
 
-/** `numerator / denominator`, or 0 when nothing was counted yet. */
+/**
+ * `numerator / denominator`, or 0 when nothing was counted yet.
+ *
+ * @param {number} numerator
+ * @param {number} denominator
+ * @returns {number}
+ */
 function ratio(numerator, denominator) {
   return denominator === 0 ? 0 : numerator / denominator;
 }
 
-/** The snapshot's reference time: its valid `lastModified`, else first seen. */
+/**
+ * The snapshot's reference time: its valid `lastModified`, else first seen.
+ *
+ * @param {ArtifactIndexSnapshot} snapshot an adopted one (so first seen is known)
+ * @returns {number}
+ */
 function referenceTimeMs(snapshot) {
   const lastModified = snapshot.lastModified;
   if (lastModified instanceof Date && Number.isFinite(lastModified.getTime())) return lastModified.getTime();
-  return firstSeen.get(snapshot);
+  return /** @type {number} */ (firstSeen.get(snapshot));
 }
 
 /**
  * The metrics object for a snapshot in service and the query counters.
  * `counts` is `{ negative, maybe, falsePositive }`.
+ *
+ * @param {ArtifactIndexSnapshot} snapshot
+ * @param {QueryCounts} counts
+ * @param {number} loadFailureCount
+ * @param {number} nowMs
+ * @returns {ArtifactBloomMetrics}
  */
 export function collectMetrics(snapshot, counts, loadFailureCount, nowMs) {
   adoptSnapshot(snapshot, nowMs); // no-op unless the snapshot bypassed adoption
-  const stats = filterStats.get(snapshot.filter);
+  const stats = /** @type {FilterStats} */ (filterStats.get(snapshot.filter)); // set by adoptSnapshot
   const { negative, maybe, falsePositive } = counts;
   return {
     "artifact_bloom.bit_count": stats.bitCount,
@@ -97,7 +154,12 @@ export function collectMetrics(snapshot, counts, loadFailureCount, nowMs) {
   };
 }
 
-/** A sample value in the exposition format (Go float syntax). */
+/**
+ * A sample value in the exposition format (Go float syntax).
+ *
+ * @param {number} value
+ * @returns {string}
+ */
 function sampleValue(value) {
   if (Number.isNaN(value)) return "NaN";
   if (value === Infinity) return "+Inf";
@@ -106,14 +168,30 @@ function sampleValue(value) {
 }
 
 /**
- * Renders a `metrics()` object in the Prometheus text exposition format
- * (version 0.0.4): per metric a `# HELP` line, a `# TYPE` line (counter for
- * the counts, gauge for the rest) and one sample; dots become underscores.
+ * Renders metrics in the Prometheus text exposition format (0.0.4): per
+ * metric a `# HELP` line, a `# TYPE` line and one sample; dots become
+ * underscores (`artifact_bloom_fill_ratio`), the counts are `counter`s,
+ * everything else (ratios included: `artifact_bloom_negative_bypass_ratio`,
+ * `artifact_bloom_observed_false_positive_rate`,
+ * `artifact_bloom_false_discovery_ratio`) a `gauge`.
+ *
+ * @example
+ * ```ts
+ * http.createServer((req, res) => {
+ *   res.setHeader("Content-Type", "text/plain; version=0.0.4");
+ *   res.end(renderPrometheus(service.metrics()));
+ * });
+ * ```
+ *
+ * @param {ArtifactBloomMetrics} metrics what `metrics()` returned
+ * @returns {string}
+ * @throws {TypeError} when a metric is missing or not a number.
  */
 export function renderPrometheus(metrics) {
   if (metrics === null || typeof metrics !== "object") {
     throw typeError("metrics", "the object returned by metrics()", metrics);
   }
+  /** @type {string[]} */
   const lines = [];
   for (const { key, type, help, name } of METRICS) {
     const value = metrics[key];

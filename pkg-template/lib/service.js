@@ -17,12 +17,31 @@ import { adoptSnapshot, collectMetrics, renderPrometheus } from "./metrics.js";
 export { SnapshotHolder } from "./holder.js";
 export { renderPrometheus } from "./metrics.js";
 
+/**
+ * @import {
+ *   ArtifactBloomMetrics,
+ *   ArtifactExistenceServiceOptions,
+ *   ArtifactIndexSnapshot,
+ *   ArtifactRepository,
+ *   CatalogVersion,
+ * } from "./types.js"
+ */
+
 const DIGEST_LENGTH = 32;
 
+/**
+ * @param {unknown} value
+ * @returns {value is Uint8Array}
+ */
 function isDigest(value) {
   return isUint8Array(value) && value.byteLength === DIGEST_LENGTH;
 }
 
+/**
+ * @param {string} parameter
+ * @param {unknown} value
+ * @returns {number}
+ */
 function positiveInteger(parameter, value) {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     throw rangeError(parameter, "an integer ≥ 1", value);
@@ -30,7 +49,12 @@ function positiveInteger(parameter, value) {
   return value;
 }
 
-/** Validates an optional AbortSignal and rejects (throws) if it already fired. */
+/**
+ * Validates an optional AbortSignal and rejects (throws) if it already fired.
+ *
+ * @param {AbortSignal | undefined} signal
+ * @returns {void}
+ */
 function checkSignal(signal) {
   if (signal === undefined) return;
   if (signal === null || typeof signal !== "object" || typeof signal.aborted !== "boolean"
@@ -40,6 +64,10 @@ function checkSignal(signal) {
   if (signal.aborted) throw abortReason(signal);
 }
 
+/**
+ * @param {AbortSignal} signal
+ * @returns {unknown}
+ */
 function abortReason(signal) {
   return signal.reason ?? new DOMException("The operation was aborted", "AbortError");
 }
@@ -47,19 +75,31 @@ function abortReason(signal) {
 /**
  * An AbortController that also aborts when `signal` does — the batch's shared
  * signal, aborted as well when one repository call fails so siblings stop.
+ *
+ * @param {AbortSignal | undefined} signal
+ * @returns {{ controller: AbortController; dispose: () => void }}
  */
 function linkedController(signal) {
   const controller = new AbortController();
-  const onAbort = () => controller.abort(abortReason(signal));
+  const onAbort = () => controller.abort(abortReason(/** @type {AbortSignal} */ (signal)));
   signal?.addEventListener("abort", onAbort, { once: true });
   return { controller, dispose: () => signal?.removeEventListener("abort", onAbort) };
 }
 
+/**
+ * @param {unknown} value
+ * @returns {boolean}
+ */
 function checkAnswer(value) {
   if (typeof value !== "boolean") throw typeError("repository.existsAtVersionAsync result", "a boolean", value);
   return value;
 }
 
+/**
+ * @param {unknown} values
+ * @param {number} count
+ * @returns {readonly boolean[]}
+ */
 function checkAnswers(values, count) {
   if (!Array.isArray(values) || values.length !== count) {
     throw typeError("repository.existsManyAtVersionAsync result", `an array of ${count} booleans`, values);
@@ -72,18 +112,51 @@ function checkAnswers(values, count) {
   return values;
 }
 
+/**
+ * The seed's absence-first lookup. A Bloom negative answers `false` without
+ * I/O; a "maybe" is confirmed by the repository at the catalogVersion of the
+ * snapshot that answered. Each call takes the snapshot once at its start, so
+ * a `SnapshotHolder.replace` during the call does not affect it. Repository
+ * errors propagate; they never become "absent".
+ *
+ * @example
+ * ```ts
+ * import { ArtifactExistenceService, SnapshotHolder, fetchSnapshot } from "artifact-bloom";
+ * const loaded = await fetchSnapshot(url);
+ * if (loaded.kind === "failure") throw new Error(loaded.message);
+ * const holder = new SnapshotHolder(loaded.value);
+ * holder.startPolling(url, { intervalMs: 60_000 });
+ * const service = new ArtifactExistenceService(holder, repository);
+ * if (await service.existsAsync(digest, request.signal)) { ... }
+ * const missing = await service.findMissingAsync(digests); // upload only these
+ * ```
+ */
 export class ArtifactExistenceService {
+  /** @type {SnapshotHolder | undefined} */
   #holder;
+  /** @type {ArtifactIndexSnapshot | undefined} */
   #snapshot;
+  /** @type {ArtifactRepository} */
   #repository;
+  /** @type {boolean} */
   #hasMany;
+  /** @type {number} */
   #batchSize;
+  /** @type {number} */
   #concurrency;
+  /** @type {() => number} */
   #now;
   #negative = 0;
   #maybe = 0;
   #falsePositive = 0;
 
+  /**
+   * @param {ArtifactIndexSnapshot | SnapshotHolder} snapshotSource
+   * @param {ArtifactRepository} repository
+   * @param {ArtifactExistenceServiceOptions} [options]
+   * @throws {TypeError} when the repository has no `existsAtVersionAsync`.
+   * @throws {TypeError | RangeError} for an invalid snapshot or option.
+   */
   constructor(snapshotSource, repository, options = {}) {
     if (snapshotSource instanceof SnapshotHolder) {
       this.#holder = snapshotSource;
@@ -109,15 +182,27 @@ export class ArtifactExistenceService {
     if (this.#snapshot !== undefined) adoptSnapshot(this.#snapshot, now());
   }
 
-  /** The snapshot a call starting now would use. */
+  /**
+   * The snapshot a call starting now would use.
+   *
+   * @returns {ArtifactIndexSnapshot}
+   */
   get snapshot() {
-    return this.#holder === undefined ? this.#snapshot : this.#holder.current();
+    // The constructor set exactly one of the two.
+    return this.#holder === undefined ? /** @type {ArtifactIndexSnapshot} */ (this.#snapshot) : this.#holder.current();
   }
 
   /**
-   * Resolves whether `digest` exists in the catalog: `false` straight from a
-   * Bloom negative, otherwise the repository's answer at the snapshot's
-   * catalogVersion.
+   * Whether `digest` exists at the snapshot's catalogVersion: `false`
+   * straight from a Bloom negative, otherwise the repository's answer.
+   * Rejects with `RangeError` for a digest that is not a 32-byte
+   * `Uint8Array` (never resolves `false` for it), with `signal.reason` if
+   * `signal` already aborted (before any work), and with the repository's
+   * error. `signal` is passed to the repository.
+   *
+   * @param {Uint8Array} digest
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<boolean>}
    */
   async existsAsync(digest, signal) {
     checkSignal(signal);
@@ -135,10 +220,24 @@ export class ArtifactExistenceService {
   }
 
   /**
-   * Like REAPI FindMissingBlobs: the digests (same objects, input order) that
-   * do not exist. Bloom negatives are missing without I/O; the maybes are
-   * confirmed by the repository, in batches when it has
-   * existsManyAtVersionAsync, else one by one with bounded concurrency.
+   * Like REAPI FindMissingBlobs: the digests that do not exist — the same
+   * objects, in input order. Bloom negatives need no I/O; one snapshot
+   * serves the whole call. Maybes go to `existsManyAtVersionAsync` in
+   * batches of `batchSize` when the repository has it, else to
+   * `existsAtVersionAsync`; at most `concurrency` calls are in flight. The
+   * repository gets a signal that aborts with `signal` or when a sibling
+   * call fails (the first error rejects the call). Rejects with `RangeError`
+   * naming the index (`digests[3] must be …`) for a bad digest, before any I/O.
+   *
+   * @example
+   * ```ts
+   * const missing = await service.findMissingAsync(blobDigests, AbortSignal.timeout(5_000));
+   * await Promise.all(missing.map(upload));
+   * ```
+   *
+   * @param {readonly Uint8Array[]} digests
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<Uint8Array[]>}
    */
   async findMissingAsync(digests, signal) {
     checkSignal(signal);
@@ -153,6 +252,7 @@ export class ArtifactExistenceService {
     const packed = new Uint8Array(count * DIGEST_LENGTH);
     for (let index = 0; index < count; index += 1) packed.set(list[index], index * DIGEST_LENGTH);
     const flags = filter.mightContainMany(packed);
+    /** @type {number[]} */
     const maybes = [];
     for (let index = 0; index < count; index += 1) if (flags[index] !== 0) maybes.push(index);
     this.#negative += count - maybes.length;
@@ -162,12 +262,22 @@ export class ArtifactExistenceService {
     return list.filter((_, index) => present[index] === 0);
   }
 
-  /** Asks the repository about `maybes` (indexes into `list`), marking `present`. */
+  /**
+   * Asks the repository about `maybes` (indexes into `list`), marking `present`.
+   *
+   * @param {readonly Uint8Array[]} list
+   * @param {readonly number[]} maybes
+   * @param {CatalogVersion} catalogVersion
+   * @param {Uint8Array} present
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<void>}
+   */
   async #confirm(list, maybes, catalogVersion, present, signal) {
     const repository = this.#repository;
     const batchSize = this.#hasMany ? this.#batchSize : 1;
     const taskCount = Math.ceil(maybes.length / batchSize);
     const { controller, dispose } = linkedController(signal);
+    /** @type {(index: number, exists: boolean) => void} */
     const record = (index, exists) => {
       if (exists) present[index] = 1;
       else this.#falsePositive += 1;
@@ -180,8 +290,10 @@ export class ArtifactExistenceService {
         next += 1;
         if (this.#hasMany) {
           const batch = maybes.slice(task * batchSize, (task + 1) * batchSize);
+          // #hasMany: the repository has the batch method.
+          const many = /** @type {Required<ArtifactRepository>} */ (repository);
           const answers = checkAnswers(
-            await repository.existsManyAtVersionAsync(batch.map((index) => list[index]), catalogVersion, controller.signal),
+            await many.existsManyAtVersionAsync(batch.map((index) => list[index]), catalogVersion, controller.signal),
             batch.length,
           );
           batch.forEach((index, position) => record(index, answers[position]));
@@ -191,6 +303,7 @@ export class ArtifactExistenceService {
         }
       }
     };
+    /** @type {(error: unknown) => never} */
     const stopSiblings = (error) => {
       controller.abort(error);
       throw error;
@@ -206,14 +319,21 @@ export class ArtifactExistenceService {
   /**
    * The seed's metrics for the snapshot in service and this service's
    * queries, plus negativeBypassRatio, observedFalsePositiveRate and
-   * falseDiscoveryRatio (0 while their denominator is 0).
+   * falseDiscoveryRatio (0 while their denominator is 0). Cheap: filter
+   * statistics are cached per snapshot.
+   *
+   * @returns {ArtifactBloomMetrics}
    */
   metrics() {
     const counts = { negative: this.#negative, maybe: this.#maybe, falsePositive: this.#falsePositive };
     return collectMetrics(this.snapshot, counts, this.#holder?.loadFailureCount ?? 0, this.#now());
   }
 
-  /** `metrics()` in the Prometheus text exposition format. */
+  /**
+   * `renderPrometheus(this.metrics())`: the Prometheus text exposition format.
+   *
+   * @returns {string}
+   */
   prometheus() {
     return renderPrometheus(this.metrics());
   }

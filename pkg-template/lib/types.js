@@ -1,0 +1,345 @@
+// The shared types of the public API, as JSDoc typedefs only (no runtime
+// code): scripts/emit-types.mjs has tsc emit lib/types.d.ts from this file,
+// and the package's index.d.ts re-exports every type. The shapes
+// (`BloomSpec`, `BloomError`, `Result<T>`) are the TypeScript reference's.
+// The other filters' types are in variant-types.js.
+//
+// Readonly object types are written as type literals (`readonly` needs
+// them), so their fields are documented in the type's own comment; mutable
+// ones use `@property`, which documents each field.
+
+/** @import { ArtifactBloomFilter } from "./filter.js" */
+
+// ==== The reference filter ===================================================
+
+/**
+ * What a filter is built for.
+ *
+ * - `expectedItemCount`: upper bound on inserted digests, an integer from 1 to 2^30.
+ * - `targetFalsePositiveRate`: design false-positive rate, strictly between 0 and 1.
+ *
+ * @typedef {{
+ *   readonly expectedItemCount: number;
+ *   readonly targetFalsePositiveRate: number;
+ * }} BloomSpec
+ */
+
+/**
+ * The reference's build errors.
+ *
+ * @typedef {"invalidExpectedItemCount"
+ *   | "invalidFalsePositiveRate"
+ *   | "capacityExceeded"
+ *   | "filterTooLarge"
+ *   | "invalidDigest"} BloomError
+ */
+
+/**
+ * The reference's result shape: plain objects, compared with `deepEqual`.
+ *
+ * @template TValue
+ * @template {string} [TError=BloomError]
+ * @typedef {{ readonly kind: "success"; readonly value: TValue }
+ *   | { readonly kind: "failure"; readonly error: TError }} Result
+ */
+
+// ==== ABF1 snapshots =========================================================
+
+/**
+ * Every field of the ABF1 header (the ABF1 spec), as loaded. `checksum` is the
+ * SHA-256 of header bytes [0, 64) and the payload, lowercase hex.
+ *
+ * @typedef {{
+ *   readonly formatVersion: number;
+ *   readonly hashProtocolVersion: number;
+ *   readonly catalogVersion: number;
+ *   readonly bitCount: number;
+ *   readonly hashCount: number;
+ *   readonly reserved: number;
+ *   readonly expectedItemCount: number;
+ *   readonly insertedItemCount: number;
+ *   readonly targetFpp: number;
+ *   readonly payloadLength: number;
+ *   readonly checksum: string;
+ * }} SnapshotHeader
+ */
+
+/**
+ * ABF1 load failures, in the order the loader checks them, plus the
+ * stream/HTTP ones: `tooLarge` (`loadSnapshotStream`: more than `maxBytes`),
+ * `httpError` (`fetchSnapshot`: a non-2xx answer) and `notModified`
+ * (`fetchSnapshot` with `etag`: the server answered 304).
+ *
+ * @typedef {"truncated"
+ *   | "badMagic"
+ *   | "unsupportedFormatVersion"
+ *   | "unsupportedHashProtocol"
+ *   | "invalidHeader"
+ *   | "lengthMismatch"
+ *   | "checksumMismatch"
+ *   | "tooLarge"
+ *   | "httpError"
+ *   | "notModified"} SnapshotLoadError
+ */
+
+/**
+ * A load result: the snapshot, or the spec's error code and a message.
+ *
+ * @typedef {{ readonly kind: "success"; readonly value: ArtifactIndexSnapshot & { header: SnapshotHeader } }
+ *   | { readonly kind: "failure"; readonly error: SnapshotLoadError; readonly message: string }} SnapshotResult
+ */
+
+/**
+ * `readSnapshotHeader`'s result: the header, or the first failed check's
+ * code and a message.
+ *
+ * @typedef {{ readonly kind: "success"; readonly value: SnapshotHeader }
+ *   | { readonly kind: "failure"; readonly error: SnapshotLoadError; readonly message: string }} SnapshotHeaderResult
+ */
+
+/**
+ * Facts about where a snapshot came from, copied onto the loaded snapshot.
+ * `lastModified` drives `artifact_bloom.snapshot.age_seconds`: pass the
+ * file's mtime when loading from disk (`fetchSnapshot` fills it from the
+ * Last-Modified header).
+ *
+ * @example
+ * ```ts
+ * const { mtime } = await stat(path);
+ * const loaded = loadSnapshot(new Uint8Array(await readFile(path)), { lastModified: mtime, source: path });
+ * ```
+ *
+ * @typedef {{
+ *   readonly lastModified?: Date;
+ *   readonly etag?: string;
+ *   readonly source?: string;
+ * }} SnapshotMeta
+ */
+
+/**
+ * What `onProgress` receives: bytes so far, and the file's total length once
+ * 96 bytes arrived (`fetchSnapshot` uses Content-Length before that).
+ *
+ * @typedef {object} SnapshotProgress
+ * @property {number} bytes Bytes received so far.
+ * @property {number | undefined} total The file's length, when known.
+ */
+
+/**
+ * Options of `loadSnapshotStream` (and `fetchSnapshot`).
+ *
+ * @typedef {object} SnapshotStreamOptions
+ * @property {number} [maxBytes] Refuse files larger than this (failure `tooLarge`), checked from the header.
+ * @property {(progress: SnapshotProgress) => void} [onProgress] Called after each chunk; `total` is known once 96 bytes arrived.
+ * @property {AbortSignal} [signal] Aborting rejects the load with the signal's reason.
+ * @property {SnapshotMeta} [meta] Copied onto the snapshot (e.g. the file's mtime as `lastModified`).
+ */
+
+/**
+ * Options of `fetchSnapshot`: the stream options, plus `etag` (sent as
+ * If-None-Match: a 304 answers the failure `notModified`), extra request
+ * `headers` and a `fetch` implementation (default `globalThis.fetch`).
+ *
+ * @typedef {SnapshotStreamOptions & {
+ *   etag?: string;
+ *   headers?: Record<string, string>;
+ *   fetch?: typeof fetch;
+ * }} FetchSnapshotOptions
+ */
+
+/**
+ * What `loadSnapshotStream` reads: a web stream, a `Response`, or any
+ * (async) iterable of byte chunks (a Node `Readable` is one).
+ *
+ * @typedef {ReadableStream<Uint8Array> | Response | AsyncIterable<Uint8Array> | Iterable<Uint8Array>} SnapshotSource
+ */
+
+// ==== The existence service ==================================================
+
+/**
+ * A catalog version: an integer from 0 to 2^53 − 1.
+ *
+ * @typedef {number} CatalogVersion
+ */
+
+/**
+ * A filter and the catalogVersion it was built from — the reference's
+ * `ArtifactIndexSnapshot`. `loadSnapshot`/`fetchSnapshot` return one (with
+ * `header`, and `etag`/`lastModified` from HTTP); a plain
+ * `{ catalogVersion, filter }` works too. Treated as immutable.
+ *
+ * - `header`: the ABF1 header fields, when loaded from a file.
+ * - `etag`: the HTTP ETag it was served with; polling sends it as If-None-Match.
+ * - `lastModified`: when the catalog was published; `snapshot.age_seconds` counts from it.
+ * - `source`: where it was loaded from (a URL or path).
+ *
+ * @typedef {{
+ *   readonly catalogVersion: CatalogVersion;
+ *   readonly filter: ArtifactBloomFilter;
+ *   readonly header?: SnapshotHeader;
+ *   readonly etag?: string;
+ *   readonly lastModified?: Date;
+ *   readonly source?: string;
+ * }} ArtifactIndexSnapshot
+ */
+
+/**
+ * The authoritative store. Only asked about Bloom "maybe" digests, always
+ * with the catalogVersion of the snapshot that answered "maybe".
+ *
+ * @example
+ * ```ts
+ * const repository: ArtifactRepository = {
+ *   async existsAtVersionAsync(digest, catalogVersion, signal) {
+ *     const response = await fetch(`${base}/v${catalogVersion}/${hex(digest)}`, { method: "HEAD", signal });
+ *     if (response.status === 404) return false;
+ *     if (!response.ok) throw new Error(`HEAD answered ${response.status}`); // never "absent"
+ *     return true;
+ *   },
+ * };
+ * ```
+ *
+ * @typedef {object} ArtifactRepository
+ * @property {(digest: Uint8Array, catalogVersion: CatalogVersion, signal?: AbortSignal) => Promise<boolean>} existsAtVersionAsync
+ *   Whether `digest` exists at `catalogVersion`; rejects (never answers `false`) when it cannot tell.
+ * @property {(digests: readonly Uint8Array[], catalogVersion: CatalogVersion, signal?: AbortSignal) => Promise<readonly boolean[]>} [existsManyAtVersionAsync]
+ *   Optional batch lookup: one boolean per digest, in order.
+ */
+
+/**
+ * Options of `new ArtifactExistenceService`.
+ *
+ * - `batchSize`: digests per `existsManyAtVersionAsync` call (default 1000).
+ * - `concurrency`: repository calls in flight at once during `findMissingAsync` (default 16).
+ * - `now`: clock in epoch milliseconds, for `snapshot.age_seconds` (default `Date.now`).
+ *
+ * @typedef {{
+ *   readonly batchSize?: number;
+ *   readonly concurrency?: number;
+ *   readonly now?: () => number;
+ * }} ArtifactExistenceServiceOptions
+ */
+
+/**
+ * `metrics()`: the seed's metric names, plus three ratios. Counters are this
+ * service's queries since it was created; a query that threw on validation,
+ * or was aborted before it started, counts nothing. Once the filter answered,
+ * the answer is counted: a repository error or an abort during the lookup
+ * counts the maybe but no false positive. Batch queries count per digest.
+ *
+ * - `artifact_bloom.fill_ratio`: set bits / all bits; computed once per
+ *   snapshot (the filter is immutable).
+ * - `artifact_bloom.estimated_fpp`: `(1 − e^(−kn/m))^k` for the inserted count.
+ * - `artifact_bloom.negative.count`: queries answered "definitely absent"
+ *   (no repository I/O).
+ * - `artifact_bloom.maybe.count`: queries answered "maybe" (sent to the repository).
+ * - `artifact_bloom.false_positive.count`: maybes the repository then answered absent.
+ * - `artifact_bloom.snapshot.age_seconds`: seconds since the snapshot's
+ *   `lastModified` when it has a valid one (`fetchSnapshot` sets it from
+ *   Last-Modified), else since this package first saw the snapshot object
+ *   (given to a service or SnapshotHolder). Never negative: a
+ *   `lastModified` in the future reads 0.
+ * - `artifact_bloom.snapshot.load_failure.count`: failed refreshes of the
+ *   SnapshotHolder; always 0 for a plain snapshot.
+ * - `negativeBypassRatio`: negative / (negative + maybe); 0 before any query.
+ * - `observedFalsePositiveRate`: falsePositive / (negative + falsePositive);
+ *   0 when both are 0.
+ * - `falseDiscoveryRatio`: falsePositive / maybe; 0 before any maybe.
+ *
+ * @example
+ * ```ts
+ * const m = service.metrics();
+ * if (m["artifact_bloom.fill_ratio"] > 0.6) alert("filter saturating: rebuild with a larger expectedItemCount");
+ * if (m.observedFalsePositiveRate > 2 * m["artifact_bloom.estimated_fpp"]) alert("FPP above model");
+ * ```
+ *
+ * @typedef {{
+ *   "artifact_bloom.bit_count": number;
+ *   "artifact_bloom.hash_count": number;
+ *   "artifact_bloom.expected_item_count": number;
+ *   "artifact_bloom.inserted_item_count": number;
+ *   "artifact_bloom.fill_ratio": number;
+ *   "artifact_bloom.estimated_fpp": number;
+ *   "artifact_bloom.negative.count": number;
+ *   "artifact_bloom.maybe.count": number;
+ *   "artifact_bloom.false_positive.count": number;
+ *   "artifact_bloom.catalog_version": number;
+ *   "artifact_bloom.snapshot.age_seconds": number;
+ *   "artifact_bloom.snapshot.load_failure.count": number;
+ *   negativeBypassRatio: number;
+ *   observedFalsePositiveRate: number;
+ *   falseDiscoveryRatio: number;
+ * }} ArtifactBloomMetrics
+ */
+
+// ==== SnapshotHolder =========================================================
+
+/**
+ * What a `SnapshotHolder.refreshFrom` loader returns: `loadSnapshot`'s result shape.
+ *
+ * @typedef {{ readonly kind: "success"; readonly value: ArtifactIndexSnapshot }
+ *   | { readonly kind: "failure"; readonly error: string; readonly message?: string }} SnapshotLoaderResult
+ */
+
+/**
+ * What a refresh did. `failure` was counted in `loadFailureCount` (the
+ * snapshot in service is unchanged); `notModified` (HTTP 304) and `stale` (a
+ * snapshot no newer than the one in service) are not failures; `aborted`
+ * only happens when polling is stopped mid-fetch. A failure's `error` is the
+ * load result's code (e.g. "checksumMismatch", "httpError"), or
+ * "loaderThrew", "invalidLoadResult", "invalidSnapshot".
+ *
+ * @typedef {{ readonly replaced: true; readonly outcome: "replaced" }
+ *   | { readonly replaced: false; readonly outcome: "notModified" | "stale" | "aborted" }
+ *   | {
+ *     readonly replaced: false;
+ *     readonly outcome: "failure";
+ *     readonly error: string;
+ *     readonly message: string;
+ *   }} SnapshotRefreshResult
+ */
+
+/**
+ * Options of `new SnapshotHolder`.
+ *
+ * - `allowSameOrOlder`: let `replace`/refreshes install a same or older
+ *   catalogVersion (rollback). Default false.
+ * - `now`: clock in epoch milliseconds (default `Date.now`).
+ * - `onError`: receives exceptions thrown by `onReplace` listeners and `onRefresh`.
+ *
+ * @typedef {{
+ *   readonly allowSameOrOlder?: boolean;
+ *   readonly now?: () => number;
+ *   readonly onError?: (error: unknown) => void;
+ * }} SnapshotHolderOptions
+ */
+
+/**
+ * Options of `SnapshotHolder.startPolling`.
+ *
+ * - `intervalMs`: delay between the end of one poll and the start of the next.
+ * - `immediate`: poll once right away instead of after `intervalMs`. Default false.
+ * - `fetch`: a fetch implementation (default `globalThis.fetch`).
+ * - `signal`: aborting it stops polling (and aborts a fetch in flight).
+ * - `headers`: extra request headers.
+ * - `maxBytes`: refuse snapshots larger than this (`tooLarge` failure).
+ * - `freeReplacedAfterMs`: free a snapshot that polling loaded once a newer
+ *   one replaced it, this many milliseconds later (long enough for calls
+ *   that started on it to finish). Default: never — the
+ *   FinalizationRegistry frees it when the GC collects it, which can lag far
+ *   behind wasm memory growth.
+ * - `onRefresh`: called after each completed poll.
+ *
+ * @typedef {{
+ *   readonly intervalMs: number;
+ *   readonly immediate?: boolean;
+ *   readonly fetch?: typeof globalThis.fetch;
+ *   readonly signal?: AbortSignal;
+ *   readonly headers?: Record<string, string>;
+ *   readonly maxBytes?: number;
+ *   readonly freeReplacedAfterMs?: number;
+ *   readonly onRefresh?: (result: SnapshotRefreshResult) => void;
+ * }} SnapshotPollingOptions
+ */
+
+export {};
