@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom";
-import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom";
+import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom/variants";
+import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom/variants";
 import { fromHex, hex, sealed } from "./helpers/digests.mjs";
 import { seededRandom } from "./helpers/random.mjs";
 

@@ -2,7 +2,7 @@
 // join = bitwise OR, sparse deltas (docs/mergeable-format.md). Error policy:
 // checks.js.
 
-import { RawMergeableFilter, decodeMergeableDelta, encodeMergeableDelta, wasmMemory } from "../artifact_bloom.js";
+import { RawMergeableFilter, decodeMergeableDelta, encodeMergeableDelta, wasmMemory } from "../artifact_bloom_variants.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
 import { WasmResource } from "./resource.js";

@@ -2,7 +2,7 @@
 // a compound false-positive bound (docs/scalable-format.md). Error policy:
 // checks.js.
 
-import { RawScalableFilter } from "../artifact_bloom.js";
+import { RawScalableFilter } from "../artifact_bloom_variants.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkInteger, checkRate, itemBytes, load } from "./checks.js";
 import { WasmResource } from "./resource.js";

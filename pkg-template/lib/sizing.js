@@ -6,7 +6,7 @@ import {
   sizingExpectedFillRatio,
   sizingFppFromFillRatio,
   sizingOptimalParams,
-} from "../artifact_bloom.js";
+} from "../artifact_bloom_variants.js";
 import { rangeError, typeError } from "./errors.js";
 import { build, checkCount, checkInteger, checkRate, withCode } from "./checks.js";
 

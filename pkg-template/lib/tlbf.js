@@ -1,7 +1,7 @@
 // TlBloom, seed 002: the TLBF filter, byte-compatible with tl_ds::bloom::Bloom
 // (FNV-1a + SplitMix64 probes). Error policy: checks.js.
 
-import { RawTlBloom } from "../artifact_bloom.js";
+import { RawTlBloom } from "../artifact_bloom_variants.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
 import { WasmResource } from "./resource.js";

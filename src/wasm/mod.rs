@@ -7,10 +7,15 @@
 //! it receives and never panics: failures come back as JS `Error`s built in
 //! [`error`].
 
+#[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;
+#[cfg(feature = "artifact")]
 mod filter;
+#[cfg(feature = "artifact")]
 mod hashing;
+#[cfg(feature = "artifact")]
 mod snapshot;
+#[cfg(feature = "variants")]
 mod systems;
 
 use wasm_bindgen::prelude::*;
