@@ -43,16 +43,12 @@ impl BloomError {
     /// A sentence for people: what was expected.
     pub fn describe(self) -> &'static str {
         match self {
-            BloomError::InvalidExpectedItemCount => {
-                "expectedItemCount must be an integer from 1 to 2^30"
-            }
+            BloomError::InvalidExpectedItemCount => "expectedItemCount must be an integer from 1 to 2^30",
             BloomError::InvalidFalsePositiveRate => {
                 "targetFalsePositiveRate must be a finite number strictly between 0 and 1"
             }
             BloomError::CapacityExceeded => "more digests were given than expectedItemCount",
-            BloomError::FilterTooLarge => {
-                "no layout with at most 2^30 bits and 32 hashes meets the target rate"
-            }
+            BloomError::FilterTooLarge => "no layout with at most 2^30 bits and 32 hashes meets the target rate",
             BloomError::InvalidDigest => "every digest must be a 32-byte Uint8Array",
         }
     }
@@ -182,15 +178,9 @@ mod tests {
     fn seed_examples() {
         // The seed's node:test cases: 1e-20 picks k = 32; 0.95 picks k = 1, m = 333,824.
         assert_eq!(create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count, 32);
-        assert_eq!(
-            create_layout(&spec(1_000_000, 0.95)).unwrap(),
-            Layout { bit_count: 333_824, hash_count: 1 }
-        );
+        assert_eq!(create_layout(&spec(1_000_000, 0.95)).unwrap(), Layout { bit_count: 333_824, hash_count: 1 });
         // The headline numbers: n = 1M, p = 0.001 → m = 14,377,664, k = 10.
-        assert_eq!(
-            create_layout(&spec(1_000_000, 0.001)).unwrap(),
-            Layout { bit_count: 14_377_664, hash_count: 10 }
-        );
+        assert_eq!(create_layout(&spec(1_000_000, 0.001)).unwrap(), Layout { bit_count: 14_377_664, hash_count: 10 });
     }
 
     #[test]

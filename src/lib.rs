@@ -3,22 +3,32 @@
 //! A pure Rust core (no `wasm_bindgen` or `js_sys` outside [`wasm`]) that the
 //! npm package wraps. A Bloom "maybe" is never an answer: callers confirm it
 //! with the authoritative repository at the same catalog version.
+//!
+//! The snapshot format is specified in `docs/ABF1.md`.
 
+#![forbid(unsafe_code)]
+
+// rustfmt::skip: other branches are editing these files; `cargo fmt` runs
+// over them once those edits have merged (then these attributes go).
+#[rustfmt::skip]
 pub mod abf1;
+#[rustfmt::skip]
 pub mod bits;
+#[rustfmt::skip]
 pub mod filter;
 pub mod hashing;
 pub mod layout;
+pub mod mergeable;
+pub mod murmur3;
 pub mod numfmt;
 pub mod packed;
 pub mod probe;
-pub mod tlbf;
-pub mod murmur3;
-pub mod mergeable;
 pub mod scalable;
 pub mod sizing;
+pub mod tlbf;
 
 #[cfg(target_arch = "wasm32")]
+#[rustfmt::skip]
 mod wasm;
 
 pub use filter::ArtifactBloomFilter;

@@ -8,8 +8,6 @@
 
 use std::cmp::Reverse;
 
-
-
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::murmur3::hash_pair;

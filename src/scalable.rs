@@ -106,9 +106,7 @@ impl ScalableParams {
     /// `c0·g^i`, or `None` on u64 overflow. Exact integers, so encoder and
     /// decoder agree on every platform.
     pub fn stage_capacity(&self, index: u32) -> Option<u64> {
-        u64::from(self.growth_factor)
-            .checked_pow(index)
-            .and_then(|g| g.checked_mul(self.initial_capacity))
+        u64::from(self.growth_factor).checked_pow(index).and_then(|g| g.checked_mul(self.initial_capacity))
     }
 
     /// `p·(1 − r)·r^i` by repeated IEEE multiplication (no `powf`, whose last
@@ -250,8 +248,7 @@ impl ScalableBloomFilter {
     /// The compound rate implied by the observed fills:
     /// `1 − Π(1 − fill_i^k_i)`.
     pub fn estimated_fpp(&self) -> f64 {
-        let miss: f64 =
-            self.stages.iter().map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count))).product();
+        let miss: f64 = self.stages.iter().map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count))).product();
         1.0 - miss
     }
 

@@ -65,8 +65,7 @@ impl From<SizingError> for TlbfError {
 
 /// FNV-1a 64 of `data`.
 pub fn fnv1a64(data: &[u8]) -> u64 {
-    data.iter()
-        .fold(FNV_OFFSET_BASIS, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
+    data.iter().fold(FNV_OFFSET_BASIS, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 /// The SplitMix64 finalizer.
@@ -197,12 +196,7 @@ impl TlBloom {
                 u64::from_le_bytes(word)
             })
             .collect();
-        Ok(TlBloom {
-            m: header.m,
-            k: header.k,
-            n_inserted: header.n_inserted,
-            bits: BitArray::from_words(words),
-        })
+        Ok(TlBloom { m: header.m, k: header.k, n_inserted: header.n_inserted, bits: BitArray::from_words(words) })
     }
 }
 

@@ -132,10 +132,8 @@ fn only_compatible_filters_piece() {
 
 #[test]
 fn error_codes_are_distinct_camel_case() {
-    let code_sets: [Vec<&str>; 2] = [
-        MergeableError::ALL.iter().map(|e| e.code()).collect(),
-        ScalableError::ALL.iter().map(|e| e.code()).collect(),
-    ];
+    let code_sets: [Vec<&str>; 2] =
+        [MergeableError::ALL.iter().map(|e| e.code()).collect(), ScalableError::ALL.iter().map(|e| e.code()).collect()];
     for mut codes in code_sets {
         assert!(codes.iter().all(|c| c.starts_with(|ch: char| ch.is_ascii_lowercase())));
         assert!(codes.iter().all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric())));
@@ -195,7 +193,12 @@ fn scalable_filter_keeps_its_rate_at_ten_times_capacity() {
     let (seed, stages, fills) = (String::from_utf8_lossy(&SEED), filter.stage_count(), filter.stage_fill_ratios());
     println!("scalable: seed {seed:?}/3, c0 = {capacity}, p = {target}, g = {growth}, r = {tightening}");
     println!("  {} items in {stages} stages ({} bits), fills {fills:.4?}", filter.item_count(), filter.bit_count());
-    println!("  observed FPP {observed} on {} non-members (estimate {:.5}, bound {})", strangers.len(), filter.estimated_fpp(), 2.0 * target);
+    println!(
+        "  observed FPP {observed} on {} non-members (estimate {:.5}, bound {})",
+        strangers.len(),
+        filter.estimated_fpp(),
+        2.0 * target
+    );
     assert_eq!(filter.stage_count(), 4); // 1000 + 2000 + 4000 + 8000 ≥ 10,000
     assert!(observed < 2.0 * target, "observed {observed}");
     let decoded = ScalableBloomFilter::decode(&filter.encode()).unwrap();

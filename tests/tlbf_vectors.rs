@@ -120,7 +120,9 @@ fn error_codes_are_camel_case_and_distinct() {
     let all = TlbfError::ALL;
     assert_eq!(all.len(), 13);
     let mut codes: Vec<&str> = all.iter().map(|e| e.code()).collect();
-    assert!(codes.iter().all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric()) && c.starts_with(|ch: char| ch.is_ascii_lowercase())));
+    assert!(codes
+        .iter()
+        .all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric()) && c.starts_with(|ch: char| ch.is_ascii_lowercase())));
     assert!(all.iter().all(|e| e.to_string() == format!("{}: {}", e.code(), e.message())));
     codes.sort_unstable();
     codes.dedup();
