@@ -152,6 +152,24 @@ describe("the browser entry (web.js) in Node, as a bundler would load it", () =>
   });
 });
 
+describe("the embedded wasm decoder (lib/wasm-bytes.js)", () => {
+  test("every path decodes the module's bytes exactly: native Buffer and the plain loop", async () => {
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    const { bytesFromHex } = await import(pathToFileURL(join(root, "lib", "wasm-bytes.js")).href);
+    const bytes = readFileSync(join(root, "artifact_bloom_bg.wasm"));
+    const hex = bytes.toString("hex");
+    assert.deepEqual(Buffer.from(bytesFromHex(hex)), bytes, "with Buffer (Node)");
+    const saved = globalThis.Buffer;
+    try {
+      globalThis.Buffer = undefined; // as in a browser without Uint8Array.fromHex
+      assert.deepEqual(new Uint8Array(bytesFromHex(hex)), new Uint8Array(bytes), "the loop");
+      assert.deepEqual(bytesFromHex("00ff10a9"), new Uint8Array([0, 255, 16, 169]));
+    } finally {
+      globalThis.Buffer = saved;
+    }
+  });
+});
+
 describe("artifact-bloom/variants", () => {
   test("import and require resolve to variants/index.mjs and index.cjs and share one instance", async () => {
     assert.match(import.meta.resolve("artifact-bloom/variants"), /\/variants\/index\.mjs$/);

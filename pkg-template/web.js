@@ -9,9 +9,9 @@
 // file fetched at run time because that file is what breaks in toolchains:
 // esbuild and Rollup never emit it (a 404 at run time), Vite's dev server
 // serves its HTML fallback in its place, and every page needed an
-// `await init()` first. The costs: a synchronous compile at import (≈ 1 ms
-// for this module; Chromium allows synchronous compiles up to 8 MB on the
-// main thread) and a page CSP must allow `'wasm-unsafe-eval'`, like any
+// `await init()` first. The costs: a synchronous decode and compile at
+// import (a few milliseconds, once; Chromium allows synchronous compiles up
+// to 8 MB on the main thread) and a page CSP must allow `'wasm-unsafe-eval'`, like any
 // WebAssembly.
 //
 // `init()` and `initSync()` stay exported so code written for the
