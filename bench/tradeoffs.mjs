@@ -201,7 +201,7 @@ for (const p of RATES) {
  */
 const CONTENDERS = [
   {
-    name: "TlBloom (seed 002)",
+    name: "TlBloom (TLBF)",
     build(n, p) {
       const filter = TlBloom.withRate(n, p);
       const ns = timeNs(() => {
@@ -211,7 +211,7 @@ const CONTENDERS = [
     },
   },
   {
-    name: "MergeableBloomFilter (seed 003)",
+    name: "MergeableBloomFilter",
     build(n, p) {
       const filter = MergeableBloomFilter.create(n, p);
       const ns = timeNs(() => {

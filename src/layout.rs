@@ -1,6 +1,6 @@
 //! The layout rule: how `bitCount` and `hashCount` follow from the spec.
 //!
-//! This is the reference's `createLayout`, restated in `spec/ABF1.md`, written
+//! This is the reference's `createLayout`, restated in `docs/ABF1.md`, written
 //! as small pure functions so each step can be tested on its own. The float
 //! operations (`ln`, `powf`, `ln_1p`, `exp_m1`) are the ones the Python
 //! reference uses, so `layouts.json` pins the results bit for bit.
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn seed_examples() {
-        // The seed's node:test cases: 1e-20 picks k = 32; 0.95 picks k = 1, m = 333,824.
+        // The reference's node:test cases: 1e-20 picks k = 32; 0.95 picks k = 1, m = 333,824.
         assert_eq!(create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count, 32);
         assert_eq!(create_layout(&spec(1_000_000, 0.95)).unwrap(), Layout { bit_count: 333_824, hash_count: 1 });
         // The headline numbers: n = 1M, p = 0.001 → m = 14,377,664, k = 10.

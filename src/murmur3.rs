@@ -1,6 +1,6 @@
 //! Canonical MurmurHash3_x86_32 (Austin Appleby, public domain).
 //!
-//! The mergeable filter's contract (seed 003) names this exact function, so
+//! The mergeable filter's contract names this exact function, so
 //! replicas in other languages must agree bit for bit: blocks and the tail
 //! are read little-endian, whatever the host.
 
@@ -44,7 +44,7 @@ pub fn murmur3_x86_32(data: &[u8], seed: u32) -> u32 {
     fmix32(h ^ data.len() as u32)
 }
 
-/// The seed-003 hash pair of an item: `h1 = murmur(x, 0)`,
+/// The mergeable filter's hash pair of an item: `h1 = murmur(x, 0)`,
 /// `h2 = murmur(x, h1)`.
 pub fn hash_pair(data: &[u8]) -> (u32, u32) {
     let h1 = murmur3_x86_32(data, 0);

@@ -33,7 +33,7 @@ impl Hasher for DigestPrefixHasher {
 /// order) and how many duplicates were dropped, or `None` when the length is
 /// not a multiple of 32. The reference counts `insertedItemCount` as given,
 /// so a publisher de-duplicates first to make it an exact unique count
-/// (seed 000: "Provide an exact unique count as metadata").
+/// (the reference filter's contract: "Provide an exact unique count as metadata").
 pub fn dedup_packed(packed: &[u8]) -> Option<(Vec<u8>, u64)> {
     if packed.len() % DIGEST_LENGTH != 0 {
         return None;

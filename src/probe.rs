@@ -1,4 +1,4 @@
-//! The probe walk of hash protocol 1 (spec/ABF1.md, "Bits").
+//! The probe walk of hash protocol 1 (docs/ABF1.md, "Bits").
 //!
 //! `first = BE u64 of d[0..8]`, `second = BE u64 of d[8..16]`,
 //! `index = first mod m`, `step = (second | 1) mod m`, then k positions

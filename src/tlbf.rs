@@ -1,4 +1,4 @@
-//! TLBF: the Bloom filter of seed 002, byte-compatible with
+//! TLBF: the Bloom filter byte-compatible with
 //! `tl_ds::bloom::Bloom` and the Python dedup implementation.
 //!
 //! Probes are FNV-1a 64 plus the SplitMix64 finalizer (Kirsch–Mitzenmacher
@@ -7,10 +7,10 @@
 //! the filter keeps its bits there and only trims the serialized tail to
 //! `ceil(m/8)` bytes (m need not be a multiple of 64).
 //!
-//! Beyond the seed's rejections, `from_bytes` also refuses (each documented
+//! Beyond the TLBF format's own rejections, `from_bytes` also refuses (each documented
 //! on [`TlbfError`]): m above 2^30 bits (checked before any allocation),
 //! k above [`MAXIMUM_HASH_COUNT`], and set bits in the unused high end of the
-//! last byte. The seed requires writers to leave those bits 0; refusing them
+//! last byte. The format requires writers to leave those bits 0; refusing them
 //! keeps `from_bytes(b)?.to_bytes() == b` for every accepted input.
 
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
@@ -99,7 +99,7 @@ pub struct TlBloom {
 }
 
 impl TlBloom {
-    /// Sizes for n items at false-positive rate p (seed 002 "Sizing").
+    /// Sizes for n items at false-positive rate p (the TLBF format's "Sizing").
     pub fn with_rate(n: u64, p: f64) -> Result<Self, TlbfError> {
         let (m, k) = checked_optimal_params(n, p)?;
         Ok(Self::empty(m, k))
@@ -159,7 +159,7 @@ impl TlBloom {
         self.bits.count_ones() as f64 / self.m as f64
     }
 
-    /// The seed's byte layout: 32-byte header, then `ceil(m/8)` bytes.
+    /// The TLBF byte layout: 32-byte header, then `ceil(m/8)` bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let total = HEADER_LENGTH + byte_length(self.m) as usize;
         let mut out = Vec::with_capacity(HEADER_LENGTH + self.bits.word_count() * WORD_BYTES);
@@ -175,7 +175,7 @@ impl TlBloom {
         out
     }
 
-    /// Parses the seed's layout, refusing everything listed on [`TlbfError`].
+    /// Parses the TLBF layout, refusing everything listed on [`TlbfError`].
     /// The header is fully checked before the bit array is allocated, and the
     /// allocation is bounded by the input's own length.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, TlbfError> {

@@ -1,5 +1,5 @@
 //! TLBF byte vectors (`../shared/vectors/tlbf.json`, made by the Python dedup
-//! implementation) and every `from_bytes` rejection of seed 002, each as a
+//! implementation) and every `from_bytes` rejection of the TLBF format, each as a
 //! one-field mutation of a valid file.
 
 use artifact_bloom::tlbf::{TlBloom, TlbfError, HEADER_LENGTH};
@@ -53,7 +53,7 @@ fn probe_vectors_and_the_absent_bird() {
             let expected: Vec<u64> = expected.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
             assert_eq!(filter.probes(item.as_bytes()), expected, "{item}");
         }
-        // Seed 002: bird probes 14, 7, 16 and bit 7 is clear.
+        // TLBF's worked example: bird probes 14, 7, 16 and bit 7 is clear.
         assert!(!filter.contains(b"bird"));
     }
 }

@@ -1,4 +1,4 @@
-// The seed-003 mergeable (CRDT) Bloom filter and its deltas: Murmur3 probes,
+// The mergeable (CRDT) Bloom filter and its deltas: Murmur3 probes,
 // join = bitwise OR, sparse deltas (docs/mergeable-format.md). Error policy:
 // checks.js.
 
@@ -62,7 +62,7 @@ export class MergeableDelta extends WasmResource {
   }
 }
 
-/** The seed-003 mergeable (CRDT) Bloom filter: union-only, join = bitwise OR. */
+/** The mergeable (CRDT) Bloom filter: union-only, join = bitwise OR. */
 export class MergeableBloomFilter extends WasmResource {
   /** Not for callers: use `MergeableBloomFilter.create` or `.decode`. */
   constructor(token, raw) {

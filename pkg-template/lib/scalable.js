@@ -1,4 +1,4 @@
-// The seed-004 scalable Bloom filter (step 5): a growing chain of filters with
+// The scalable Bloom filter (Almeida et al. 2007): a growing chain of filters with
 // a compound false-positive bound (docs/scalable-format.md). Error policy:
 // checks.js.
 
@@ -25,7 +25,7 @@ function createRaw(options) {
     new RawScalableFilter(initialCapacity, targetFalsePositiveRate, growthFactor, tighteningRatio));
 }
 
-/** The seed-004 scalable Bloom filter: grows by stages, compound rate ≤ target. */
+/** The scalable Bloom filter: grows by stages, compound rate ≤ target. */
 export class ScalableBloomFilter extends WasmResource {
   constructor(options, raw) {
     super(options === internal ? raw : createRaw(options), "ScalableBloomFilter");

@@ -1,4 +1,4 @@
-// Seed 004's sizing helpers (steps 4 and 6): optimalParams, fppFromFillRatio,
+// The sizing helpers: optimalParams, fppFromFillRatio,
 // alertFillRatio, expectedFillRatio. Error policy: checks.js.
 
 import {
@@ -16,7 +16,7 @@ function checkHashCount(k) {
   checkInteger("k", k, 1, MAXIMUM_HASH_COUNT, "invalidHashCount");
 }
 
-/** Seed 004's optimum: `{ m, k }` with m = ceil(−n ln p / ln² 2), k = max(1, round(m/n ln 2)). */
+/** The optimum: `{ m, k }` with m = ceil(−n ln p / ln² 2), k = max(1, round(m/n ln 2)). */
 export function optimalParams(n, p) {
   checkCount("n", n, 1, "invalidExpectedItemCount");
   checkRate("p", p, "invalidFalsePositiveRate");

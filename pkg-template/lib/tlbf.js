@@ -1,4 +1,4 @@
-// TlBloom, seed 002: the TLBF filter, byte-compatible with tl_ds::bloom::Bloom
+// TlBloom: the TLBF filter, byte-compatible with tl_ds::bloom::Bloom
 // (FNV-1a + SplitMix64 probes). Error policy: checks.js.
 
 import { RawTlBloom } from "../artifact_bloom_variants.js";
@@ -10,7 +10,7 @@ import { WasmResource } from "./resource.js";
 const internal = Symbol("artifact-bloom TlBloom internal");
 
 /**
- * The seed-002 TLBF filter. `contains` false: never inserted; true: maybe.
+ * The TLBF filter. `contains` false: never inserted; true: maybe.
  * Overfilling is allowed (the rate degrades; watch `fillRatio`).
  */
 export class TlBloom extends WasmResource {
@@ -62,7 +62,7 @@ export class TlBloom extends WasmResource {
     return this;
   }
 
-  /** The seed's 32-byte header and ceil(m / 8) bit bytes. */
+  /** The TLBF 32-byte header and ceil(m / 8) bit bytes. */
   toBytes() {
     return this._raw().toBytes();
   }
