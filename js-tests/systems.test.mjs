@@ -1,7 +1,7 @@
-// The other filters through the published package (artifact-bloom/variants): TlBloom (TLBF,
-// shared TLBF vectors byte for byte), the mergeable CRDT filter (
-// sample, merge laws, deltas, wire form), the scalable chain
-// and the sizing helpers.
+// The other filters through the published package (artifact-bloom/variants):
+// TlBloom (TLBF, shared TLBF vectors byte for byte), the mergeable CRDT
+// filter (sample, merge laws, deltas, wire form), the scalable chain and the
+// sizing helpers.
 //
 // Every random input comes from a seeded PRNG, so a failure names a
 // reproducible case.
