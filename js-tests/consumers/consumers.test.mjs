@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
@@ -63,6 +63,7 @@ let publint;
 let typeResults;
 let browser;
 const closers = [];
+const built = {}; // toolchain → where its build ended up
 
 before(async () => {
   rmSync(WORK, { recursive: true, force: true });
@@ -99,7 +100,6 @@ before(async () => {
   // Builds, tools and the type matrix, concurrently (each bounded).
   const vite6Module = await import("vite");
   const viteCurrentModule = await import("vite-current");
-  const built = {};
   const buildErrors = {};
   const step = (key, work) => attempt(async () => { built[key] = await work(); }).then((failure) => {
     if (failure) buildErrors[key] = failure.error;
@@ -176,6 +176,8 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await Promise.all(closers.map((close) => close()));
+  // The esbuild node bundles ran from their own temp directories.
+  for (const file of [built.nodeEsm, built.nodeCjs]) if (file) rmSync(dirname(file), { recursive: true, force: true });
   const lines = ["| consumer | outcome |", "|---|---|"];
   for (const [name, outcome] of outcomes) {
     const answer = outcome.ok ? describeResult(outcome) : `fails: ${outcome.error ?? outcome.problems?.join("; ")}`;
