@@ -37,9 +37,8 @@ if (!existsSync(join(root, "pkg", "node.mjs"))) {
   process.stderr.write("pkg/ is missing: run node scripts/build.mjs first\n");
   process.exit(1);
 }
-const api = await import("../pkg/node.mjs");
+const { ArtifactBloomFilter } = await import("../pkg/node.mjs");
 const {
-  ArtifactBloomFilter,
   MergeableBloomFilter,
   ScalableBloomFilter,
   TlBloom,
@@ -47,7 +46,7 @@ const {
   expectedFillRatio,
   fppFromFillRatio,
   optimalParams,
-} = api;
+} = await import("../pkg/variants/index.mjs");
 
 const quick = process.argv.includes("--quick");
 const NON_MEMBERS = quick ? 200_000 : 1_000_000;
@@ -202,7 +201,7 @@ for (const p of RATES) {
  */
 const CONTENDERS = [
   {
-    name: "TlBloom (seed 002)",
+    name: "TlBloom (TLBF)",
     build(n, p) {
       const filter = TlBloom.withRate(n, p);
       const ns = timeNs(() => {
@@ -212,7 +211,7 @@ const CONTENDERS = [
     },
   },
   {
-    name: "MergeableBloomFilter (seed 003)",
+    name: "MergeableBloomFilter",
     build(n, p) {
       const filter = MergeableBloomFilter.create(n, p);
       const ns = timeNs(() => {

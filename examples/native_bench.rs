@@ -42,9 +42,7 @@ fn parse_options() -> Options {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
-        let value = args
-            .get(i + 1)
-            .unwrap_or_else(|| panic!("{} needs a value", args[i]));
+        let value = args.get(i + 1).unwrap_or_else(|| panic!("{} needs a value", args[i]));
         match args[i].as_str() {
             "--n" => options.sizes = value.split(',').map(|s| s.parse().expect("--n")).collect(),
             "--p" => options.rates = value.split(',').map(|s| s.parse().expect("--p")).collect(),
@@ -75,13 +73,15 @@ fn packed_digests(prefix: &str, count: usize) -> Vec<u8> {
 /// The half-member, half-non-member query mix shared with bench/run.mjs.
 fn query_digests(n: usize, count: usize) -> Vec<[u8; 32]> {
     (0..count)
-        .map(|j| {
-            if j % 2 == 0 {
-                digest(&format!("member:{}", (j / 2) % n))
-            } else {
-                digest(&format!("probe:{}", j / 2))
-            }
-        })
+        .map(
+            |j| {
+                if j % 2 == 0 {
+                    digest(&format!("member:{}", (j / 2) % n))
+                } else {
+                    digest(&format!("probe:{}", j / 2))
+                }
+            },
+        )
         .collect()
 }
 
@@ -96,10 +96,7 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 fn bench_one(n: u64, p: f64, options: &Options) {
-    let spec = BloomSpec {
-        expected_item_count: n,
-        target_false_positive_rate: p,
-    };
+    let spec = BloomSpec { expected_item_count: n, target_false_positive_rate: p };
     let members = packed_digests("member", n as usize);
     let queries = query_digests(n as usize, options.queries);
     let queries_packed: Vec<u8> = queries.concat();
@@ -119,8 +116,7 @@ fn bench_one(n: u64, p: f64, options: &Options) {
         // black_box on the input and output keeps the optimizer from hoisting
         // or discarding the build.
         let started = Instant::now();
-        let built =
-            ArtifactBloomFilter::create_packed(black_box(&members), &spec).expect("spec is valid");
+        let built = ArtifactBloomFilter::create_packed(black_box(&members), &spec).expect("spec is valid");
         let built = black_box(built);
         build_ms.push(started.elapsed().as_secs_f64() * 1e3);
         // Drop the previous filter outside the timed region.
@@ -135,10 +131,8 @@ fn bench_one(n: u64, p: f64, options: &Options) {
         sink += black_box(hits);
 
         let started = Instant::now();
-        let flags = f
-            .might_contain_packed(black_box(&queries_packed))
-            .expect("whole digests")
-            .expect("memory for the flags");
+        let flags =
+            f.might_contain_packed(black_box(&queries_packed)).expect("whole digests").expect("memory for the flags");
         let flags = black_box(flags);
         batch_ns.push(started.elapsed().as_nanos() as f64 / queries.len() as f64);
         sink += flags.iter().map(|&b| u64::from(b)).sum::<u64>();

@@ -1,4 +1,4 @@
-// Bad-input tables for every public method. The contract (spec ABF1.md, the
+// Bad-input tables for every public method. The contract (docs/ABF1.md, the
 // reference, index.d.ts): a value that is not a 32-byte Uint8Array is
 // `invalidDigest` when building and a thrown error when querying — NEVER a
 // silent "definitely absent", which would skip a lookup for an artifact that

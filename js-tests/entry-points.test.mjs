@@ -1,13 +1,14 @@
 // How users load the package: ESM import and CommonJS require by name (no
-// init call in Node), the browser entry (artifact-bloom/web) instantiated from
-// bytes, the package.json that npm and TypeScript read, and the wasm SHA-256
-// against node:crypto.
+// init call anywhere), the browser entry (web.js) with its embedded wasm, the
+// variants subpath, the package.json that npm, bundlers and TypeScript read,
+// and the wasm SHA-256 against node:crypto. (js-tests/consumers/ installs the
+// packed tarball into real toolchains.)
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { pathToFileURL } from "node:url";
 import { describe, test } from "node:test";
 import init, * as api from "artifact-bloom";
 import { ArtifactBloomFilter, Sha256, sha256 } from "artifact-bloom";
@@ -80,13 +81,13 @@ describe("package.json of the built package", () => {
 
   test('name is "artifact-bloom"', () => assert.equal(manifest.name, "artifact-bloom"));
 
-  test("types points to an existing .d.ts", () => {
-    assert.equal(typeof manifest.types, "string");
+  test("types points to an existing .d.cts (node10 resolution reads it beside main, a CommonJS file)", () => {
+    assert.equal(manifest.types, "./index.d.cts");
+    assert.equal(manifest.main, "./node.cjs");
     assert.ok(existsSync(join(root, manifest.types)), `missing ${manifest.types}`);
-    assert.ok(existsSync(join(root, manifest.exports["."].types)), "exports['.'].types");
   });
 
-  test("every path package.json names exists (exports, main, module, bin)", () => {
+  test("every path package.json names exists (exports, main, module, bin) and is shipped", () => {
     const targets = [];
     const walk = (value) => {
       if (typeof value === "string") targets.push(value);
@@ -95,34 +96,35 @@ describe("package.json of the built package", () => {
     walk(manifest.exports);
     walk(manifest.bin);
     targets.push(manifest.main, manifest.module);
-    for (const target of targets) assert.ok(existsSync(join(root, target)), `missing ${target}`);
+    for (const target of targets) {
+      assert.ok(existsSync(join(root, target)), `missing ${target}`);
+      const path = target.replace(/^\.\//, "");
+      if (path === "package.json") continue; // npm always packs it
+      assert.ok(manifest.files.some((entry) => path === entry || path.startsWith(entry)), `${target} not in files`);
+    }
   });
 
-  test("the browser entry web.js exists and exports default init, init and initSync", () => {
-    const web = readFileSync(join(root, "web.js"), "utf8");
-    assert.match(web, /export default function init\b/);
-    assert.match(web, /export \{[^}]*\binit\b[^}]*\}/);
-    assert.match(web, /initSync/);
+  test("each .d.cts is a copy of its .d.ts (one source of declarations)", () => {
+    for (const types of ["index.d.ts", "variants/index.d.ts"]) {
+      const cts = types.replace(/\.d\.ts$/, ".d.cts");
+      assert.equal(readFileSync(join(root, cts), "utf8"), readFileSync(join(root, types), "utf8"), cts);
+    }
+  });
+
+  test("the files that instantiate wasm at import are listed as side effects", () => {
+    // A bundler may skip a module flagged side-effect free whose own exports
+    // are unused — the entries' instantiation would then never run.
+    for (const file of ["./web.js", "./artifact_bloom_instance.js", "./variants/index.js", "./artifact_bloom_variants_instance.js"]) {
+      assert.ok(manifest.sideEffects.includes(file), file);
+    }
   });
 });
 
-describe("browser entry (artifact-bloom/web) in Node via initSync", () => {
-  test("before init, using it throws instead of answering", async () => {
-    const web = await import("artifact-bloom/web");
-    // Must run before the initSync test below (node:test runs in order):
-    // a missing instance must never look like "definitely absent".
-    assert.throws(() => web.ArtifactBloomFilter.create([], SPEC));
-  });
-
-  test("initSync({ module: bytes }) then answers identically to the Node build", async () => {
-    const web = await import("artifact-bloom/web");
-    assert.equal(typeof web.default, "function");
-    assert.equal(typeof web.init, "function");
+describe("the browser entry (web.js) in Node, as a bundler would load it", () => {
+  test("works at import, with no init call, and answers identically to the Node build", async () => {
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    const web = await import(pathToFileURL(join(root, "web.js")).href);
     assert.notEqual(web.ArtifactBloomFilter, ArtifactBloomFilter, "a separate (web) module graph");
-    const wasmPath = fileURLToPath(import.meta.resolve("artifact-bloom/artifact_bloom_bg.wasm"));
-    web.initSync({ module: readFileSync(wasmPath) });
-    await web.default(); // idempotent after initSync: no fetch of a file: URL
-
     const node = ArtifactBloomFilter.create(MEMBERS, SPEC);
     const browser = web.ArtifactBloomFilter.create(MEMBERS, SPEC);
     if (node.kind === "failure" || browser.kind === "failure") assert.fail("create failed");
@@ -135,6 +137,56 @@ describe("browser entry (artifact-bloom/web) in Node via initSync", () => {
     assert.deepEqual(web.sha256(new Uint8Array([1, 2, 3])), sha256(new Uint8Array([1, 2, 3])));
     node.value.free();
     browser.value.free();
+  });
+
+  test("init() and initSync() are idempotent no-ops that keep the instance", async () => {
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    const web = await import(pathToFileURL(join(root, "web.js")).href);
+    const before = web.ArtifactBloomFilter.create(MEMBERS, SPEC);
+    if (before.kind === "failure") assert.fail(before.error);
+    assert.equal(await web.default(), undefined);
+    assert.equal(await web.init({ module_or_path: "/nowhere.wasm" }), undefined, "no fetch, whatever the argument");
+    assert.equal(web.initSync({ module: new Uint8Array(8) }), undefined, "no re-instantiation from other bytes");
+    assert.equal(before.value.mightContain(MEMBERS[0]), true, "the filter made before still answers");
+    before.value.free();
+  });
+});
+
+describe("the embedded wasm decoder (lib/wasm-bytes.js)", () => {
+  test("every path decodes the module's bytes exactly: native Buffer and the plain loop", async () => {
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    const { bytesFromHex } = await import(pathToFileURL(join(root, "lib", "wasm-bytes.js")).href);
+    const bytes = readFileSync(join(root, "artifact_bloom_bg.wasm"));
+    const hex = bytes.toString("hex");
+    assert.deepEqual(Buffer.from(bytesFromHex(hex)), bytes, "with Buffer (Node)");
+    const saved = globalThis.Buffer;
+    try {
+      globalThis.Buffer = undefined; // as in a browser without Uint8Array.fromHex
+      assert.deepEqual(new Uint8Array(bytesFromHex(hex)), new Uint8Array(bytes), "the loop");
+      assert.deepEqual(bytesFromHex("00ff10a9"), new Uint8Array([0, 255, 16, 169]));
+    } finally {
+      globalThis.Buffer = saved;
+    }
+  });
+});
+
+describe("artifact-bloom/variants", () => {
+  test("import and require resolve to variants/index.mjs and index.cjs and share one instance", async () => {
+    assert.match(import.meta.resolve("artifact-bloom/variants"), /\/variants\/index\.mjs$/);
+    assert.match(require.resolve("artifact-bloom/variants"), /\/variants\/index\.cjs$/);
+    const esm = await import("artifact-bloom/variants");
+    const cjs = require("artifact-bloom/variants");
+    assert.equal(esm.TlBloom, cjs.TlBloom);
+    const filter = esm.TlBloom.withRate(10, 0.01).insert("cat");
+    assert.equal(filter.contains("cat"), true);
+    assert.deepEqual(cjs.optimalParams(1_000, 0.01), { m: 9586, k: 7 });
+    filter.free();
+  });
+
+  test("the main entry no longer carries the other filters", () => {
+    for (const name of ["TlBloom", "MergeableBloomFilter", "MergeableDelta", "ScalableBloomFilter", "optimalParams", "alertFillRatio"]) {
+      assert.equal(name in api, false, name);
+    }
   });
 });
 

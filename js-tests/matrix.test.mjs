@@ -4,7 +4,7 @@
 // bad-input.test.mjs holds hand-written tables for the filter's core calls;
 // this file is generated from one table of (export, member, parameter,
 // contract) rows, and checks that the table covers every export
-// (`Object.keys(await import("artifact-bloom"))`) and every public member of
+// (of "artifact-bloom" and "artifact-bloom/variants") and every public member of
 // every exported class — a new export or method fails "the table covers …"
 // until a row is added for it.
 //
@@ -37,7 +37,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import * as pkg from "artifact-bloom";
+import * as mainEntry from "artifact-bloom";
+import * as variantsEntry from "artifact-bloom/variants";
+
+// Both entries, as one table: the matrix covers every export of each.
+const pkg = { ...mainEntry, ...variantsEntry };
 
 const {
   ArtifactBloomFilter, ArtifactExistenceService, HttpArtifactRepository, MergeableBloomFilter, MergeableDelta,
@@ -379,7 +383,7 @@ const ROWS = [
 
   ["renderPrometheus", "(function)", "metrics", throws(/metrics/), (v) => pkg.renderPrometheus(v)],
 
-  // TlBloom (seed 002)
+  // TlBloom (TLBF)
   ["TlBloom", "constructor", "token", throws(/withRate/), (v) => new TlBloom(v)],
   ["TlBloom", "withRate", "n", throws(/\bn\b/), (v) => TlBloom.withRate(v, 0.01)],
   ["TlBloom", "withRate", "p", throws(/\bp\b/), (v) => TlBloom.withRate(16, v)],
@@ -392,7 +396,7 @@ const ROWS = [
   ["TlBloom", "free", "(none)", ignored, (v) => { const f = tlbf(); if (v === NO_ARG) f.free(); else f.free(v); return f.freed; }],
   ["TlBloom", "Symbol.dispose", "(none)", ignored, (v) => { const f = tlbf(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
 
-  // MergeableBloomFilter / MergeableDelta (seed 003)
+  // MergeableBloomFilter / MergeableDelta
   ["MergeableBloomFilter", "constructor", "token", throws(/create/), (v) => new MergeableBloomFilter(v)],
   ["MergeableBloomFilter", "create", "expectedElements", throws(/expectedElements/), (v) => MergeableBloomFilter.create(v, 0.01)],
   ["MergeableBloomFilter", "create", "falsePositiveRate", throws(/falsePositiveRate/), (v) => MergeableBloomFilter.create(16, v)],
@@ -411,7 +415,7 @@ const ROWS = [
   ["MergeableDelta", "free", "(none)", ignored, (v) => { const d = delta(); if (v === NO_ARG) d.free(); else d.free(v); return d.freed; }],
   ["MergeableDelta", "Symbol.dispose", "(none)", ignored, (v) => { const f = delta(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
 
-  // ScalableBloomFilter (seed 004)
+  // ScalableBloomFilter
   ["ScalableBloomFilter", "constructor", "options", throws(/options|initialCapacity/), (v) => new ScalableBloomFilter(v)],
   ["ScalableBloomFilter", "constructor", "options.initialCapacity", throws(/initialCapacity/), (v) => new ScalableBloomFilter({ initialCapacity: v, targetFalsePositiveRate: 0.01 })],
   ["ScalableBloomFilter", "constructor", "options.targetFalsePositiveRate", throws(/targetFalsePositiveRate/), (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: v })],
@@ -426,7 +430,7 @@ const ROWS = [
   ["ScalableBloomFilter", "free", "(none)", ignored, (v) => { const f = scalable(); if (v === NO_ARG) f.free(); else f.free(v); return f.freed; }],
   ["ScalableBloomFilter", "Symbol.dispose", "(none)", ignored, (v) => { const f = scalable(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
 
-  // Sizing helpers (seed 004)
+  // Sizing helpers
   ["optimalParams", "(function)", "n", throws(/\bn\b/), (v) => pkg.optimalParams(v, 0.01)],
   ["optimalParams", "(function)", "p", throws(/\bp\b/), (v) => pkg.optimalParams(16, v)],
   ["fppFromFillRatio", "(function)", "fill", throws(/fill/, { valid: { 0: okValue(0) } }), (v) => pkg.fppFromFillRatio(v, 3)],

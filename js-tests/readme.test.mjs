@@ -1,6 +1,7 @@
-// The README's examples are code people paste: every ```js block whose first
+// The READMEs' examples are code people paste: every ```js block whose first
 // line starts with `// example:` must run as written, as an ES module,
-// against the built package.
+// against the built package — in the repository README and in the package's
+// own README (pkg-template/README.md, what npm shows).
 //
 // Each block is written to a temp .mjs file INSIDE js-tests/ (not the OS temp
 // dir) so that `import ... from "artifact-bloom"` resolves exactly as in a
@@ -13,7 +14,10 @@ import { rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 
-const README = new URL("../README.md", import.meta.url);
+const READMES = {
+  "README.md": new URL("../README.md", import.meta.url),
+  "pkg-template/README.md": new URL("../pkg-template/README.md", import.meta.url),
+};
 const FENCE = /^```js[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
 
 /** The runnable examples: `{ title, code, line }` for each marked ```js block. */
@@ -41,26 +45,31 @@ function runModule(path) {
   });
 }
 
-const markdown = readFileSync(README, "utf8");
-const found = examples(markdown);
+/** One test per `// example:` block of the README at `url`. */
+function describeExamples(name, url) {
+  const markdown = readFileSync(url, "utf8");
+  const found = examples(markdown);
+  const slug = name.replace(/[^a-z]+/gi, "-");
 
-describe("README.md examples", () => {
-  test("there is at least one `// example:` ```js block", () => {
-    assert.ok(found.length >= 1, "README.md has no ```js block starting with // example:");
-  });
+  describe(`${name} examples`, () => {
+    test("there is at least one `// example:` ```js block", () => {
+      assert.ok(found.length >= 1, `${name} has no \`\`\`js block starting with // example:`);
+    });
 
-  found.forEach(({ title, code, line }, index) => {
-    test(`example ${index + 1} (README.md line ${line}): ${title}`, async () => {
-      const url = new URL(`./.readme-example-${index + 1}-${process.pid}.mjs`, import.meta.url);
-      const path = fileURLToPath(url);
-      await writeFile(path, code);
-      try {
-        const { code: exitCode, signal, output } = await runModule(path);
-        assert.equal(signal, null, output);
-        assert.equal(exitCode, 0, `the example failed:\n${output}`);
-      } finally {
-        await rm(path, { force: true });
-      }
+    found.forEach(({ title, code, line }, index) => {
+      test(`example ${index + 1} (${name} line ${line}): ${title}`, async () => {
+        const path = fileURLToPath(new URL(`./.readme-example-${slug}-${index + 1}-${process.pid}.mjs`, import.meta.url));
+        await writeFile(path, code);
+        try {
+          const { code: exitCode, signal, output } = await runModule(path);
+          assert.equal(signal, null, output);
+          assert.equal(exitCode, 0, `the example failed:\n${output}`);
+        } finally {
+          await rm(path, { force: true });
+        }
+      });
     });
   });
-});
+}
+
+for (const [name, url] of Object.entries(READMES)) describeExamples(name, url);

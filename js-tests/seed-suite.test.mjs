@@ -1,4 +1,4 @@
-// The seed's node:test suite (seed 000, "node:test" section), ported to the
+// The seed's node:test suite (the reference's "node:test" section), ported to the
 // published package: same six test names, same inputs, same assertions. The
 // only change is where ArtifactBloomFilter comes from — the package, resolved
 // by name exactly as a user's `import` would resolve it.

@@ -12,8 +12,8 @@
 // checks run too.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom";
-import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom";
+import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom/variants";
+import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom/variants";
 import { hex, sealed } from "./helpers/digests.mjs";
 import { seededRandom } from "./helpers/random.mjs";
 

@@ -1,15 +1,15 @@
-// The other seed systems through the published package: TlBloom (seed 002,
-// shared TLBF vectors byte for byte), the mergeable CRDT filter (seed 003:
-// sample, merge laws, deltas, wire form), the scalable chain (seed 004 step 5)
-// and the sizing helpers (seed 004 steps 4 and 6).
+// The other filters through the published package (artifact-bloom/variants):
+// TlBloom (TLBF, shared TLBF vectors byte for byte), the mergeable CRDT
+// filter (sample, merge laws, deltas, wire form), the scalable chain and the
+// sizing helpers.
 //
 // Every random input comes from a seeded PRNG, so a failure names a
 // reproducible case.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom";
-import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom";
+import { MergeableBloomFilter, MergeableDelta, ScalableBloomFilter, TlBloom } from "artifact-bloom/variants";
+import { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "artifact-bloom/variants";
 import { fromHex, hex, sealed } from "./helpers/digests.mjs";
 import { seededRandom } from "./helpers/random.mjs";
 
@@ -40,7 +40,7 @@ function isBitSet(bytes, bit) {
   return (bytes[32 + (bit >> 3)] >> (bit & 7)) & 1;
 }
 
-describe("TlBloom (seed 002, TLBF)", () => {
+describe("TlBloom (TLBF)", () => {
   for (const [index, vector] of tlbfVectors.cases.entries()) {
     test(`vector ${index}: n = ${vector.n}, p = ${vector.p}, ${vector.items.length} items → bytes and answers`, () => {
       const filter = TlBloom.withRate(vector.n, vector.p);
@@ -67,7 +67,7 @@ describe("TlBloom (seed 002, TLBF)", () => {
   }
 
   test("the seed's worked example: cat, dog → the 35 bytes of the seed text; bird is not contained", () => {
-    // Copied from seed 002 "Worked example".
+    // Copied from the TLBF format's "Worked example".
     const seedBytes = fromHex(`
       54 4c 42 46 01 00 00 00 14 00 00 00 00 00 00 00
       03 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00
@@ -158,7 +158,7 @@ describe("TlBloom (seed 002, TLBF)", () => {
   });
 });
 
-describe("MergeableBloomFilter (seed 003)", () => {
+describe("MergeableBloomFilter", () => {
   /** An independent copy (decode of the canonical encoding). */
   const copy = (filter) => ok(MergeableBloomFilter.decode(filter.encode()));
   const same = (a, b, message) => assert.equal(hex(a.encode()), hex(b.encode()), message);
@@ -323,7 +323,7 @@ describe("MergeableBloomFilter (seed 003)", () => {
   });
 });
 
-describe("ScalableBloomFilter (seed 004 step 5)", () => {
+describe("ScalableBloomFilter", () => {
   test("10× the initial capacity: observed FPP on 100,000 non-members < 2× target; no false negatives", (t) => {
     const options = { initialCapacity: 1_000, targetFalsePositiveRate: 0.01, growthFactor: 2, tighteningRatio: 0.5 };
     const random = seededRandom(0x5ca1ab1e);
@@ -381,13 +381,13 @@ describe("ScalableBloomFilter (seed 004 step 5)", () => {
   });
 });
 
-describe("sizing helpers (seed 004)", () => {
+describe("sizing helpers", () => {
   const LN2 = Math.LN2;
 
   test("optimalParams: the seeds' examples and the formula", () => {
-    // Seed 002: n = 4, p = 0.1 → m = ceil(19.17) = 20, k = round(3.47) = 3.
+    // TLBF's worked example: n = 4, p = 0.1 → m = ceil(19.17) = 20, k = round(3.47) = 3.
     assert.deepEqual(optimalParams(4, 0.1), { m: 20, k: 3 });
-    // Seed 004: n = 1000, p = 0.01 → m ≈ 9585 (ceil of 9585.06 is 9586), k ≈ 7.
+    // The sizing example: n = 1000, p = 0.01 → m ≈ 9585 (ceil of 9585.06 is 9586), k ≈ 7.
     assert.deepEqual(optimalParams(1_000, 0.01), { m: 9586, k: 7 });
     const random = seededRandom(4);
     for (let i = 0; i < 500; i += 1) {
@@ -402,7 +402,7 @@ describe("sizing helpers (seed 004)", () => {
   });
 
   test("fppFromFillRatio = fill^k; alertFillRatio = (2p)^(1/k) and meets 2p there; expectedFillRatio = 1 − e^(−kn/m)", () => {
-    // Seed 004: k = 7 at fill 0.5 gives ≈ 0.78 %; at 0.7, more than 1.6 %.
+    // k = 7 at fill 0.5 gives ≈ 0.78 %; at 0.7, more than 1.6 %.
     assert.equal(fppFromFillRatio(0.5, 7), 0.0078125);
     assert.ok(fppFromFillRatio(0.7, 7) > 0.016);
     assert.equal(fppFromFillRatio(0, 3), 0);
@@ -421,7 +421,7 @@ describe("sizing helpers (seed 004)", () => {
       assert.ok(Math.abs(expectedFillRatio(n, m, k) - -Math.expm1((-k * n) / m)) <= 1e-15);
     }
     assert.equal(expectedFillRatio(0, 100, 3), 0);
-    // Seed 004's alert line for p = 1 %, k = 7: about 0.572, not an arbitrary 80 %.
+    // The alert line for p = 1 %, k = 7: about 0.572, not an arbitrary 80 %.
     assert.ok(Math.abs(alertFillRatio(0.01, 7) - 0.5718603679678214) < 1e-12);
   });
 

@@ -153,7 +153,7 @@ export declare function sha256(bytes: Uint8Array): Uint8Array;
  */
 export declare function wasmMemoryBytes(): number;
 
-/** Every field of the ABF1 header (spec/ABF1.md), as loaded. */
+/** Every field of the ABF1 header (docs/ABF1.md), as loaded. */
 export type SnapshotHeader = Readonly<{
   formatVersion: number;
   hashProtocolVersion: number;

@@ -1,31 +1,29 @@
-// Node entry point, bundled by scripts/build.mjs into node.cjs (CommonJS), so
-// both `require("artifact-bloom")` and `import` (through node.mjs) share one
-// wasm instance. The module is compiled synchronously from the file beside it:
-// Node callers never need an init call.
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { initSync as instantiate } from "./artifact_bloom.js";
+// Node entry point. scripts/build.mjs bundles it into node.cjs (CommonJS) and
+// generates node.mjs, which re-exports node.cjs: `import` and `require` in
+// one process share one module and one wasm instance (no dual-package
+// hazard: a filter made through one works with functions of the other).
+//
+// Same modules as the browser entry (web.js), plus Node's own SHA-256 for
+// the checksum step of loadSnapshot and loadSnapshotStream (node:crypto
+// hashes ~4-10× faster than SHA-256 in wasm; the Rust decoder still compares
+// the result with the stored checksum).
 import { _useNativeSha256 } from "./lib/snapshot.js";
 
-// `__dirname` exists because this file only ever runs as the CommonJS bundle.
-instantiate({ module: readFileSync(join(__dirname, "artifact_bloom_bg.wasm")) });
+export * from "./web.js";
+export { default } from "./web.js";
 
-// node:crypto hashes ~4-10× faster than SHA-256 in wasm: loadSnapshot and
-// loadSnapshotStream hash the checksum step with it (the Rust decoder still
-// compares the result with the stored checksum).
-_useNativeSha256(() => {
-  const hash = createHash("sha256");
-  return {
-    update: (bytes) => hash.update(bytes),
-    digest: () => new Uint8Array(hash.digest()),
-  };
-});
-
-/** Node needs no initialization; kept so isomorphic code can always call it. */
-export function init() {
-  return Promise.resolve();
+// Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
+// import: node.cjs must stay free of require() calls so that a bundler can
+// turn it into an ES module (esbuild --platform=node --format=esm turns a
+// require into a "Dynamic require is not supported" throw), and an import
+// would make the CommonJS file impossible. Older Node hashes in wasm.
+const nodeCrypto = globalThis.process?.getBuiltinModule?.("node:crypto");
+if (nodeCrypto !== undefined) {
+  _useNativeSha256(() => {
+    const hash = nodeCrypto.createHash("sha256");
+    return {
+      update: (bytes) => hash.update(bytes),
+      digest: () => new Uint8Array(hash.digest()),
+    };
+  });
 }
-export default init;
-export function initSync() {}
-export * from "./lib/index.js";

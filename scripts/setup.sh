@@ -51,9 +51,12 @@ if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_vers
   cargo install wasm-pack --version "$wasm_pack_version" --no-default-features
 fi
 
-# 4. npm dev tools from package-lock.json: binaryen (wasm-opt), esbuild,
-#    typescript, playwright-core, benchmark peers. Re-run only when the lock
-#    file changed since the last install.
+# 4. npm dev tools from package-lock.json, every version pinned exactly:
+#    binaryen (wasm-opt), esbuild, typescript, playwright-core, the benchmark
+#    peers, and the consumers test's toolchains (rollup +
+#    @rollup/plugin-node-resolve, vite 6, the current vite as the npm alias
+#    "vite-current", webpack, @arethetypeswrong/cli, publint). Re-run only
+#    when the lock file changed since the last install.
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat node_modules/.setup-lock-hash 2>/dev/null)" != "$lock_hash" ]; then
   say "npm ci"

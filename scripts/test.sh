@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The full test run (README's second command). Installs what it needs
-# (scripts/setup.sh, idempotent), builds pkg/, then runs every suite:
-# Rust core (cargo test), the npm package through its public entry points
-# (node:test), the TypeScript declarations (tsc --noEmit) and the browser
-# tests in Debian's Chromium. Exits non-zero if any stage failed.
+# (scripts/setup.sh, idempotent), builds pkg/, then runs every stage:
+# formatting and lints (cargo fmt, clippy for the host and for both wasm32
+# builds), the Rust core (cargo test), the npm package through its public
+# entry points (node:test), the TypeScript declarations (tsc --noEmit), the
+# browser tests in Debian's Chromium, and the consumers test (the packed
+# tarball in each toolchain, attw, publint, the TypeScript matrix). Exits
+# non-zero if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -19,6 +22,12 @@ stage() {
   "$@" || failed+=("$name")
 }
 
+stage "fmt" cargo fmt --check
+stage "clippy" cargo clippy --all-targets --quiet -- -D warnings
+# wasm32: the library only (the dev-dependencies do not build for wasm32),
+# once per shipped module: the main entry's features and the variants'.
+stage "clippy-wasm32" cargo clippy --target wasm32-unknown-unknown --lib --quiet -- -D warnings
+stage "clippy-wasm32-variants" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features variants --quiet -- -D warnings
 stage "rust" cargo test --quiet
 stage "node" node --test --test-reporter=spec js-tests/*.test.mjs
 stage "types" tsc --noEmit -p js-tests/types
@@ -26,6 +35,7 @@ stage "types-parity" node --test --test-reporter=spec js-tests/types/*.test.mjs
 if compgen -G "js-tests/browser/*.test.mjs" >/dev/null; then
   stage "browser" node --test --test-reporter=spec js-tests/browser/*.test.mjs
 fi
+stage "consumers" node --test --test-reporter=spec js-tests/consumers/*.test.mjs
 
 if [ ${#failed[@]} -gt 0 ]; then
   printf '\nFAILED stages: %s\n' "${failed[*]}"

@@ -23,9 +23,7 @@ impl BitArray {
     /// check the size first: every public constructor in the crate bounds it
     /// by the 2^30-bit limit.
     pub fn zeroed(word_count: usize) -> Result<Self, OutOfMemory> {
-        Ok(BitArray {
-            words: fallible::zeroed_words(word_count)?,
-        })
+        Ok(BitArray { words: fallible::zeroed_words(word_count)? })
     }
 
     /// Rebuilds an array from its LSB-first byte form. `bytes.len()` must be a
@@ -45,9 +43,7 @@ impl BitArray {
 
     /// A copy, or `OutOfMemory` (`clone()` would abort instead).
     pub fn try_clone(&self) -> Result<Self, OutOfMemory> {
-        Ok(BitArray {
-            words: fallible::copy_of(&self.words)?,
-        })
+        Ok(BitArray { words: fallible::copy_of(&self.words)? })
     }
 
     pub fn from_words(words: Vec<u64>) -> Self {
@@ -184,9 +180,6 @@ mod tests {
 
     #[test]
     fn from_le_bytes_rejects_partial_words() {
-        assert_eq!(
-            BitArray::from_le_bytes(&[0u8; 7]),
-            Err(FromBytesError::PartialWord)
-        );
+        assert_eq!(BitArray::from_le_bytes(&[0u8; 7]), Err(FromBytesError::PartialWord));
     }
 }

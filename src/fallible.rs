@@ -34,9 +34,7 @@ impl OutOfMemory {
 
     /// The failure to reserve `count` values of `T`.
     pub fn of<T>(count: usize) -> Self {
-        OutOfMemory {
-            requested_bytes: (count as u64).saturating_mul(size_of::<T>() as u64),
-        }
+        OutOfMemory { requested_bytes: (count as u64).saturating_mul(size_of::<T>() as u64) }
     }
 
     pub fn code(self) -> &'static str {
@@ -62,9 +60,7 @@ impl std::error::Error for OutOfMemory {}
 /// `count` reallocates).
 pub fn with_capacity<T>(count: usize) -> Result<Vec<T>, OutOfMemory> {
     let mut values = Vec::new();
-    values
-        .try_reserve_exact(count)
-        .map_err(|_| OutOfMemory::of::<T>(count))?;
+    values.try_reserve_exact(count).map_err(|_| OutOfMemory::of::<T>(count))?;
     keep_headroom(count.saturating_mul(size_of::<T>()))?;
     Ok(values)
 }
@@ -109,11 +105,7 @@ fn keep_headroom(reserved_bytes: usize) -> Result<(), OutOfMemory> {
     }
     // Dropped at once: only whether it could be had matters.
     let mut probe: Vec<u8> = Vec::new();
-    probe
-        .try_reserve_exact(HEADROOM_BYTES)
-        .map_err(|_| OutOfMemory {
-            requested_bytes: reserved_bytes as u64,
-        })
+    probe.try_reserve_exact(HEADROOM_BYTES).map_err(|_| OutOfMemory { requested_bytes: reserved_bytes as u64 })
 }
 
 #[cfg(test)]
@@ -135,15 +127,9 @@ mod tests {
     fn impossible_sizes_are_refused_not_aborted() {
         // More than the address space: the allocator is never even asked.
         let refused = zeroed_words(usize::MAX / 4).unwrap_err();
-        assert_eq!(
-            refused.requested_bytes,
-            ((usize::MAX / 4) as u64).saturating_mul(8)
-        );
+        assert_eq!(refused.requested_bytes, ((usize::MAX / 4) as u64).saturating_mul(8));
         assert!(with_capacity::<u64>(usize::MAX / 2).is_err());
         let text = refused.to_string();
-        assert!(
-            text.starts_with("outOfMemory: could not reserve "),
-            "{text}"
-        );
+        assert!(text.starts_with("outOfMemory: could not reserve "), "{text}");
     }
 }

@@ -1,6 +1,6 @@
 //! The layout rule: how `bitCount` and `hashCount` follow from the spec.
 //!
-//! This is the reference's `createLayout`, restated in `spec/ABF1.md`, written
+//! This is the reference's `createLayout`, restated in `docs/ABF1.md`, written
 //! as small pure functions so each step can be tested on its own. The float
 //! operations (`ln`, `powf`, `ln_1p`, `exp_m1`) are the ones the Python
 //! reference uses, so `layouts.json` pins the results bit for bit.
@@ -53,16 +53,12 @@ impl BloomError {
     /// A sentence for people: what was expected.
     pub fn describe(self) -> &'static str {
         match self {
-            BloomError::InvalidExpectedItemCount => {
-                "expectedItemCount must be an integer from 1 to 2^30"
-            }
+            BloomError::InvalidExpectedItemCount => "expectedItemCount must be an integer from 1 to 2^30",
             BloomError::InvalidFalsePositiveRate => {
                 "targetFalsePositiveRate must be a finite number strictly between 0 and 1"
             }
             BloomError::CapacityExceeded => "more digests were given than expectedItemCount",
-            BloomError::FilterTooLarge => {
-                "no layout with at most 2^30 bits and 32 hashes meets the target rate"
-            }
+            BloomError::FilterTooLarge => "no layout with at most 2^30 bits and 32 hashes meets the target rate",
             BloomError::InvalidDigest => "every digest must be a 32-byte Uint8Array",
             BloomError::OutOfMemory => {
                 "not enough memory for the filter's bit array: WebAssembly memory grows to \
@@ -155,10 +151,7 @@ pub fn candidate_for_hash_count(n: u64, k: u32, p: f64) -> Option<Layout> {
         bit_count += 64;
         rate = modeled_false_positive_rate(bit_count, n, k);
     }
-    (rate.is_finite() && rate <= p).then_some(Layout {
-        bit_count,
-        hash_count: k,
-    })
+    (rate.is_finite() && rate <= p).then_some(Layout { bit_count, hash_count: k })
 }
 
 /// The layout rule: smallest `bitCount` over k = 1..=32, then smallest k.
@@ -192,34 +185,16 @@ mod tests {
     use super::*;
 
     fn spec(n: u64, p: f64) -> BloomSpec {
-        BloomSpec {
-            expected_item_count: n,
-            target_false_positive_rate: p,
-        }
+        BloomSpec { expected_item_count: n, target_false_positive_rate: p }
     }
 
     #[test]
     fn seed_examples() {
         // The seed's node:test cases: 1e-20 picks k = 32; 0.95 picks k = 1, m = 333,824.
-        assert_eq!(
-            create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count,
-            32
-        );
-        assert_eq!(
-            create_layout(&spec(1_000_000, 0.95)).unwrap(),
-            Layout {
-                bit_count: 333_824,
-                hash_count: 1
-            }
-        );
+        assert_eq!(create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count, 32);
+        assert_eq!(create_layout(&spec(1_000_000, 0.95)).unwrap(), Layout { bit_count: 333_824, hash_count: 1 });
         // The issue's headline numbers: n = 1M, p = 0.001 → m = 14,377,664, k = 10.
-        assert_eq!(
-            create_layout(&spec(1_000_000, 0.001)).unwrap(),
-            Layout {
-                bit_count: 14_377_664,
-                hash_count: 10
-            }
-        );
+        assert_eq!(create_layout(&spec(1_000_000, 0.001)).unwrap(), Layout { bit_count: 14_377_664, hash_count: 10 });
     }
 
     #[test]
@@ -235,22 +210,10 @@ mod tests {
 
     #[test]
     fn errors_in_reference_order() {
-        assert_eq!(
-            create_layout(&spec(0, 0.5)),
-            Err(BloomError::InvalidExpectedItemCount)
-        );
-        assert_eq!(
-            create_layout(&spec(0, f64::NAN)),
-            Err(BloomError::InvalidExpectedItemCount)
-        );
-        assert_eq!(
-            create_layout(&spec(1, 1.0)),
-            Err(BloomError::InvalidFalsePositiveRate)
-        );
-        assert_eq!(
-            create_layout(&spec(1 << 30, 0.5)),
-            Err(BloomError::FilterTooLarge)
-        );
+        assert_eq!(create_layout(&spec(0, 0.5)), Err(BloomError::InvalidExpectedItemCount));
+        assert_eq!(create_layout(&spec(0, f64::NAN)), Err(BloomError::InvalidExpectedItemCount));
+        assert_eq!(create_layout(&spec(1, 1.0)), Err(BloomError::InvalidFalsePositiveRate));
+        assert_eq!(create_layout(&spec(1 << 30, 0.5)), Err(BloomError::FilterTooLarge));
     }
 
     #[test]

@@ -3,6 +3,10 @@
 //! A pure Rust core (no `wasm_bindgen` or `js_sys` outside [`wasm`]) that the
 //! npm package wraps. A Bloom "maybe" is never an answer: callers confirm it
 //! with the authoritative repository at the same catalog version.
+//!
+//! The snapshot format is specified in `docs/ABF1.md`.
+
+#![forbid(unsafe_code)]
 
 pub mod abf1;
 pub mod bits;

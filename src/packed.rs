@@ -45,10 +45,8 @@ pub fn dedup_packed(packed: &[u8]) -> Option<Result<(Vec<u8>, u64), OutOfMemory>
 
 fn dedup_whole_digests(packed: &[u8]) -> Result<(Vec<u8>, u64), OutOfMemory> {
     let count = packed.len() / DIGEST_LENGTH;
-    let mut seen: HashSet<[u8; DIGEST_LENGTH], BuildHasherDefault<DigestPrefixHasher>> =
-        HashSet::default();
-    seen.try_reserve(count)
-        .map_err(|_| OutOfMemory::of::<[u8; DIGEST_LENGTH]>(count))?;
+    let mut seen: HashSet<[u8; DIGEST_LENGTH], BuildHasherDefault<DigestPrefixHasher>> = HashSet::default();
+    seen.try_reserve(count).map_err(|_| OutOfMemory::of::<[u8; DIGEST_LENGTH]>(count))?;
     let mut unique = fallible::with_capacity(packed.len())?;
     for chunk in packed.chunks_exact(DIGEST_LENGTH) {
         let mut digest = [0u8; DIGEST_LENGTH];

@@ -114,9 +114,7 @@ impl ScalableParams {
     /// `c0·g^i`, or `None` on u64 overflow. Exact integers, so encoder and
     /// decoder agree on every platform.
     pub fn stage_capacity(&self, index: u32) -> Option<u64> {
-        u64::from(self.growth_factor)
-            .checked_pow(index)
-            .and_then(|g| g.checked_mul(self.initial_capacity))
+        u64::from(self.growth_factor).checked_pow(index).and_then(|g| g.checked_mul(self.initial_capacity))
     }
 
     /// `p·(1 − r)·r^i` by repeated IEEE multiplication (no `powf`, whose last
@@ -174,18 +172,9 @@ impl ScalableBloomFilter {
         growth_factor: u32,
         tightening_ratio: f64,
     ) -> Result<Self, ScalableError> {
-        let params = ScalableParams {
-            initial_capacity,
-            target_fpp,
-            growth_factor,
-            tightening_ratio,
-        };
+        let params = ScalableParams { initial_capacity, target_fpp, growth_factor, tightening_ratio };
         params.validate()?;
-        let mut filter = ScalableBloomFilter {
-            params,
-            stages: Vec::new(),
-            total_bits: 0,
-        };
+        let mut filter = ScalableBloomFilter { params, stages: Vec::new(), total_bits: 0 };
         filter.grow()?;
         Ok(filter)
     }
@@ -198,10 +187,7 @@ impl ScalableBloomFilter {
         if index >= MAXIMUM_STAGE_COUNT {
             return Err(ScalableError::FilterTooLarge);
         }
-        let capacity = self
-            .params
-            .stage_capacity(index)
-            .ok_or(ScalableError::FilterTooLarge)?;
+        let capacity = self.params.stage_capacity(index).ok_or(ScalableError::FilterTooLarge)?;
         // Any sizing failure here (rate underflowed to 0, too many bits) means
         // the chain cannot grow any further.
         let (m, hash_count) = checked_optimal_params(capacity, self.params.stage_fpp(index))
@@ -211,16 +197,9 @@ impl ScalableBloomFilter {
             return Err(ScalableError::FilterTooLarge);
         }
         let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize)?;
-        self.stages
-            .try_reserve(1)
-            .map_err(|_| ScalableError::OutOfMemory)?;
+        self.stages.try_reserve(1).map_err(|_| ScalableError::OutOfMemory)?;
         self.total_bits += bit_count;
-        self.stages.push(Stage {
-            capacity,
-            item_count: 0,
-            hash_count,
-            bits,
-        });
+        self.stages.push(Stage { capacity, item_count: 0, hash_count, bits });
         Ok(())
     }
 
@@ -242,10 +221,7 @@ impl ScalableBloomFilter {
     pub fn might_contain(&self, item: &[u8]) -> bool {
         let digest: [u8; DIGEST_LENGTH] = Sha256::digest(item).into();
         // Newest first: the largest stages hold most of the items.
-        self.stages
-            .iter()
-            .rev()
-            .any(|stage| stage.might_contain(&digest))
+        self.stages.iter().rev().any(|stage| stage.might_contain(&digest))
     }
 
     fn newest(&self) -> &Stage {
@@ -267,9 +243,7 @@ impl ScalableBloomFilter {
     pub fn item_count(&self) -> u64 {
         // Saturating: a decoded chain is checked for overflow, but a sum that
         // cannot be represented must never wrap to a small count.
-        self.stages
-            .iter()
-            .fold(0u64, |total, s| total.saturating_add(s.item_count))
+        self.stages.iter().fold(0u64, |total, s| total.saturating_add(s.item_count))
     }
 
     /// Bits over all stages (at most 2^30).
@@ -285,11 +259,7 @@ impl ScalableBloomFilter {
     /// The compound rate implied by the observed fills:
     /// `1 − Π(1 − fill_i^k_i)`.
     pub fn estimated_fpp(&self) -> f64 {
-        let miss: f64 = self
-            .stages
-            .iter()
-            .map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count)))
-            .product();
+        let miss: f64 = self.stages.iter().map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count))).product();
         1.0 - miss
     }
 
@@ -356,18 +326,9 @@ impl ScalableBloomFilter {
                 FromBytesError::PartialWord => ScalableError::InvalidBitCount,
                 FromBytesError::OutOfMemory(_) => ScalableError::OutOfMemory,
             })?;
-            stages.push(Stage {
-                capacity: h.capacity,
-                item_count: h.item_count,
-                hash_count: h.hash_count,
-                bits,
-            });
+            stages.push(Stage { capacity: h.capacity, item_count: h.item_count, hash_count: h.hash_count, bits });
         }
-        Ok(ScalableBloomFilter {
-            params,
-            stages,
-            total_bits,
-        })
+        Ok(ScalableBloomFilter { params, stages, total_bits })
     }
 }
 
@@ -382,11 +343,7 @@ struct StageHeader {
 
 /// Validates all `stage_count` stage headers and their lengths, allocating
 /// only the (≤ 256-entry) list of headers.
-fn stage_headers(
-    content: &[u8],
-    params: &ScalableParams,
-    stage_count: u32,
-) -> Result<Vec<StageHeader>, ScalableError> {
+fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> Result<Vec<StageHeader>, ScalableError> {
     let mut headers = fallible::with_capacity(stage_count as usize)?;
     let mut at = HEADER_LENGTH;
     let mut total_bits = 0u64;
@@ -406,9 +363,7 @@ fn stage_headers(
             return Err(ScalableError::ItemCountExceedsCapacity);
         }
         // The chain's total must fit in a u64 too (crafted stage counts).
-        total_items = total_items
-            .checked_add(item_count)
-            .ok_or(ScalableError::ItemCountExceedsCapacity)?;
+        total_items = total_items.checked_add(item_count).ok_or(ScalableError::ItemCountExceedsCapacity)?;
         let is_last = index + 1 == stage_count;
         if !is_last && item_count != capacity {
             return Err(ScalableError::StageNotFull);
@@ -438,13 +393,7 @@ fn stage_headers(
         if content.len() - bits_at < byte_count {
             return Err(ScalableError::Truncated);
         }
-        headers.push(StageHeader {
-            capacity,
-            item_count,
-            hash_count,
-            bits_at,
-            byte_count,
-        });
+        headers.push(StageHeader { capacity, item_count, hash_count, bits_at, byte_count });
         at = bits_at + byte_count;
     }
     if at != content.len() {

@@ -1,7 +1,7 @@
 //! Sizing helpers shared by the TLBF, mergeable and scalable filters.
 //!
-//! Seed 004 step 4 defines the optimum: `m = ceil(−n·ln p / ln² 2)` and
-//! `k = round(m/n · ln 2)`, with k at least 1 (seed 002) and rounding half away
+//! The classic optimum: `m = ceil(−n·ln p / ln² 2)` and
+//! `k = round(m/n · ln 2)`, with k at least 1 (as TLBF sizes) and rounding half away
 //! from zero (`f64::round`). Step 6 asks for the fill-ratio view an operator
 //! alerts on. The float expressions are spelled exactly as the seeds write
 //! them, so the TLBF vectors (made by the Python reference) match bit for bit.
@@ -75,7 +75,7 @@ pub fn validate_rate(n: u64, p: f64) -> Result<(), SizingError> {
     Ok(())
 }
 
-/// The seed's optimum with every failure named: `m` bits (not word aligned)
+/// The optimum with every failure named: `m` bits (not word aligned)
 /// and `k` hashes, or why there is none within [`MAXIMUM_BIT_COUNT`].
 pub fn checked_optimal_params(n: u64, p: f64) -> Result<(u64, u32), SizingError> {
     validate_rate(n, p)?;
@@ -96,7 +96,7 @@ pub fn optimal_hash_count(m: u64, n: u64) -> u32 {
     (k as u32).clamp(1, MAXIMUM_HASH_COUNT)
 }
 
-/// Seed 004's `optimalParams(n, p)`: `Some((m, k))`, or `None` when n is 0,
+/// `optimalParams(n, p)`: `Some((m, k))`, or `None` when n is 0,
 /// p is not in (0, 1), or m would exceed 2^30 bits.
 pub fn optimal_params(n: u64, p: f64) -> Option<(u64, u32)> {
     checked_optimal_params(n, p).ok()
@@ -132,32 +132,20 @@ mod tests {
 
     #[test]
     fn seed_examples() {
-        // Seed 002: n = 4, p = 0.1 → m = ceil(19.17) = 20, k = round(3.47) = 3.
+        // TLBF's worked example: n = 4, p = 0.1 → m = ceil(19.17) = 20, k = round(3.47) = 3.
         assert_eq!(optimal_params(4, 0.1), Some((20, 3)));
-        // Seed 004: n = 1000, p = 1 % → m ≈ 9585 (ceil of 9585.06), k ≈ 7.
+        // The sizing notes' example: n = 1000, p = 1 % → m ≈ 9585 (ceil of 9585.06), k ≈ 7.
         assert_eq!(optimal_params(1000, 0.01), Some((9586, 7)));
     }
 
     #[test]
     fn rejects_bad_inputs() {
-        assert_eq!(
-            checked_optimal_params(0, 0.1),
-            Err(SizingError::InvalidExpectedItemCount)
-        );
+        assert_eq!(checked_optimal_params(0, 0.1), Err(SizingError::InvalidExpectedItemCount));
         for p in [0.0, 1.0, -0.5, f64::NAN, f64::INFINITY] {
-            assert_eq!(
-                checked_optimal_params(1, p),
-                Err(SizingError::InvalidFalsePositiveRate)
-            );
+            assert_eq!(checked_optimal_params(1, p), Err(SizingError::InvalidFalsePositiveRate));
         }
-        assert_eq!(
-            checked_optimal_params(1 << 30, 0.01),
-            Err(SizingError::FilterTooLarge)
-        );
-        assert_eq!(
-            checked_optimal_params(u64::MAX, 0.5),
-            Err(SizingError::FilterTooLarge)
-        );
+        assert_eq!(checked_optimal_params(1 << 30, 0.01), Err(SizingError::FilterTooLarge));
+        assert_eq!(checked_optimal_params(u64::MAX, 0.5), Err(SizingError::FilterTooLarge));
         // The smallest positive p still sizes (and bounds k far below the cap).
         let (m, k) = checked_optimal_params(1, f64::from_bits(1)).unwrap();
         assert!(m < 1600 && k < 1100, "m = {m}, k = {k}");
@@ -169,21 +157,21 @@ mod tests {
         let (p, k) = (0.01, 7);
         let alert = alert_fill_ratio(p, k);
         assert!((fpp_from_fill_ratio(alert, k) - 2.0 * p).abs() < 1e-12);
-        // Seed 004's spoiler: k = 7 at fill 0.5 gives ≈ 0.78 %.
+        // k = 7 at fill 0.5 gives ≈ 0.78 %.
         assert!((fpp_from_fill_ratio(0.5, 7) - 0.0078125).abs() < 1e-15);
         // modeled = expected_fill^k.
         let (n, m) = (1000, 9586);
         let via_fill = fpp_from_fill_ratio(expected_fill_ratio(n, m, k), k);
         assert!((modeled_fpp(n, m, k) - via_fill).abs() < 1e-15);
         // Rounding k (6.64 → 7) leaves the model a hair above p: 1.003 %.
-        // The seed's formula is the contract, so callers get "≈ p", not "≤ p".
+        // The formula is the contract, so callers get "≈ p", not "≤ p".
         let modeled = modeled_fpp(n, m, k);
         assert!(modeled > 0.01 && modeled < 0.0101, "{modeled}");
     }
 
     #[test]
     fn overfilling_degrades_the_rate() {
-        // Seed 004's question: 2n items in a filter sized for n.
+        // The overfill question: 2n items in a filter sized for n.
         let (m, k) = optimal_params(1000, 0.01).unwrap();
         let at_n = modeled_fpp(1000, m, k);
         let at_2n = modeled_fpp(2000, m, k);
@@ -203,22 +191,11 @@ mod tests {
         let fill_bound = 6.0 * (q * (1.0 - q) / m as f64).sqrt();
         let (from_fill, modeled) = (fpp_from_fill_ratio(fill, k), modeled_fpp(n, m, k));
         let fpr_bound = |f: f64| 6.0 * (f * (1.0 - f) / trials as f64).sqrt() + 0.05 * f;
-        println!(
-            "{label}: n = {n}, m = {m}, k = {k}; fill {fill:.5} vs model {q:.5} (±{fill_bound:.5})"
-        );
-        println!(
-            "  FPR {fpr:.5} vs fill^k {from_fill:.5} vs model {modeled:.5} (±{:.5})",
-            fpr_bound(modeled)
-        );
+        println!("{label}: n = {n}, m = {m}, k = {k}; fill {fill:.5} vs model {q:.5} (±{fill_bound:.5})");
+        println!("  FPR {fpr:.5} vs fill^k {from_fill:.5} vs model {modeled:.5} (±{:.5})", fpr_bound(modeled));
         assert!((fill - q).abs() <= fill_bound, "{label}: fill");
-        assert!(
-            (fpr - from_fill).abs() <= fpr_bound(from_fill),
-            "{label}: FPR vs fill^k"
-        );
-        assert!(
-            (fpr - modeled).abs() <= fpr_bound(modeled),
-            "{label}: FPR vs model"
-        );
+        assert!((fpr - from_fill).abs() <= fpr_bound(from_fill), "{label}: FPR vs fill^k");
+        assert!((fpr - modeled).abs() <= fpr_bound(modeled), "{label}: FPR vs model");
     }
 
     #[test]
@@ -240,15 +217,9 @@ mod tests {
         let mut mg = MergeableBloomFilter::create(n, p).unwrap();
         members.iter().for_each(|x| drop(mg.add(x)));
         let fpr = rate(strangers.iter().filter(|x| mg.might_contain(x)).count());
-        check_model(
-            "mergeable",
-            (n, mg.bit_count(), mg.hash_count()),
-            mg.fill_ratio(),
-            fpr,
-            trials,
-        );
+        check_model("mergeable", (n, mg.bit_count(), mg.hash_count()), mg.fill_ratio(), fpr, trials);
 
-        // Seed 004 step 6: overfill to the alert ratio (2p)^(1/k); the measured
+        // Overfill to the alert ratio (2p)^(1/k); the measured
         // rate there is ≈ 2p, which is why operators alert on that fill.
         let alert = alert_fill_ratio(p, tl.k());
         let mut extra = (0..).map(|i| item("extra", i));
@@ -257,11 +228,7 @@ mod tests {
         }
         let fpr = rate(strangers.iter().filter(|x| tl.contains(x)).count());
         let bound = 6.0 * (2.0 * p / trials as f64).sqrt() + 0.05 * 2.0 * p;
-        println!(
-            "tlbf at alert fill {alert:.4} after {} items: FPR {fpr:.5} (2p = {})",
-            tl.n_inserted(),
-            2.0 * p
-        );
+        println!("tlbf at alert fill {alert:.4} after {} items: FPR {fpr:.5} (2p = {})", tl.n_inserted(), 2.0 * p);
         assert!((fpr - 2.0 * p).abs() <= bound, "alert FPR {fpr}");
     }
 }

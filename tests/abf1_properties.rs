@@ -21,8 +21,7 @@ const RANDOM_CASES: usize = 50_000;
 const MUTATED_CASES: usize = 70_000;
 
 fn read_vector(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{VECTOR_DIR}{name}"))
-        .unwrap_or_else(|e| panic!("cannot read {name}: {e}"))
+    std::fs::read(format!("{VECTOR_DIR}{name}")).unwrap_or_else(|e| panic!("cannot read {name}: {e}"))
 }
 
 fn rng(seed: u8) -> TestRng {
@@ -68,21 +67,13 @@ fn check_agreement(bytes: &[u8], rng: &mut TestRng) -> &'static str {
             "ok"
         }
         (Err(a), Err(b)) => {
-            assert_eq!(
-                a.code(),
-                b.code(),
-                "decoders disagree on {}",
-                hex::encode(bytes)
-            );
+            assert_eq!(a.code(), b.code(), "decoders disagree on {}", hex::encode(bytes));
             if a.code() != "lengthMismatch" {
                 assert_eq!(a, b, "decoders disagree on {}", hex::encode(bytes));
             }
             a.code()
         }
-        _ => panic!(
-            "decode gave {whole:?}, stream gave {streamed:?} for {}",
-            hex::encode(bytes)
-        ),
+        _ => panic!("decode gave {whole:?}, stream gave {streamed:?} for {}", hex::encode(bytes)),
     }
 }
 
@@ -109,22 +100,14 @@ fn every_truncation_is_truncated() {
     let mut rng = rng(2);
     let small = read_vector("small-v42.abf1");
     for len in 0..small.len() {
-        assert_eq!(
-            check_agreement(&small[..len], &mut rng),
-            "truncated",
-            "prefix of {len} bytes"
-        );
+        assert_eq!(check_agreement(&small[..len], &mut rng), "truncated", "prefix of {len} bytes");
     }
     let members = read_vector("members10k-v43.abf1");
     let mut lengths: Vec<usize> = (0..=200).collect();
     lengths.extend([members.len() / 2, members.len() - 8, members.len() - 1]);
     lengths.extend((0..50).map(|_| below(&mut rng, members.len())));
     for len in lengths {
-        assert_eq!(
-            check_agreement(&members[..len], &mut rng),
-            "truncated",
-            "prefix of {len} bytes"
-        );
+        assert_eq!(check_agreement(&members[..len], &mut rng), "truncated", "prefix of {len} bytes");
     }
 }
 
@@ -147,20 +130,8 @@ fn random_bytes_never_panic_and_decoders_agree() {
 }
 
 /// Header fields as (offset, size) for targeted overwrites.
-const FIELDS: [(usize, usize); 12] = [
-    (0, 4),
-    (4, 2),
-    (6, 2),
-    (8, 8),
-    (16, 8),
-    (24, 4),
-    (28, 4),
-    (32, 8),
-    (40, 8),
-    (48, 8),
-    (56, 8),
-    (64, 32),
-];
+const FIELDS: [(usize, usize); 12] =
+    [(0, 4), (4, 2), (6, 2), (8, 8), (16, 8), (24, 4), (28, 4), (32, 8), (40, 8), (48, 8), (56, 8), (64, 32)];
 
 /// Values near the rules' boundaries, as little-endian u64.
 const INTERESTING: [u64; 14] = [
@@ -196,8 +167,7 @@ fn mutate(source: &[u8], rng: &mut TestRng) -> Vec<u8> {
                 let (offset, size) = FIELDS[below(rng, FIELDS.len())];
                 let mut value = [0u8; 32];
                 if below(rng, 2) == 0 {
-                    value[..8]
-                        .copy_from_slice(&INTERESTING[below(rng, INTERESTING.len())].to_le_bytes());
+                    value[..8].copy_from_slice(&INTERESTING[below(rng, INTERESTING.len())].to_le_bytes());
                 } else {
                     rng.fill_bytes(&mut value);
                 }
@@ -237,9 +207,7 @@ fn mutated_files_never_panic_and_decoders_agree() {
             _ => &small,
         };
         let bytes = mutate(source, &mut rng);
-        *outcomes
-            .entry(check_agreement(&bytes, &mut rng))
-            .or_default() += 1;
+        *outcomes.entry(check_agreement(&bytes, &mut rng)).or_default() += 1;
     }
     eprintln!("outcomes of {MUTATED_CASES} mutated files: {outcomes:?}");
     // The mix must reach every step of the load table, success included.
@@ -253,9 +221,6 @@ fn mutated_files_never_panic_and_decoders_agree() {
         "lengthMismatch",
         "checksumMismatch",
     ] {
-        assert!(
-            outcomes.get(code).copied().unwrap_or(0) > 0,
-            "no case ended in {code}: {outcomes:?}"
-        );
+        assert!(outcomes.get(code).copied().unwrap_or(0) > 0, "no case ended in {code}: {outcomes:?}");
     }
 }

@@ -48,9 +48,7 @@ fn stream_decode(bytes: &[u8], chunk: usize) -> Result<Snapshot, LoadError> {
 
 fn check_field(entry: &Value, key: &str, actual: f64) {
     if let Some(expected) = entry.get(key) {
-        let expected = expected
-            .as_f64()
-            .unwrap_or_else(|| panic!("{key} is a number"));
+        let expected = expected.as_f64().unwrap_or_else(|| panic!("{key} is a number"));
         assert_eq!(actual, expected, "{}: {key}", entry["file"]);
     }
 }
@@ -64,12 +62,7 @@ fn every_vector_loads_as_the_manifest_says() {
         let expect = entry["expect"].as_str().expect("expect");
         let bytes = read_vector(name);
         let result = abf1::decode(&bytes);
-        assert_eq!(
-            outcome(&result),
-            expect,
-            "{name}: {:?}",
-            result.as_ref().err()
-        );
+        assert_eq!(outcome(&result), expect, "{name}: {:?}", result.as_ref().err());
 
         let Ok(snapshot) = result else { continue };
         let header = &snapshot.header;
@@ -77,23 +70,12 @@ fn every_vector_loads_as_the_manifest_says() {
         check_field(entry, "catalogVersion", header.catalog_version as f64);
         check_field(entry, "bitCount", header.bit_count as f64);
         check_field(entry, "hashCount", f64::from(header.hash_count));
-        check_field(
-            entry,
-            "expectedItemCount",
-            header.expected_item_count as f64,
-        );
-        check_field(
-            entry,
-            "insertedItemCount",
-            header.inserted_item_count as f64,
-        );
+        check_field(entry, "expectedItemCount", header.expected_item_count as f64);
+        check_field(entry, "insertedItemCount", header.inserted_item_count as f64);
         check_field(entry, "targetFpp", header.target_fpp);
         assert_eq!(snapshot.filter.bit_count(), header.bit_count);
         assert_eq!(snapshot.filter.hash_count(), header.hash_count);
-        assert_eq!(
-            snapshot.filter.inserted_item_count(),
-            header.inserted_item_count
-        );
+        assert_eq!(snapshot.filter.inserted_item_count(), header.inserted_item_count);
         assert_eq!(
             *snapshot.filter.spec(),
             BloomSpec {
@@ -104,10 +86,7 @@ fn every_vector_loads_as_the_manifest_says() {
         if let Some(members) = entry.get("members").and_then(Value::as_array) {
             for word in members {
                 let word = word.as_str().expect("member word");
-                assert!(
-                    snapshot.filter.might_contain(&sha256(word.as_bytes())),
-                    "{name}: {word}"
-                );
+                assert!(snapshot.filter.might_contain(&sha256(word.as_bytes())), "{name}: {word}");
             }
         }
         let reencoded = abf1::encode(&snapshot.filter, header.catalog_version).expect("re-encode");
@@ -123,11 +102,7 @@ fn streaming_agrees_with_decode_for_every_vector() {
         let whole = abf1::decode(&bytes);
         for chunk in [1usize, 7, 4096] {
             let streamed = stream_decode(&bytes, chunk);
-            assert_eq!(
-                outcome(&streamed),
-                outcome(&whole),
-                "{name} in {chunk}-byte chunks"
-            );
+            assert_eq!(outcome(&streamed), outcome(&whole), "{name} in {chunk}-byte chunks");
             if let (Ok(a), Ok(b)) = (&streamed, &whole) {
                 assert_eq!(a, b, "{name} in {chunk}-byte chunks");
             }
@@ -145,10 +120,7 @@ fn huge_bitcount_is_an_invalid_header() {
     // The streaming decoder decides it from the 96-byte header alone.
     let mut decoder = StreamDecoder::new();
     assert_eq!(decoder.push(&bytes[..95]), Ok(()));
-    assert_eq!(
-        decoder.push(&bytes[95..96]).unwrap_err().code(),
-        "invalidHeader"
-    );
+    assert_eq!(decoder.push(&bytes[95..96]).unwrap_err().code(), "invalidHeader");
     assert_eq!(decoder.total_length(), None);
 }
 
@@ -167,13 +139,8 @@ fn streaming_reports_the_header_as_soon_as_it_arrives() {
 
 #[test]
 fn members10k_is_reproduced_byte_for_byte() {
-    let digests: Vec<[u8; 32]> = (0..10_000)
-        .map(|i| sha256(format!("member:{i}").as_bytes()))
-        .collect();
-    let spec = BloomSpec {
-        expected_item_count: 10_000,
-        target_false_positive_rate: 0.01,
-    };
+    let digests: Vec<[u8; 32]> = (0..10_000).map(|i| sha256(format!("member:{i}").as_bytes())).collect();
+    let spec = BloomSpec { expected_item_count: 10_000, target_false_positive_rate: 0.01 };
     let filter = ArtifactBloomFilter::create(&digests, &spec).expect("filter");
     let encoded = abf1::encode(&filter, 43).expect("encode");
     assert_eq!(encoded, read_vector("members10k-v43.abf1"));
@@ -185,9 +152,7 @@ fn members10k_is_reproduced_byte_for_byte() {
 #[test]
 fn empty_snapshot_answers_absent() {
     let snapshot = abf1::decode(&read_vector("empty-v0.abf1")).expect("empty-v0 loads");
-    assert!((0..1000).all(|i| !snapshot
-        .filter
-        .might_contain(&sha256(format!("x{i}").as_bytes()))));
+    assert!((0..1000).all(|i| !snapshot.filter.might_contain(&sha256(format!("x{i}").as_bytes()))));
 }
 
 /// SHA-256 of bytes [0, 64) and [96, end): what a caller hashing on its own
@@ -209,11 +174,8 @@ fn external_checksum_streaming_agrees_with_decode_for_every_vector() {
         let expected = outcome(&abf1::decode(&bytes));
         for chunk in [1usize, 7, 4096] {
             let mut decoder = StreamDecoder::with_external_checksum();
-            let pushed = bytes
-                .chunks(chunk)
-                .try_for_each(|piece| decoder.push(piece));
-            let result =
-                pushed.and_then(|()| decoder.finish_with_checksum(external_checksum(&bytes)));
+            let pushed = bytes.chunks(chunk).try_for_each(|piece| decoder.push(piece));
+            let result = pushed.and_then(|()| decoder.finish_with_checksum(external_checksum(&bytes)));
             assert_eq!(outcome(&result), expected, "{name} in chunks of {chunk}");
         }
     }
@@ -228,8 +190,5 @@ fn an_unverified_external_stream_is_never_accepted() {
     assert_eq!(decoder.finish().err(), Some(LoadError::ChecksumMismatch));
     let mut decoder = StreamDecoder::with_external_checksum();
     decoder.push(&bytes).unwrap();
-    assert_eq!(
-        decoder.finish_with_checksum([0; 32]).err(),
-        Some(LoadError::ChecksumMismatch)
-    );
+    assert_eq!(decoder.finish_with_checksum([0; 32]).err(), Some(LoadError::ChecksumMismatch));
 }

@@ -1,5 +1,5 @@
 // An independent, from-scratch JavaScript model of the reference
-// ArtifactBloomFilter (seed 000: TypeScript/Python reference; spec ABF1.md,
+// ArtifactBloomFilter (the TypeScript/Python reference; docs/ABF1.md,
 // "Layout rule" and "Bits (hashProtocolVersion 1)").
 //
 // Why it exists: the package computes everything in Rust/wasm. Comparing it

@@ -21,7 +21,7 @@ import init, {
   type Timers,
 } from "artifact-bloom";
 
-await init(); // a no-op in Node, required in browsers: isomorphic code calls it
+await init(); // a no-op everywhere now (the wasm is instantiated at import); kept for older code
 
 const spec = {
   expectedItemCount: 1_000,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The artifact-bloom command line: publish, inspect, check, merge, serve.
 // Exit codes (every command): 0 ok, 1 a check found problems,
-// 2 usage or input error.
+// 2 usage or input error (and any other failure that stopped the command).
+import { readFileSync } from "node:fs";
 import { EXIT_OK, EXIT_USAGE, UsageError } from "../cli/common.mjs";
 
 const COMMANDS = {
@@ -14,6 +15,7 @@ const COMMANDS = {
 };
 
 const HELP = `Usage: artifact-bloom <command> [options]
+       artifact-bloom --version
 
 Absence-first precheck of SHA-256 artifact digests with ABF1 Bloom-filter
 snapshots. "absent" is definite; "maybe" must be confirmed by the repository
@@ -28,13 +30,23 @@ Commands:
   push      push an OCI image layout to a registry, prechecked against its snapshot
 
 Run "artifact-bloom <command> --help" for a command's options.
-Exit codes: 0 ok, 1 a check found problems, 2 usage or input error.`;
+Exit codes: 0 ok, 1 a check found problems, 2 usage or input error (or any
+other failure that stopped the command).`;
+
+/** The installed package's version (its package.json, beside bin/). */
+function version() {
+  return JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+}
 
 async function main(argv) {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(`${HELP}\n`);
     return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    process.stdout.write(`${version()}\n`);
+    return EXIT_OK;
   }
   const load = COMMANDS[name];
   if (load === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);

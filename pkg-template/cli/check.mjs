@@ -2,18 +2,22 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { loadSnapshot } from "../node.mjs";
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, isHexDigest, parseCommand, readInputFile, readingInput } from "./common.mjs";
+import {
+  EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile, readingInput,
+} from "./common.mjs";
 
-export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX ...] [--json]
+export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX|- ...] [--json]
 
 Loads the snapshot at PATH, then for each argument prints "absent"
 (definitely not in the catalog: skip the remote lookup) or "maybe" (ask the
 repository at the snapshot's catalogVersion). An argument of 64 hex digits is
-a SHA-256 digest; anything else is a file, hashed with SHA-256 as a stream
-(node:crypto, the fastest hash in Node).
+a SHA-256 digest; "-" reads digests from standard input, one per line in hex
+(blank lines and # comments skipped); anything else is a file, hashed with
+SHA-256 as a stream (node:crypto, the fastest hash in Node).
 
 Exit codes: 0 every item was checked, 1 the snapshot does not load,
-2 bad arguments or an unreadable file.`;
+2 bad arguments, a line of standard input that is not a digest, or an
+unreadable file.`;
 
 async function digestOfFile(path) {
   const hash = createHash("sha256");
@@ -33,8 +37,17 @@ export async function check(argv) {
     return EXIT_PROBLEMS;
   }
   const { filter, catalogVersion } = loaded.value;
+  if (items.filter((item) => item === "-").length > 1) throw new UsageError(`check reads standard input once: "-" appears twice\n\n${HELP}`);
   const results = [];
   for (const item of items) {
+    if (item === "-") {
+      const { packed } = await readHexDigests(process.stdin);
+      for (let offset = 0; offset < packed.byteLength; offset += 32) {
+        const digest = packed.subarray(offset, offset + 32);
+        results.push({ item: "-", kind: "stdin", digest: bytesToHex(digest), verdict: filter.mightContain(digest) ? "maybe" : "absent" });
+      }
+      continue;
+    }
     let digest;
     let kind;
     if (isHexDigest(item)) {

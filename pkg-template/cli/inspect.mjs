@@ -1,5 +1,6 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { alertFillRatio, fppFromFillRatio, loadSnapshot, readSnapshotHeader } from "../node.mjs";
+import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
+import { alertFillRatio, fppFromFillRatio } from "../variants/index.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
 
 export const HELP = `Usage: artifact-bloom inspect PATH [--json]

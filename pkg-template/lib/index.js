@@ -1,4 +1,6 @@
-// The public API, shared by the Node and browser entry points.
+// The public API of the main entry, shared by the Node and browser builds.
+// The other filters and the sizing helpers are in ./variants.js
+// (`artifact-bloom/variants`, their own wasm module).
 export { ArtifactBloomFilter, dedupePacked } from "./filter.js";
 export { Sha256, sha256 } from "./sha256.js";
 export { wasmMemoryBytes } from "./memory.js";
@@ -13,7 +15,3 @@ export {
 export { HttpArtifactRepository } from "./http-repository.js";
 export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";
-export { TlBloom } from "./tlbf.js";
-export { MergeableBloomFilter, MergeableDelta } from "./mergeable.js";
-export { ScalableBloomFilter } from "./scalable.js";
-export { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "./sizing.js";

@@ -1,15 +1,8 @@
-// The wasm module's linear memory: its size (for leak checks), and the one
-// way caller bytes enter it.
-//
-// wasm-bindgen's glue copies a Uint8Array argument into wasm memory with
-// `__wbindgen_malloc`, which aborts the module (`RuntimeError: unreachable`)
-// when the memory cannot grow. So no raw method takes caller bytes: the
-// package stages them with `toWasm` (or `stageInput`) — wasm reserves room
-// fallibly and answers an Error with code "outOfMemory" if there is none —
-// and passes the raw method their length. Stage right before the call that
-// reads the input: one input is staged at a time.
+// The main wasm module's linear memory: its size (for leak checks), and the
+// one way caller bytes enter it (staging.js says why).
 
 import { inputBuffer, wasmMemory } from "../artifact_bloom.js";
+import { stagingFor } from "./staging.js";
 
 /**
  * Size of the wasm linear memory in bytes (tests watch it). It never shrinks.
@@ -21,43 +14,4 @@ export function wasmMemoryBytes() {
   return /** @type {WebAssembly.Memory} */ (wasmMemory()).buffer.byteLength;
 }
 
-/** @type {Uint8Array | null} */
-let memoryBytes = null;
-
-/**
- * A Uint8Array over all of wasm memory, re-made after the memory grew
- * (growing detaches the old buffer, whose views then have length 0).
- * @returns {Uint8Array}
- */
-function wasmBytes() {
-  if (memoryBytes === null || memoryBytes.byteLength === 0) memoryBytes = new Uint8Array(wasmMemory().buffer);
-  return memoryBytes;
-}
-
-/**
- * Stages `bytes` as the input of the next raw call and returns their length
- * (the raw call's argument).
- * @param {Uint8Array} bytes
- * @returns {number}
- * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for them.
- */
-export function toWasm(bytes) {
-  const length = bytes.byteLength;
-  // Asked first: reserving may grow (and so detach) the memory buffer.
-  const address = inputBuffer(length);
-  wasmBytes().set(bytes, address);
-  return length;
-}
-
-/**
- * Reserves `length` bytes of staged input and returns a view of them to fill
- * (e.g. digests packed straight into wasm memory). Valid until the next call
- * into wasm.
- * @param {number} length
- * @returns {Uint8Array}
- * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room.
- */
-export function stageInput(length) {
-  const address = inputBuffer(length);
-  return wasmBytes().subarray(address, address + length);
-}
+export const { toWasm, stageInput } = stagingFor(inputBuffer, wasmMemory);

@@ -1,11 +1,11 @@
-// The seed-003 mergeable (CRDT) Bloom filter and its deltas: Murmur3 probes,
+// The mergeable (CRDT) Bloom filter and its deltas: Murmur3 probes,
 // join = bitwise OR, sparse deltas (docs/mergeable-format.md). Error policy:
 // checks.js.
 
-import { RawMergeableFilter, decodeMergeableDelta, encodeMergeableDelta, wasmMemory } from "../artifact_bloom.js";
+import { RawMergeableFilter, decodeMergeableDelta, encodeMergeableDelta, wasmMemory } from "../artifact_bloom_variants.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
-import { toWasm } from "./memory.js";
+import { toWasm } from "./variants-memory.js";
 import { WasmResource } from "./resource.js";
 
 /** @import { BloomItem, DecodeResult, MergeableDecodeError, MergeableDeltaEntry } from "./variant-types.js" */

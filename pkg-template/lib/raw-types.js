@@ -6,7 +6,8 @@
 // scripts/emit-types.mjs strips those from the emitted .d.ts.
 
 /**
- * @import { RawFilter, RawMergeableFilter, RawScalableFilter, RawSha256, RawTlBloom } from "../artifact_bloom.js"
+ * @import { RawFilter, RawSha256 } from "../artifact_bloom.js"
+ * @import { RawMergeableFilter, RawScalableFilter, RawTlBloom } from "../artifact_bloom_variants.js"
  */
 
 /**

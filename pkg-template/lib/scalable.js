@@ -1,11 +1,11 @@
-// The seed-004 scalable Bloom filter (step 5): a growing chain of filters with
+// The scalable Bloom filter (Almeida et al. 2007): a growing chain of filters with
 // a compound false-positive bound (docs/scalable-format.md). Error policy:
 // checks.js.
 
-import { RawScalableFilter } from "../artifact_bloom.js";
+import { RawScalableFilter } from "../artifact_bloom_variants.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkInteger, checkRate, itemBytes, load } from "./checks.js";
-import { toWasm } from "./memory.js";
+import { toWasm } from "./variants-memory.js";
 import { WasmResource } from "./resource.js";
 
 /** @import { BloomItem, DecodeResult, ScalableBloomFilterOptions, ScalableDecodeError } from "./variant-types.js" */

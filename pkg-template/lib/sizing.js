@@ -1,4 +1,4 @@
-// Seed 004's sizing helpers (steps 4 and 6): optimalParams, fppFromFillRatio,
+// The sizing helpers: optimalParams, fppFromFillRatio,
 // alertFillRatio, expectedFillRatio. Error policy: checks.js.
 
 import {
@@ -6,7 +6,7 @@ import {
   sizingExpectedFillRatio,
   sizingFppFromFillRatio,
   sizingOptimalParams,
-} from "../artifact_bloom.js";
+} from "../artifact_bloom_variants.js";
 import { rangeError, typeError } from "./errors.js";
 import { build, checkCount, checkInteger, checkRate, withCode } from "./checks.js";
 

@@ -1,10 +1,10 @@
-// TlBloom, seed 002: the TLBF filter, byte-compatible with tl_ds::bloom::Bloom
+// TlBloom: the TLBF filter, byte-compatible with tl_ds::bloom::Bloom
 // (FNV-1a + SplitMix64 probes). Error policy: checks.js.
 
-import { RawTlBloom } from "../artifact_bloom.js";
+import { RawTlBloom } from "../artifact_bloom_variants.js";
 import { typeError } from "./errors.js";
 import { build, checkBytes, checkCount, checkRate, itemBytes, load } from "./checks.js";
-import { toWasm } from "./memory.js";
+import { toWasm } from "./variants-memory.js";
 import { WasmResource } from "./resource.js";
 
 /** @import { BloomItem, DecodeResult, TlbfDecodeError } from "./variant-types.js" */

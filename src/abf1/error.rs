@@ -14,7 +14,7 @@ use crate::fallible::OutOfMemory;
 use super::{FORMAT_VERSION, HASH_PROTOCOL_VERSION, MAGIC, MAX_CATALOG_VERSION};
 
 /// Why an ABF1 input was rejected. Variants are listed in the order the
-/// loader checks them (spec/ABF1.md, "Load errors"); `Truncated` covers both
+/// loader checks them (docs/ABF1.md, "Load errors"); `Truncated` covers both
 /// step 1 (short header) and step 6 (short payload). The last two are not the
 /// spec's: a caller's size limit and the memory running out.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,9 +44,7 @@ pub enum LoadError {
 
 impl From<OutOfMemory> for LoadError {
     fn from(error: OutOfMemory) -> Self {
-        LoadError::OutOfMemory {
-            requested: error.requested_bytes,
-        }
+        LoadError::OutOfMemory { requested: error.requested_bytes }
     }
 }
 
@@ -92,14 +90,12 @@ impl LoadError {
                 write!(out, "), found ")?;
                 write_spaced_hex(out, found)
             }
-            LoadError::UnsupportedFormatVersion(found) => write!(
-                out,
-                "formatVersion {found} is not supported (expected {FORMAT_VERSION})"
-            ),
-            LoadError::UnsupportedHashProtocol(found) => write!(
-                out,
-                "hashProtocolVersion {found} is not supported (expected {HASH_PROTOCOL_VERSION})"
-            ),
+            LoadError::UnsupportedFormatVersion(found) => {
+                write!(out, "formatVersion {found} is not supported (expected {FORMAT_VERSION})")
+            }
+            LoadError::UnsupportedHashProtocol(found) => {
+                write!(out, "hashProtocolVersion {found} is not supported (expected {HASH_PROTOCOL_VERSION})")
+            }
             LoadError::InvalidHeader { field, reason } => {
                 write!(out, "invalid header field {field}: {reason}")
             }
@@ -108,14 +104,12 @@ impl LoadError {
                 "the snapshot must be exactly {expected} bytes (96-byte header + payloadLength), \
                  got {got}"
             ),
-            LoadError::ChecksumMismatch => write!(
-                out,
-                "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload"
-            ),
-            LoadError::TooLarge { declared, limit } => write!(
-                out,
-                "the header declares {declared} bytes, more than maxBytes ({limit})"
-            ),
+            LoadError::ChecksumMismatch => {
+                write!(out, "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload")
+            }
+            LoadError::TooLarge { declared, limit } => {
+                write!(out, "the header declares {declared} bytes, more than maxBytes ({limit})")
+            }
             LoadError::OutOfMemory { requested } => write!(
                 out,
                 "could not reserve {requested} bytes for the snapshot's bit array: WebAssembly \
@@ -152,9 +146,7 @@ pub enum EncodeError {
 
 impl From<OutOfMemory> for EncodeError {
     fn from(error: OutOfMemory) -> Self {
-        EncodeError::OutOfMemory {
-            requested: error.requested_bytes,
-        }
+        EncodeError::OutOfMemory { requested: error.requested_bytes }
     }
 }
 
@@ -182,10 +174,9 @@ impl EncodeError {
                 "catalogVersion must be an integer from 0 to {MAX_CATALOG_VERSION} (2^53 - 1), \
                  got {found}"
             ),
-            EncodeError::InvalidFilter { field, reason } => write!(
-                out,
-                "the filter cannot be written as ABF1, field {field}: {reason}"
-            ),
+            EncodeError::InvalidFilter { field, reason } => {
+                write!(out, "the filter cannot be written as ABF1, field {field}: {reason}")
+            }
             EncodeError::OutOfMemory { requested } => write!(
                 out,
                 "could not reserve {requested} bytes for the encoded snapshot: WebAssembly \

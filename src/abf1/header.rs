@@ -7,9 +7,7 @@ use serde::Serializer;
 
 use super::error::LoadError;
 use super::*;
-use crate::layout::{
-    MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH_COUNT, MINIMUM_BIT_COUNT,
-};
+use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH_COUNT, MINIMUM_BIT_COUNT};
 
 /// The decoded header. Serialized (for JS) with camelCase names; every u64
 /// field of a valid header is ≤ 2^53 − 1, so it becomes a plain JS number.
@@ -42,44 +40,16 @@ impl Header {
     pub fn to_bytes(&self) -> [u8; HEADER_LENGTH] {
         let mut out = [0u8; HEADER_LENGTH];
         put(&mut out, OFFSET_MAGIC, &MAGIC);
-        put(
-            &mut out,
-            OFFSET_FORMAT_VERSION,
-            &self.format_version.to_le_bytes(),
-        );
-        put(
-            &mut out,
-            OFFSET_HASH_PROTOCOL_VERSION,
-            &self.hash_protocol_version.to_le_bytes(),
-        );
-        put(
-            &mut out,
-            OFFSET_CATALOG_VERSION,
-            &self.catalog_version.to_le_bytes(),
-        );
+        put(&mut out, OFFSET_FORMAT_VERSION, &self.format_version.to_le_bytes());
+        put(&mut out, OFFSET_HASH_PROTOCOL_VERSION, &self.hash_protocol_version.to_le_bytes());
+        put(&mut out, OFFSET_CATALOG_VERSION, &self.catalog_version.to_le_bytes());
         put(&mut out, OFFSET_BIT_COUNT, &self.bit_count.to_le_bytes());
         put(&mut out, OFFSET_HASH_COUNT, &self.hash_count.to_le_bytes());
         put(&mut out, OFFSET_RESERVED, &self.reserved.to_le_bytes());
-        put(
-            &mut out,
-            OFFSET_EXPECTED_ITEM_COUNT,
-            &self.expected_item_count.to_le_bytes(),
-        );
-        put(
-            &mut out,
-            OFFSET_INSERTED_ITEM_COUNT,
-            &self.inserted_item_count.to_le_bytes(),
-        );
-        put(
-            &mut out,
-            OFFSET_TARGET_FPP,
-            &self.target_fpp.to_bits().to_le_bytes(),
-        );
-        put(
-            &mut out,
-            OFFSET_PAYLOAD_LENGTH,
-            &self.payload_length.to_le_bytes(),
-        );
+        put(&mut out, OFFSET_EXPECTED_ITEM_COUNT, &self.expected_item_count.to_le_bytes());
+        put(&mut out, OFFSET_INSERTED_ITEM_COUNT, &self.inserted_item_count.to_le_bytes());
+        put(&mut out, OFFSET_TARGET_FPP, &self.target_fpp.to_bits().to_le_bytes());
+        put(&mut out, OFFSET_PAYLOAD_LENGTH, &self.payload_length.to_le_bytes());
         put(&mut out, OFFSET_CHECKSUM, &self.checksum);
         out
     }
@@ -89,10 +59,7 @@ impl Header {
 pub fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
     // Step 1: every read below is then in bounds, but the helpers still check.
     if bytes.len() < HEADER_LENGTH {
-        return Err(LoadError::Truncated {
-            needed: HEADER_LENGTH as u64,
-            got: bytes.len() as u64,
-        });
+        return Err(LoadError::Truncated { needed: HEADER_LENGTH as u64, got: bytes.len() as u64 });
     }
     // Step 2.
     let magic: [u8; MAGIC_LENGTH] = read_array(bytes, OFFSET_MAGIC)?;
@@ -104,8 +71,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
     if format_version != FORMAT_VERSION {
         return Err(LoadError::UnsupportedFormatVersion(format_version));
     }
-    let hash_protocol_version =
-        u16::from_le_bytes(read_array(bytes, OFFSET_HASH_PROTOCOL_VERSION)?);
+    let hash_protocol_version = u16::from_le_bytes(read_array(bytes, OFFSET_HASH_PROTOCOL_VERSION)?);
     if hash_protocol_version != HASH_PROTOCOL_VERSION {
         return Err(LoadError::UnsupportedHashProtocol(hash_protocol_version));
     }
@@ -141,28 +107,16 @@ pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
         );
     }
     if h.bit_count % 64 != 0 {
-        return invalid(
-            "bitCount",
-            format!("must be a multiple of 64, got {}", h.bit_count),
-        );
+        return invalid("bitCount", format!("must be a multiple of 64, got {}", h.bit_count));
     }
     if !(MINIMUM_BIT_COUNT..=MAXIMUM_BIT_COUNT).contains(&h.bit_count) {
         return invalid(
             "bitCount",
-            format!(
-                "must be from {MINIMUM_BIT_COUNT} to 2^30 = {MAXIMUM_BIT_COUNT}, got {}",
-                h.bit_count
-            ),
+            format!("must be from {MINIMUM_BIT_COUNT} to 2^30 = {MAXIMUM_BIT_COUNT}, got {}", h.bit_count),
         );
     }
     if !(1..=MAXIMUM_HASH_COUNT).contains(&h.hash_count) {
-        return invalid(
-            "hashCount",
-            format!(
-                "must be from 1 to {MAXIMUM_HASH_COUNT}, got {}",
-                h.hash_count
-            ),
-        );
+        return invalid("hashCount", format!("must be from 1 to {MAXIMUM_HASH_COUNT}, got {}", h.hash_count));
     }
     if h.reserved != 0 {
         return invalid("reserved", format!("must be 0, got {}", h.reserved));
@@ -170,19 +124,13 @@ pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
     if !(1..=MAXIMUM_EXPECTED_ITEM_COUNT).contains(&h.expected_item_count) {
         return invalid(
             "expectedItemCount",
-            format!(
-                "must be from 1 to 2^30 = {MAXIMUM_EXPECTED_ITEM_COUNT}, got {}",
-                h.expected_item_count
-            ),
+            format!("must be from 1 to 2^30 = {MAXIMUM_EXPECTED_ITEM_COUNT}, got {}", h.expected_item_count),
         );
     }
     if h.inserted_item_count > h.expected_item_count {
         return invalid(
             "insertedItemCount",
-            format!(
-                "must be at most expectedItemCount = {}, got {}",
-                h.expected_item_count, h.inserted_item_count
-            ),
+            format!("must be at most expectedItemCount = {}, got {}", h.expected_item_count, h.inserted_item_count),
         );
     }
     let p = h.target_fpp;
@@ -190,21 +138,14 @@ pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
     if !(p.is_finite() && p > 0.0 && p < 1.0) {
         return invalid(
             "targetFpp",
-            format!(
-                "must be a finite number strictly between 0 and 1, got {}",
-                crate::numfmt::f64_text(p)
-            ),
+            format!("must be a finite number strictly between 0 and 1, got {}", crate::numfmt::f64_text(p)),
         );
     }
     // bitCount is a validated multiple of 64 here, so the division is exact.
     if h.payload_length != h.bit_count / 8 {
         return invalid(
             "payloadLength",
-            format!(
-                "must equal bitCount / 8 = {}, got {}",
-                h.bit_count / 8,
-                h.payload_length
-            ),
+            format!("must equal bitCount / 8 = {}, got {}", h.bit_count / 8, h.payload_length),
         );
     }
     Ok(())
@@ -219,15 +160,8 @@ fn invalid(field: &'static str, reason: String) -> Result<(), LoadError> {
 /// exactly `N`, so `try_into` cannot fail.
 fn read_array<const N: usize>(bytes: &[u8], offset: usize) -> Result<[u8; N], LoadError> {
     let end = offset.saturating_add(N);
-    let truncated = || LoadError::Truncated {
-        needed: end as u64,
-        got: bytes.len() as u64,
-    };
-    bytes
-        .get(offset..end)
-        .ok_or_else(truncated)?
-        .try_into()
-        .map_err(|_| truncated())
+    let truncated = || LoadError::Truncated { needed: end as u64, got: bytes.len() as u64 };
+    bytes.get(offset..end).ok_or_else(truncated)?.try_into().map_err(|_| truncated())
 }
 
 fn read_u64(bytes: &[u8], offset: usize) -> Result<u64, LoadError> {
@@ -253,9 +187,6 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
     out
 }
 
-fn serialize_hex<S: Serializer>(
-    bytes: &[u8; CHECKSUM_LENGTH],
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
+fn serialize_hex<S: Serializer>(bytes: &[u8; CHECKSUM_LENGTH], serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&to_hex(bytes))
 }

@@ -1,5 +1,5 @@
 //! ABF1: the published snapshot of one `ArtifactBloomFilter` for one catalog
-//! version (spec/ABF1.md).
+//! version (docs/ABF1.md).
 //!
 //! Layout: a 96-byte little-endian header, then `payloadLength` bytes of bit
 //! array. The checksum covers header bytes [0, 64) and the payload, so a
@@ -34,7 +34,7 @@ pub const MAGIC: [u8; MAGIC_LENGTH] = *b"ABF1";
 pub const MAGIC_LENGTH: usize = 4;
 /// The only format version this loader reads.
 pub const FORMAT_VERSION: u16 = 1;
-/// The probe rule of spec/ABF1.md "Bits"; another protocol would place bits
+/// The probe rule of docs/ABF1.md "Bits"; another protocol would place bits
 /// elsewhere, so its files must not load as this one.
 pub const HASH_PROTOCOL_VERSION: u16 = 1;
 /// 2^53 − 1: the largest catalog version JS can hold exactly.
@@ -93,15 +93,10 @@ pub fn decode_with(
         return Err(LoadError::Truncated { needed: total, got });
     }
     if got > total {
-        return Err(LoadError::LengthMismatch {
-            expected: total,
-            got,
-        });
+        return Err(LoadError::LengthMismatch { expected: total, got });
     }
-    let (Some(hashed_header), Some(payload)) = (
-        bytes.get(..CHECKSUMMED_HEADER_LENGTH),
-        bytes.get(OFFSET_PAYLOAD..),
-    ) else {
+    let (Some(hashed_header), Some(payload)) = (bytes.get(..CHECKSUMMED_HEADER_LENGTH), bytes.get(OFFSET_PAYLOAD..))
+    else {
         // Unreachable after step 6; kept as an error rather than a panic.
         return Err(LoadError::Truncated { needed: total, got });
     };
@@ -137,10 +132,7 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
     // Refuse to publish what every loader would reject.
     header::validate_fields(&header).map_err(|error| match error {
         LoadError::InvalidHeader { field, reason } => EncodeError::InvalidFilter { field, reason },
-        other => EncodeError::InvalidFilter {
-            field: "header",
-            reason: other.message(),
-        },
+        other => EncodeError::InvalidFilter { field: "header", reason: other.message() },
     })?;
     let bits = filter.bits();
     let mut out = fallible::with_capacity(HEADER_LENGTH.saturating_add(bits.byte_count()))?;
@@ -165,10 +157,7 @@ pub fn checksum_of(hashed_header: &[u8], payload: &[u8]) -> [u8; CHECKSUM_LENGTH
 /// Step 8 on its own. A plain comparison is enough: the checksum guards
 /// against corruption, not forgery (anyone can recompute it), so timing
 /// leaks nothing.
-pub(crate) fn verify_checksum(
-    header: &Header,
-    computed: [u8; CHECKSUM_LENGTH],
-) -> Result<(), LoadError> {
+pub(crate) fn verify_checksum(header: &Header, computed: [u8; CHECKSUM_LENGTH]) -> Result<(), LoadError> {
     if computed == header.checksum {
         Ok(())
     } else {
@@ -179,10 +168,8 @@ pub(crate) fn verify_checksum(
 /// The payload as words. The header guarantees its length is `bitCount / 8`,
 /// a multiple of 8; a mismatch would be a bug, reported rather than panicking.
 fn bits_from_payload(header: &Header, payload: &[u8]) -> Result<BitArray, LoadError> {
-    let mismatch = LoadError::LengthMismatch {
-        expected: header.total_length(),
-        got: (HEADER_LENGTH + payload.len()) as u64,
-    };
+    let mismatch =
+        LoadError::LengthMismatch { expected: header.total_length(), got: (HEADER_LENGTH + payload.len()) as u64 };
     match BitArray::from_le_bytes(payload) {
         Ok(bits) if bits.bit_count() == header.bit_count => Ok(bits),
         Ok(_) | Err(FromBytesError::PartialWord) => Err(mismatch),
@@ -192,12 +179,9 @@ fn bits_from_payload(header: &Header, payload: &[u8]) -> Result<BitArray, LoadEr
 
 /// The filter a validated header and its bits describe.
 pub(crate) fn assemble(header: Header, bits: BitArray) -> Snapshot {
-    let spec = BloomSpec {
-        expected_item_count: header.expected_item_count,
-        target_false_positive_rate: header.target_fpp,
-    };
+    let spec =
+        BloomSpec { expected_item_count: header.expected_item_count, target_false_positive_rate: header.target_fpp };
     // from_parts needs non-empty bits and 1..=32 hashes: step 5 checked both.
-    let filter =
-        ArtifactBloomFilter::from_parts(bits, header.hash_count, header.inserted_item_count, spec);
+    let filter = ArtifactBloomFilter::from_parts(bits, header.hash_count, header.inserted_item_count, spec);
     Snapshot { header, filter }
 }

@@ -50,10 +50,7 @@ pub struct StreamDecoder {
 
 enum Stage {
     /// Collecting the fixed-size header; nothing is allocated yet.
-    Header {
-        buf: [u8; HEADER_LENGTH],
-        filled: usize,
-    },
+    Header { buf: [u8; HEADER_LENGTH], filled: usize },
     /// Header validated; collecting exactly `payloadLength` bytes.
     Payload { header: Header, sink: PayloadSink },
 }
@@ -69,10 +66,7 @@ impl StreamDecoder {
         StreamDecoder {
             received: 0,
             failure: None,
-            stage: Stage::Header {
-                buf: [0; HEADER_LENGTH],
-                filled: 0,
-            },
+            stage: Stage::Header { buf: [0; HEADER_LENGTH], filled: 0 },
             hash_internally: true,
             max_length: u64::MAX,
         }
@@ -90,10 +84,7 @@ impl StreamDecoder {
     /// [`StreamDecoder::finish_with_checksum`]; the comparison stays here.
     /// `finish()` on such a decoder is `checksumMismatch` (nothing verified).
     pub fn with_external_checksum() -> Self {
-        StreamDecoder {
-            hash_internally: false,
-            ..Self::new()
-        }
+        StreamDecoder { hash_internally: false, ..Self::new() }
     }
 
     /// Accepts the next chunk (any size, empty too). Fails as soon as the
@@ -144,10 +135,7 @@ impl StreamDecoder {
     /// `finish` for a decoder made by [`StreamDecoder::with_external_checksum`]:
     /// `computed` is the caller's SHA-256 of bytes [0, 64) and [96, end). A
     /// decoder that hashed internally ignores it and uses its own.
-    pub fn finish_with_checksum(
-        self,
-        computed: [u8; CHECKSUM_LENGTH],
-    ) -> Result<Snapshot, LoadError> {
+    pub fn finish_with_checksum(self, computed: [u8; CHECKSUM_LENGTH]) -> Result<Snapshot, LoadError> {
         self.finish_inner(Some(computed))
     }
 
@@ -156,16 +144,10 @@ impl StreamDecoder {
             return Err(error);
         }
         match self.stage {
-            Stage::Header { .. } => Err(LoadError::Truncated {
-                needed: HEADER_LENGTH as u64,
-                got: self.received,
-            }),
+            Stage::Header { .. } => Err(LoadError::Truncated { needed: HEADER_LENGTH as u64, got: self.received }),
             Stage::Payload { header, sink } => {
                 if sink.received < sink.expected {
-                    return Err(LoadError::Truncated {
-                        needed: header.total_length(),
-                        got: self.received,
-                    });
+                    return Err(LoadError::Truncated { needed: header.total_length(), got: self.received });
                 }
                 let (internal, words) = sink.finish();
                 // Nothing verified (no hash at all) is a mismatch, never a pass.
@@ -191,10 +173,7 @@ impl StreamDecoder {
             let buf = *buf;
             let header = parse_header(&buf)?;
             if header.total_length() > self.max_length {
-                return Err(LoadError::TooLarge {
-                    declared: header.total_length(),
-                    limit: self.max_length,
-                });
+                return Err(LoadError::TooLarge { declared: header.total_length(), limit: self.max_length });
             }
             let hashed_header = &buf[..CHECKSUMMED_HEADER_LENGTH];
             let sink = PayloadSink::new(&header, self.hash_internally.then_some(hashed_header))?;
@@ -203,10 +182,7 @@ impl StreamDecoder {
         if let Stage::Payload { header, sink } = &mut self.stage {
             let excess = sink.accept(chunk)?;
             if !excess.is_empty() {
-                return Err(LoadError::LengthMismatch {
-                    expected: header.total_length(),
-                    got: self.received,
-                });
+                return Err(LoadError::LengthMismatch { expected: header.total_length(), got: self.received });
             }
         }
         Ok(())
@@ -233,14 +209,10 @@ impl PayloadSink {
     /// Called only with a header that passed step 5, so `payloadLength` is
     /// `bitCount / 8` ≤ 2^27 bytes and a multiple of 8. Reserves nothing.
     fn new(header: &Header, hashed_header: Option<&[u8]>) -> Result<Self, LoadError> {
-        let expected_words =
-            usize::try_from(header.bit_count / 64).map_err(|_| LoadError::InvalidHeader {
-                field: "bitCount",
-                reason: format!(
-                    "{} bits do not fit in memory on this platform",
-                    header.bit_count
-                ),
-            })?;
+        let expected_words = usize::try_from(header.bit_count / 64).map_err(|_| LoadError::InvalidHeader {
+            field: "bitCount",
+            reason: format!("{} bits do not fit in memory on this platform", header.bit_count),
+        })?;
         let hasher = hashed_header.map(|bytes| {
             let mut hasher = Sha256::new();
             hasher.update(bytes);
@@ -276,10 +248,7 @@ impl PayloadSink {
         if self.partial_len > 0 {
             let fill = (WORD_BYTES - self.partial_len).min(mine.len());
             let (head, tail) = mine.split_at(fill);
-            if let Some(slot) = self
-                .partial
-                .get_mut(self.partial_len..self.partial_len + fill)
-            {
+            if let Some(slot) = self.partial.get_mut(self.partial_len..self.partial_len + fill) {
                 slot.copy_from_slice(head);
             }
             self.partial_len += fill;
@@ -321,10 +290,7 @@ impl PayloadSink {
     /// The SHA-256 and the words. Called only when every byte arrived, so no
     /// partial word is pending (the length is a multiple of 8).
     fn finish(self) -> (Option<[u8; CHECKSUM_LENGTH]>, Vec<u64>) {
-        (
-            self.hasher.map(|hasher| hasher.finalize().into()),
-            self.words,
-        )
+        (self.hasher.map(|hasher| hasher.finalize().into()), self.words)
     }
 }
 
@@ -340,10 +306,7 @@ fn capacity_for(needed: usize, current: usize, expected: usize) -> usize {
     if expected <= WHOLE_PAYLOAD_WORDS || needed > step_limit {
         return expected;
     }
-    needed
-        .max(current.saturating_mul(2))
-        .max(FIRST_STEP_WORDS)
-        .min(step_limit)
+    needed.max(current.saturating_mul(2)).max(FIRST_STEP_WORDS).min(step_limit)
 }
 
 #[cfg(test)]
@@ -360,27 +323,12 @@ mod growth_tests {
     fn large_payloads_double_then_reserve_the_rest() {
         let expected = (128 << 20) / WORD_BYTES; // 2^30 bits
         assert_eq!(capacity_for(1, 0, expected), FIRST_STEP_WORDS);
-        assert_eq!(
-            capacity_for(FIRST_STEP_WORDS + 1, FIRST_STEP_WORDS, expected),
-            2 * FIRST_STEP_WORDS
-        );
+        assert_eq!(capacity_for(FIRST_STEP_WORDS + 1, FIRST_STEP_WORDS, expected), 2 * FIRST_STEP_WORDS);
         // A chunk larger than the doubling gets exactly what it needs.
-        assert_eq!(
-            capacity_for(5 * FIRST_STEP_WORDS, FIRST_STEP_WORDS, expected),
-            5 * FIRST_STEP_WORDS
-        );
-        assert_eq!(
-            capacity_for(expected / 32 + 1, expected / 64, expected),
-            expected
-        );
-        assert_eq!(
-            capacity_for(expected / 32, expected / 64, expected),
-            expected / 32
-        );
-        assert_eq!(
-            capacity_for(expected / 40, expected / 48, expected),
-            expected / 32
-        );
+        assert_eq!(capacity_for(5 * FIRST_STEP_WORDS, FIRST_STEP_WORDS, expected), 5 * FIRST_STEP_WORDS);
+        assert_eq!(capacity_for(expected / 32 + 1, expected / 64, expected), expected);
+        assert_eq!(capacity_for(expected / 32, expected / 64, expected), expected / 32);
+        assert_eq!(capacity_for(expected / 40, expected / 48, expected), expected / 32);
         // Every step before the whole one is at most twice the need (or 64 KiB).
         let mut capacity = 0;
         let mut steps_total = 0;
@@ -393,9 +341,6 @@ mod growth_tests {
             }
         }
         assert_eq!(capacity_for(expected, capacity, expected), expected);
-        assert!(
-            steps_total <= expected / 16,
-            "freed steps {steps_total} of {expected}"
-        );
+        assert!(steps_total <= expected / 16, "freed steps {steps_total} of {expected}");
     }
 }

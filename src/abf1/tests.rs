@@ -9,10 +9,7 @@ fn digest(text: &str) -> [u8; 32] {
 }
 
 fn small_filter() -> ArtifactBloomFilter {
-    let spec = BloomSpec {
-        expected_item_count: 4,
-        target_false_positive_rate: 0.1,
-    };
+    let spec = BloomSpec { expected_item_count: 4, target_false_positive_rate: 0.1 };
     ArtifactBloomFilter::create(&[digest("cat"), digest("dog"), digest("fish")], &spec).unwrap()
 }
 
@@ -39,66 +36,39 @@ fn invalid_field(bytes: &[u8]) -> &'static str {
 fn valid_header_parses() {
     let header = parse_header(&valid_file()).unwrap();
     assert_eq!(header.catalog_version, 42);
-    assert_eq!(
-        (header.bit_count, header.hash_count, header.payload_length),
-        (64, 1, 8)
-    );
-    assert_eq!(
-        (header.expected_item_count, header.inserted_item_count),
-        (4, 3)
-    );
+    assert_eq!((header.bit_count, header.hash_count, header.payload_length), (64, 1, 8));
+    assert_eq!((header.expected_item_count, header.inserted_item_count), (4, 3));
     assert_eq!(header.target_fpp, 0.1);
     // Only the first 96 bytes matter to parse_header.
-    assert_eq!(
-        parse_header(&valid_file()[..HEADER_LENGTH]).unwrap(),
-        header
-    );
+    assert_eq!(parse_header(&valid_file()[..HEADER_LENGTH]).unwrap(), header);
 }
 
 #[test]
 fn step1_short_header_is_truncated() {
     for len in [0, 1, 50, 95] {
-        assert_eq!(
-            parse_header(&valid_file()[..len]),
-            Err(LoadError::Truncated {
-                needed: 96,
-                got: len as u64
-            })
-        );
+        assert_eq!(parse_header(&valid_file()[..len]), Err(LoadError::Truncated { needed: 96, got: len as u64 }));
     }
 }
 
 #[test]
 fn step2_magic() {
     let bytes = with_field(OFFSET_MAGIC, b"TLBF");
-    assert_eq!(
-        parse_header(&bytes),
-        Err(LoadError::BadMagic { found: *b"TLBF" })
-    );
+    assert_eq!(parse_header(&bytes), Err(LoadError::BadMagic { found: *b"TLBF" }));
 }
 
 #[test]
 fn step3_and_4_versions() {
     let bytes = with_field(OFFSET_FORMAT_VERSION, &2u16.to_le_bytes());
-    assert_eq!(
-        parse_header(&bytes),
-        Err(LoadError::UnsupportedFormatVersion(2))
-    );
+    assert_eq!(parse_header(&bytes), Err(LoadError::UnsupportedFormatVersion(2)));
     let bytes = with_field(OFFSET_HASH_PROTOCOL_VERSION, &0u16.to_le_bytes());
-    assert_eq!(
-        parse_header(&bytes),
-        Err(LoadError::UnsupportedHashProtocol(0))
-    );
+    assert_eq!(parse_header(&bytes), Err(LoadError::UnsupportedHashProtocol(0)));
 }
 
 #[test]
 fn catalog_version_rule() {
     let ok = with_field(OFFSET_CATALOG_VERSION, &MAX_CATALOG_VERSION.to_le_bytes());
     assert!(parse_header(&ok).is_ok());
-    let bad = with_field(
-        OFFSET_CATALOG_VERSION,
-        &(MAX_CATALOG_VERSION + 1).to_le_bytes(),
-    );
+    let bad = with_field(OFFSET_CATALOG_VERSION, &(MAX_CATALOG_VERSION + 1).to_le_bytes());
     assert_eq!(invalid_field(&bad), "catalogVersion");
 }
 
@@ -116,76 +86,45 @@ fn bit_count_rules() {
 #[test]
 fn hash_count_rule() {
     for k in [0u32, 33, u32::MAX] {
-        assert_eq!(
-            invalid_field(&with_field(OFFSET_HASH_COUNT, &k.to_le_bytes())),
-            "hashCount"
-        );
+        assert_eq!(invalid_field(&with_field(OFFSET_HASH_COUNT, &k.to_le_bytes())), "hashCount");
     }
     assert!(parse_header(&with_field(OFFSET_HASH_COUNT, &32u32.to_le_bytes())).is_ok());
 }
 
 #[test]
 fn reserved_rule() {
-    assert_eq!(
-        invalid_field(&with_field(OFFSET_RESERVED, &1u32.to_le_bytes())),
-        "reserved"
-    );
+    assert_eq!(invalid_field(&with_field(OFFSET_RESERVED, &1u32.to_le_bytes())), "reserved");
 }
 
 #[test]
 fn expected_item_count_rule() {
     for n in [0u64, (1 << 30) + 1, u64::MAX] {
-        assert_eq!(
-            invalid_field(&with_field(OFFSET_EXPECTED_ITEM_COUNT, &n.to_le_bytes())),
-            "expectedItemCount"
-        );
+        assert_eq!(invalid_field(&with_field(OFFSET_EXPECTED_ITEM_COUNT, &n.to_le_bytes())), "expectedItemCount");
     }
-    assert!(parse_header(&with_field(
-        OFFSET_EXPECTED_ITEM_COUNT,
-        &(1u64 << 30).to_le_bytes()
-    ))
-    .is_ok());
+    assert!(parse_header(&with_field(OFFSET_EXPECTED_ITEM_COUNT, &(1u64 << 30).to_le_bytes())).is_ok());
 }
 
 #[test]
 fn inserted_item_count_rule() {
-    assert_eq!(
-        invalid_field(&with_field(OFFSET_INSERTED_ITEM_COUNT, &5u64.to_le_bytes())),
-        "insertedItemCount"
-    );
+    assert_eq!(invalid_field(&with_field(OFFSET_INSERTED_ITEM_COUNT, &5u64.to_le_bytes())), "insertedItemCount");
     assert!(parse_header(&with_field(OFFSET_INSERTED_ITEM_COUNT, &4u64.to_le_bytes())).is_ok());
     assert!(parse_header(&with_field(OFFSET_INSERTED_ITEM_COUNT, &0u64.to_le_bytes())).is_ok());
 }
 
 #[test]
 fn target_fpp_rule() {
-    for p in [
-        0.0,
-        -0.0,
-        1.0,
-        -0.5,
-        1.5,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    ] {
+    for p in [0.0, -0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let bad = with_field(OFFSET_TARGET_FPP, &p.to_bits().to_le_bytes());
         assert_eq!(invalid_field(&bad), "targetFpp", "p = {p}");
     }
-    let tiny = with_field(
-        OFFSET_TARGET_FPP,
-        &f64::MIN_POSITIVE.to_bits().to_le_bytes(),
-    );
+    let tiny = with_field(OFFSET_TARGET_FPP, &f64::MIN_POSITIVE.to_bits().to_le_bytes());
     assert!(parse_header(&tiny).is_ok());
 }
 
 #[test]
 fn payload_length_rule() {
     for len in [0u64, 7, 9, 16, u64::MAX] {
-        assert_eq!(
-            invalid_field(&with_field(OFFSET_PAYLOAD_LENGTH, &len.to_le_bytes())),
-            "payloadLength"
-        );
+        assert_eq!(invalid_field(&with_field(OFFSET_PAYLOAD_LENGTH, &len.to_le_bytes())), "payloadLength");
     }
 }
 
@@ -205,39 +144,20 @@ fn steps_are_checked_in_order() {
     assert_eq!(decode(&bytes).unwrap_err().code(), "badMagic");
     let mut bytes = with_field(OFFSET_FORMAT_VERSION, &9u16.to_le_bytes());
     bytes[OFFSET_HASH_PROTOCOL_VERSION] = 9;
-    assert_eq!(
-        decode(&bytes).unwrap_err().code(),
-        "unsupportedFormatVersion"
-    );
+    assert_eq!(decode(&bytes).unwrap_err().code(), "unsupportedFormatVersion");
     let mut bytes = with_field(OFFSET_HASH_PROTOCOL_VERSION, &9u16.to_le_bytes());
     bytes[OFFSET_HASH_COUNT] = 0;
-    assert_eq!(
-        decode(&bytes).unwrap_err().code(),
-        "unsupportedHashProtocol"
-    );
+    assert_eq!(decode(&bytes).unwrap_err().code(), "unsupportedHashProtocol");
     // A declared 2^40-bit payload is a header error, not "truncated".
     let mut bytes = with_field(OFFSET_BIT_COUNT, &(1u64 << 40).to_le_bytes());
-    bytes[OFFSET_PAYLOAD_LENGTH..OFFSET_PAYLOAD_LENGTH + 8]
-        .copy_from_slice(&(1u64 << 37).to_le_bytes());
+    bytes[OFFSET_PAYLOAD_LENGTH..OFFSET_PAYLOAD_LENGTH + 8].copy_from_slice(&(1u64 << 37).to_le_bytes());
     assert_eq!(decode(&bytes).unwrap_err().code(), "invalidHeader");
     // Short payload, then trailing bytes, then the checksum.
     let good = valid_file();
-    assert_eq!(
-        decode(&good[..good.len() - 1]),
-        Err(LoadError::Truncated {
-            needed: 104,
-            got: 103
-        })
-    );
+    assert_eq!(decode(&good[..good.len() - 1]), Err(LoadError::Truncated { needed: 104, got: 103 }));
     let mut long = good.clone();
     long.push(0);
-    assert_eq!(
-        decode(&long),
-        Err(LoadError::LengthMismatch {
-            expected: 104,
-            got: 105
-        })
-    );
+    assert_eq!(decode(&long), Err(LoadError::LengthMismatch { expected: 104, got: 105 }));
     let mut flipped = good;
     flipped[OFFSET_PAYLOAD] ^= 1;
     assert_eq!(decode(&flipped), Err(LoadError::ChecksumMismatch));
@@ -276,8 +196,7 @@ fn stream_replays_its_first_error() {
 /// not read it).
 fn largest_header() -> Vec<u8> {
     let mut bytes = with_field(OFFSET_BIT_COUNT, &(1u64 << 30).to_le_bytes());
-    bytes[OFFSET_PAYLOAD_LENGTH..OFFSET_PAYLOAD_LENGTH + 8]
-        .copy_from_slice(&(1u64 << 27).to_le_bytes());
+    bytes[OFFSET_PAYLOAD_LENGTH..OFFSET_PAYLOAD_LENGTH + 8].copy_from_slice(&(1u64 << 27).to_le_bytes());
     bytes.truncate(HEADER_LENGTH);
     bytes
 }
@@ -292,26 +211,13 @@ fn stream_limit_is_decided_at_the_header() {
     chunk.extend_from_slice(&[0; 904]);
     let mut stream = StreamDecoder::new().with_max_length(1000);
     let error = stream.push(&chunk).unwrap_err();
-    assert_eq!(
-        error,
-        LoadError::TooLarge {
-            declared: total,
-            limit: 1000
-        }
-    );
+    assert_eq!(error, LoadError::TooLarge { declared: total, limit: 1000 });
     assert_eq!(stream.push(&[]), Err(error.clone()));
     assert_eq!(stream.finish(), Err(error));
     // A bad header is still reported as itself, not as tooLarge.
     let mut bad = header.clone();
     bad[0] = b'X';
-    assert_eq!(
-        StreamDecoder::new()
-            .with_max_length(10)
-            .push(&bad)
-            .unwrap_err()
-            .code(),
-        "badMagic"
-    );
+    assert_eq!(StreamDecoder::new().with_max_length(10).push(&bad).unwrap_err().code(), "badMagic");
     // Exactly at the limit: accepted, nothing reserved yet, then truncated.
     let mut stream = StreamDecoder::with_external_checksum().with_max_length(total);
     stream.push(&header).unwrap();
@@ -329,16 +235,10 @@ fn stream_grows_the_payload_in_steps_and_still_matches_decode() {
     // A 4 MiB payload (growth steps of 64, 128, 256 KiB, then the whole),
     // fed in 1,000-byte chunks (not a multiple of 8: words split across
     // chunks).
-    let spec = BloomSpec {
-        expected_item_count: 10_000_000,
-        target_false_positive_rate: 0.2,
-    };
+    let spec = BloomSpec { expected_item_count: 10_000_000, target_false_positive_rate: 0.2 };
     let members: Vec<[u8; 32]> = (0..1000).map(|i| digest(&format!("m{i}"))).collect();
     let filter = ArtifactBloomFilter::create(&members, &spec).unwrap();
-    assert!(
-        filter.bit_count() / 8 > 2 << 20,
-        "a payload large enough to grow in steps"
-    );
+    assert!(filter.bit_count() / 8 > 2 << 20, "a payload large enough to grow in steps");
     let bytes = encode(&filter, 5).unwrap();
     let mut stream = StreamDecoder::new();
     for chunk in bytes.chunks(1000) {
@@ -350,19 +250,11 @@ fn stream_grows_the_payload_in_steps_and_still_matches_decode() {
 #[test]
 fn encoder_refuses_unloadable_files() {
     let filter = small_filter();
-    assert_eq!(
-        encode(&filter, MAX_CATALOG_VERSION + 1),
-        Err(EncodeError::CatalogVersionOutOfRange(1 << 53))
-    );
-    assert_eq!(
-        encode(&filter, MAX_CATALOG_VERSION + 1).unwrap_err().code(),
-        "catalogVersionOutOfRange"
-    );
+    assert_eq!(encode(&filter, MAX_CATALOG_VERSION + 1), Err(EncodeError::CatalogVersionOutOfRange(1 << 53)));
+    assert_eq!(encode(&filter, MAX_CATALOG_VERSION + 1).unwrap_err().code(), "catalogVersionOutOfRange");
     assert!(encode(&filter, MAX_CATALOG_VERSION).is_ok());
     // A union can claim more insertions than the spec's n.
-    let doubled = ArtifactBloomFilter::union(&filter, &filter)
-        .unwrap()
-        .unwrap();
+    let doubled = ArtifactBloomFilter::union(&filter, &filter).unwrap().unwrap();
     match encode(&doubled, 1) {
         Err(EncodeError::InvalidFilter { field, .. }) => assert_eq!(field, "insertedItemCount"),
         other => panic!("expected invalidFilter, got {other:?}"),
@@ -388,58 +280,19 @@ fn header_serializes_for_js() {
 #[test]
 fn codes_and_messages() {
     let cases = [
-        (
-            LoadError::Truncated { needed: 96, got: 3 },
-            "truncated",
-            "96",
-        ),
-        (
-            LoadError::BadMagic { found: *b"TLBF" },
-            "badMagic",
-            "54 4c 42 46",
-        ),
-        (
-            LoadError::UnsupportedFormatVersion(2),
-            "unsupportedFormatVersion",
-            "formatVersion 2",
-        ),
-        (
-            LoadError::UnsupportedHashProtocol(3),
-            "unsupportedHashProtocol",
-            "hashProtocolVersion 3",
-        ),
-        (
-            LoadError::InvalidHeader {
-                field: "reserved",
-                reason: "must be 0".into(),
-            },
-            "invalidHeader",
-            "reserved",
-        ),
-        (
-            LoadError::LengthMismatch {
-                expected: 104,
-                got: 105,
-            },
-            "lengthMismatch",
-            "105",
-        ),
+        (LoadError::Truncated { needed: 96, got: 3 }, "truncated", "96"),
+        (LoadError::BadMagic { found: *b"TLBF" }, "badMagic", "54 4c 42 46"),
+        (LoadError::UnsupportedFormatVersion(2), "unsupportedFormatVersion", "formatVersion 2"),
+        (LoadError::UnsupportedHashProtocol(3), "unsupportedHashProtocol", "hashProtocolVersion 3"),
+        (LoadError::InvalidHeader { field: "reserved", reason: "must be 0".into() }, "invalidHeader", "reserved"),
+        (LoadError::LengthMismatch { expected: 104, got: 105 }, "lengthMismatch", "105"),
         (LoadError::ChecksumMismatch, "checksumMismatch", "SHA-256"),
         (
-            LoadError::TooLarge {
-                declared: 134_217_824,
-                limit: 1000,
-            },
+            LoadError::TooLarge { declared: 134_217_824, limit: 1000 },
             "tooLarge",
             "134217824 bytes, more than maxBytes (1000)",
         ),
-        (
-            LoadError::OutOfMemory {
-                requested: 134_217_728,
-            },
-            "outOfMemory",
-            "could not reserve 134217728 bytes",
-        ),
+        (LoadError::OutOfMemory { requested: 134_217_728 }, "outOfMemory", "could not reserve 134217728 bytes"),
     ];
     for (error, code, fragment) in cases {
         assert_eq!(error.code(), code);

@@ -50,9 +50,7 @@ pub fn range(message: &str) -> JsValue {
 
 /// A digest that is not 32 bytes at query time.
 pub fn digest_length(parameter: &str, length: usize) -> JsValue {
-    range(&format!(
-        "{parameter} must be a 32-byte SHA-256 digest, got {length} bytes"
-    ))
+    range(&format!("{parameter} must be a 32-byte SHA-256 digest, got {length} bytes"))
 }
 
 /// A packed batch whose length is not a whole number of 32-byte records.
@@ -75,10 +73,7 @@ struct StackText {
 
 impl StackText {
     fn new() -> Self {
-        StackText {
-            bytes: [0; MESSAGE_CAPACITY],
-            len: 0,
-        }
+        StackText { bytes: [0; MESSAGE_CAPACITY], len: 0 }
     }
 
     fn as_str(&self) -> &str {
@@ -94,10 +89,7 @@ impl Write for StackText {
         while !text.is_char_boundary(take) {
             take -= 1;
         }
-        if let (Some(slot), Some(part)) = (
-            self.bytes.get_mut(self.len..self.len + take),
-            text.as_bytes().get(..take),
-        ) {
+        if let (Some(slot), Some(part)) = (self.bytes.get_mut(self.len..self.len + take), text.as_bytes().get(..take)) {
             slot.copy_from_slice(part);
             self.len += take;
         }

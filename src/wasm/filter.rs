@@ -12,16 +12,9 @@ use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
 use wasm_bindgen::prelude::*;
 
 /// A spec from JS numbers: a count that is not a safe integer is invalid.
-pub(crate) fn spec_from_js(
-    expected_item_count: f64,
-    target_fpp: f64,
-) -> Result<BloomSpec, BloomError> {
-    let expected_item_count =
-        item_count_from_f64(expected_item_count).ok_or(BloomError::InvalidExpectedItemCount)?;
-    Ok(BloomSpec {
-        expected_item_count,
-        target_false_positive_rate: target_fpp,
-    })
+pub(crate) fn spec_from_js(expected_item_count: f64, target_fpp: f64) -> Result<BloomSpec, BloomError> {
+    let expected_item_count = item_count_from_f64(expected_item_count).ok_or(BloomError::InvalidExpectedItemCount)?;
+    Ok(BloomSpec { expected_item_count, target_false_positive_rate: target_fpp })
 }
 
 pub(crate) fn bloom_error(error: BloomError) -> JsValue {
@@ -65,16 +58,10 @@ impl RawFilter {
     /// Builds from the `staged` bytes of `N × 32` packed digests (checks:
     /// spec, capacity, length, then memory for the bit array).
     #[wasm_bindgen(js_name = createPacked)]
-    pub fn create_packed(
-        staged: usize,
-        expected_item_count: f64,
-        target_fpp: f64,
-    ) -> Result<RawFilter, JsValue> {
+    pub fn create_packed(staged: usize, expected_item_count: f64, target_fpp: f64) -> Result<RawFilter, JsValue> {
         let spec = spec_from_js(expected_item_count, target_fpp).map_err(bloom_error)?;
         with_input(staged, |packed| {
-            ArtifactBloomFilter::create_packed(packed, &spec)
-                .map(RawFilter::wrap)
-                .map_err(bloom_error)
+            ArtifactBloomFilter::create_packed(packed, &spec).map(RawFilter::wrap).map_err(bloom_error)
         })
     }
 
@@ -92,11 +79,9 @@ impl RawFilter {
     /// One flag byte (1 = maybe, 0 = definitely absent) per staged digest.
     #[wasm_bindgen(js_name = mightContainMany)]
     pub fn might_contain_many(&self, staged: usize) -> Result<Vec<u8>, JsValue> {
-        with_input(staged, |packed| {
-            match self.inner.might_contain_packed(packed) {
-                Some(flags) => flags.map_err(|e| output_error(e, "for the answers")),
-                None => Err(error::packed_length("packed", packed.len())),
-            }
+        with_input(staged, |packed| match self.inner.might_contain_packed(packed) {
+            Some(flags) => flags.map_err(|e| output_error(e, "for the answers")),
+            None => Err(error::packed_length("packed", packed.len())),
         })
     }
 
@@ -104,10 +89,7 @@ impl RawFilter {
     #[wasm_bindgen(js_name = countMaybe)]
     pub fn count_maybe(&self, staged: usize) -> Result<f64, JsValue> {
         with_input(staged, |packed| {
-            self.inner
-                .count_maybe(packed)
-                .map(|n| n as f64)
-                .ok_or_else(|| error::packed_length("packed", packed.len()))
+            self.inner.count_maybe(packed).map(|n| n as f64).ok_or_else(|| error::packed_length("packed", packed.len()))
         })
     }
 
@@ -148,9 +130,7 @@ impl RawFilter {
 
     #[wasm_bindgen(js_name = serializeBits)]
     pub fn serialize_bits(&self) -> Result<Vec<u8>, JsValue> {
-        self.inner
-            .serialize_bits()
-            .map_err(|e| output_error(e, "for the serialized bits"))
+        self.inner.serialize_bits().map_err(|e| output_error(e, "for the serialized bits"))
     }
 
     /// OR of two filters of the same shape, or the coded `incompatibleFilters`

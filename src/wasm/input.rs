@@ -40,16 +40,12 @@ pub fn input_buffer(length: f64) -> Result<usize, JsValue> {
         let prepared = make_room(&mut buffer, requested);
         let address = buffer.as_ptr() as usize;
         cell.set(buffer);
-        prepared
-            .map(|()| address)
-            .map_err(|oom| error::out_of_memory(oom, "to copy the input into wasm memory"))
+        prepared.map(|()| address).map_err(|oom| error::out_of_memory(oom, "to copy the input into wasm memory"))
     })
 }
 
 fn make_room(buffer: &mut Vec<u8>, requested: u64) -> Result<(), OutOfMemory> {
-    let length = usize::try_from(requested).map_err(|_| OutOfMemory {
-        requested_bytes: requested,
-    })?;
+    let length = usize::try_from(requested).map_err(|_| OutOfMemory { requested_bytes: requested })?;
     // Reused when it is big enough, unless a small input would keep a large
     // buffer alive (one whose call never came, e.g. the copy threw).
     if length <= buffer.len() && (length > KEPT_BYTES || buffer.capacity() <= KEPT_BYTES) {
@@ -67,18 +63,14 @@ fn make_room(buffer: &mut Vec<u8>, requested: u64) -> Result<(), OutOfMemory> {
 /// Runs `read` on the `length` bytes staged by the last [`input_buffer`]
 /// call. A length beyond what was staged is a coded `inputNotStaged` error
 /// (a bug in the JS layer, never a read of stale bytes past the buffer).
-pub(crate) fn with_input<T>(
-    length: usize,
-    read: impl FnOnce(&[u8]) -> Result<T, JsValue>,
-) -> Result<T, JsValue> {
+pub(crate) fn with_input<T>(length: usize, read: impl FnOnce(&[u8]) -> Result<T, JsValue>) -> Result<T, JsValue> {
     INPUT.with(|cell| {
         let mut buffer = cell.take();
         let result = match buffer.get(..length) {
             Some(bytes) => read(bytes),
-            None => Err(error::coded(
-                "inputNotStaged",
-                "the raw call expected more input bytes than inputBuffer() staged",
-            )),
+            None => {
+                Err(error::coded("inputNotStaged", "the raw call expected more input bytes than inputBuffer() staged"))
+            }
         };
         if buffer.capacity() > KEPT_BYTES {
             buffer = Vec::new();

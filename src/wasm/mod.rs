@@ -8,11 +8,16 @@
 //! [`error`]. Caller-sized bytes enter wasm memory only through [`input`],
 //! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
+#[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;
+#[cfg(feature = "artifact")]
 mod filter;
+#[cfg(feature = "artifact")]
 mod hashing;
 mod input;
+#[cfg(feature = "artifact")]
 mod snapshot;
+#[cfg(feature = "variants")]
 mod systems;
 
 use wasm_bindgen::prelude::*;

@@ -24,16 +24,12 @@ fn header_value(header: &abf1::Header) -> Result<JsValue, JsValue> {
 fn snapshot_value(snapshot: Snapshot) -> Result<JsValue, JsValue> {
     let plain = Object::new();
     Reflect::set(&plain, &"header".into(), &header_value(&snapshot.header)?)?;
-    Reflect::set(
-        &plain,
-        &"filter".into(),
-        &RawFilter::wrap(snapshot.filter).into(),
-    )?;
+    Reflect::set(&plain, &"filter".into(), &RawFilter::wrap(snapshot.filter).into())?;
     Ok(plain.into())
 }
 
 /// Loads the `staged` bytes of a whole ABF1 file: `{ header, filter }` or a
-/// coded error (the codes and their order are spec/ABF1.md's, then
+/// coded error (the codes and their order are docs/ABF1.md's, then
 /// `outOfMemory`).
 #[wasm_bindgen(js_name = decodeSnapshot)]
 pub fn decode_snapshot(staged: usize) -> Result<JsValue, JsValue> {
@@ -47,12 +43,9 @@ pub fn decode_snapshot(staged: usize) -> Result<JsValue, JsValue> {
 /// bytes (a fixed size: wasm-bindgen's own copy is fine for it).
 #[wasm_bindgen(js_name = decodeSnapshotPrehashed)]
 pub fn decode_snapshot_prehashed(staged: usize, sha256: &[u8]) -> Result<JsValue, JsValue> {
-    let computed: [u8; abf1::CHECKSUM_LENGTH] = sha256
-        .try_into()
-        .map_err(|_| error::digest_length("sha256", sha256.len()))?;
-    let snapshot = with_input(staged, |bytes| {
-        abf1::decode_with(bytes, |_, _| computed).map_err(load_error)
-    })?;
+    let computed: [u8; abf1::CHECKSUM_LENGTH] =
+        sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
+    let snapshot = with_input(staged, |bytes| abf1::decode_with(bytes, |_, _| computed).map_err(load_error))?;
     snapshot_value(snapshot)
 }
 
@@ -76,8 +69,7 @@ pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u
             ),
         )
     })?;
-    abf1::encode(filter.inner(), version)
-        .map_err(|e| error::coded_with(e.code(), |out| e.write_message(out)))
+    abf1::encode(filter.inner(), version).map_err(|e| error::coded_with(e.code(), |out| e.write_message(out)))
 }
 
 /// Unique staged digests (first-seen order) and the duplicate count, as
@@ -89,11 +81,7 @@ pub fn dedup_packed_js(staged: usize) -> Result<JsValue, JsValue> {
         None => Err(error::packed_length("packed", packed.len())),
     })?;
     let plain = Object::new();
-    Reflect::set(
-        &plain,
-        &"unique".into(),
-        &js_sys::Uint8Array::from(unique.as_slice()).into(),
-    )?;
+    Reflect::set(&plain, &"unique".into(), &js_sys::Uint8Array::from(unique.as_slice()).into())?;
     Reflect::set(&plain, &"duplicates".into(), &(duplicates as f64).into())?;
     Ok(plain.into())
 }
@@ -108,24 +96,15 @@ pub struct RawSnapshotDecoder {
 }
 
 fn finished() -> JsValue {
-    error::coded(
-        "decoderFinished",
-        "this decoder already finished; create a new one",
-    )
+    error::coded("decoderFinished", "this decoder already finished; create a new one")
 }
 
 /// `maxBytes` from JS (a non-negative number, `Infinity` for none) as the
 /// decoder's limit. Lengths are integers, so `total > maxBytes` is
 /// `total > floor(maxBytes)`; `as` saturates Infinity to `u64::MAX`.
 fn limited(decoder: StreamDecoder, max_bytes: f64) -> RawSnapshotDecoder {
-    let limit = if max_bytes >= 0.0 {
-        max_bytes as u64
-    } else {
-        0
-    };
-    RawSnapshotDecoder {
-        inner: Some(decoder.with_max_length(limit)),
-    }
+    let limit = if max_bytes >= 0.0 { max_bytes as u64 } else { 0 };
+    RawSnapshotDecoder { inner: Some(decoder.with_max_length(limit)) }
 }
 
 #[wasm_bindgen]
@@ -154,29 +133,19 @@ impl RawSnapshotDecoder {
     /// `96 + payloadLength` once the header is known, else `undefined`.
     #[wasm_bindgen(js_name = totalLength)]
     pub fn total_length(&self) -> Option<f64> {
-        self.inner
-            .as_ref()
-            .and_then(StreamDecoder::total_length)
-            .map(|n| n as f64)
+        self.inner.as_ref().and_then(StreamDecoder::total_length).map(|n| n as f64)
     }
 
     /// Completes the load: `{ header, filter }` or a coded error.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        snapshot_value(
-            self.inner
-                .take()
-                .ok_or_else(finished)?
-                .finish()
-                .map_err(load_error)?,
-        )
+        snapshot_value(self.inner.take().ok_or_else(finished)?.finish().map_err(load_error)?)
     }
 
     /// `finish` with the caller's SHA-256 of bytes [0, 64) and [96, end).
     #[wasm_bindgen(js_name = finishWithChecksum)]
     pub fn finish_with_checksum(&mut self, sha256: &[u8]) -> Result<JsValue, JsValue> {
-        let computed: [u8; abf1::CHECKSUM_LENGTH] = sha256
-            .try_into()
-            .map_err(|_| error::digest_length("sha256", sha256.len()))?;
+        let computed: [u8; abf1::CHECKSUM_LENGTH] =
+            sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
         let decoder = self.inner.take().ok_or_else(finished)?;
         snapshot_value(decoder.finish_with_checksum(computed).map_err(load_error)?)
     }

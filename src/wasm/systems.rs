@@ -67,18 +67,12 @@ impl RawTlBloom {
     #[wasm_bindgen(js_name = withRate)]
     pub fn with_rate(n: f64, p: f64) -> Result<RawTlBloom, JsValue> {
         let n = count(n, TlbfError::InvalidExpectedItemCount)?;
-        TlBloom::with_rate(n, p)
-            .map(|inner| RawTlBloom { inner })
-            .map_err(fail)
+        TlBloom::with_rate(n, p).map(|inner| RawTlBloom { inner }).map_err(fail)
     }
 
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(staged: usize) -> Result<RawTlBloom, JsValue> {
-        with_input(staged, |bytes| {
-            TlBloom::from_bytes(bytes)
-                .map(|inner| RawTlBloom { inner })
-                .map_err(fail)
-        })
+        with_input(staged, |bytes| TlBloom::from_bytes(bytes).map(|inner| RawTlBloom { inner }).map_err(fail))
     }
 
     /// Inserts the `staged` item.
@@ -167,9 +161,7 @@ fn delta_from_word_bytes(bytes: &[u8]) -> Result<Delta, JsValue> {
     for entry in 0..entry_count {
         let at = 2 + 3 * entry;
         frame.extend_from_slice(&word(at).to_le_bytes());
-        frame.extend_from_slice(
-            &(u64::from(word(at + 1)) | u64::from(word(at + 2)) << 32).to_le_bytes(),
-        );
+        frame.extend_from_slice(&(u64::from(word(at + 1)) | u64::from(word(at + 2)) << 32).to_le_bytes());
     }
     Delta::decode(&seal(frame)).map_err(fail)
 }
@@ -178,8 +170,8 @@ fn delta_from_word_bytes(bytes: &[u8]) -> Result<Delta, JsValue> {
 #[wasm_bindgen(js_name = decodeMergeableDelta)]
 pub fn decode_mergeable_delta(staged: usize) -> Result<Vec<u32>, JsValue> {
     let delta = with_input(staged, |bytes| Delta::decode(bytes).map_err(fail))?;
-    let mut words = fallible::with_capacity(2 + 3 * delta.words().len())
-        .map_err(|_| fail(MergeableError::OutOfMemory))?;
+    let mut words =
+        fallible::with_capacity(2 + 3 * delta.words().len()).map_err(|_| fail(MergeableError::OutOfMemory))?;
     write_delta_words(&delta, &mut words);
     Ok(words)
 }
@@ -202,31 +194,19 @@ pub struct RawMergeableFilter {
 
 impl RawMergeableFilter {
     fn wrap(inner: MergeableBloomFilter) -> RawMergeableFilter {
-        RawMergeableFilter {
-            inner,
-            delta: Vec::new(),
-        }
+        RawMergeableFilter { inner, delta: Vec::new() }
     }
 }
 
 #[wasm_bindgen]
 impl RawMergeableFilter {
-    pub fn create(
-        expected_elements: f64,
-        false_positive_rate: f64,
-    ) -> Result<RawMergeableFilter, JsValue> {
+    pub fn create(expected_elements: f64, false_positive_rate: f64) -> Result<RawMergeableFilter, JsValue> {
         let n = count(expected_elements, MergeableError::InvalidExpectedItemCount)?;
-        MergeableBloomFilter::create(n, false_positive_rate)
-            .map(RawMergeableFilter::wrap)
-            .map_err(fail)
+        MergeableBloomFilter::create(n, false_positive_rate).map(RawMergeableFilter::wrap).map_err(fail)
     }
 
     pub fn decode(staged: usize) -> Result<RawMergeableFilter, JsValue> {
-        with_input(staged, |bytes| {
-            MergeableBloomFilter::decode(bytes)
-                .map(RawMergeableFilter::wrap)
-                .map_err(fail)
-        })
+        with_input(staged, |bytes| MergeableBloomFilter::decode(bytes).map(RawMergeableFilter::wrap).map_err(fail))
     }
 
     /// Sets the `staged` item's bits and keeps the delta's words (see
@@ -319,9 +299,7 @@ impl RawScalableFilter {
 
     pub fn decode(staged: usize) -> Result<RawScalableFilter, JsValue> {
         with_input(staged, |bytes| {
-            ScalableBloomFilter::decode(bytes)
-                .map(|inner| RawScalableFilter { inner })
-                .map_err(fail)
+            ScalableBloomFilter::decode(bytes).map(|inner| RawScalableFilter { inner }).map_err(fail)
         })
     }
 
@@ -360,12 +338,7 @@ impl RawScalableFilter {
     /// `[initialCapacity, targetFpp, growthFactor, tighteningRatio]`.
     pub fn params(&self) -> Vec<f64> {
         let p = self.inner.params();
-        vec![
-            p.initial_capacity as f64,
-            p.target_fpp,
-            f64::from(p.growth_factor),
-            p.tightening_ratio,
-        ]
+        vec![p.initial_capacity as f64, p.target_fpp, f64::from(p.growth_factor), p.tightening_ratio]
     }
 
     pub fn encode(&self) -> Result<Vec<u8>, JsValue> {

@@ -1,0 +1,98 @@
+// The CLI surface an npm user meets first: `--version`, `check -` reading
+// digests from standard input, and exit codes that every command documents
+// the same way (0 ok, 1 a check found problems, 2 usage or input error).
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
+import { runCli, tempDir } from "./helpers/cli.mjs";
+
+const require = createRequire(import.meta.url);
+const hexOf = (text) => createHash("sha256").update(text).digest("hex");
+const MEMBERS = Array.from({ length: 50 }, (_, i) => hexOf(`member:${i}`));
+const OUTSIDER = hexOf("not a member");
+
+let dir;
+let snapshot;
+
+before(async () => {
+  dir = await tempDir("cli-surface");
+  const built = ArtifactBloomFilter.create(MEMBERS.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))), {
+    expectedItemCount: 50,
+    targetFalsePositiveRate: 0.001,
+  });
+  if (built.kind === "failure") throw new Error(built.error);
+  snapshot = join(dir.path, "catalog.abf1");
+  writeFileSync(snapshot, encodeSnapshot(built.value, { catalogVersion: 7 }));
+  built.value.free();
+});
+
+after(async () => {
+  await dir.remove();
+});
+
+describe("artifact-bloom --version", () => {
+  const { version } = JSON.parse(readFileSync(require.resolve("artifact-bloom/package.json"), "utf8"));
+  for (const flag of ["--version", "-v"]) {
+    test(`${flag} prints the package version and exits 0`, async () => {
+      const ran = await runCli([flag]);
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.equal(ran.stdout, `${version}\n`);
+    });
+  }
+});
+
+describe("artifact-bloom check - (digests from standard input)", () => {
+  test("answers each hex line: members maybe, the outsider absent", async () => {
+    const input = `# a comment\n${MEMBERS.slice(0, 3).join("\n")}\n\n${OUTSIDER}\r\n`;
+    const ran = await runCli(["check", snapshot, "-", "--json"], { input });
+    assert.equal(ran.code, 0, ran.stderr);
+    const report = JSON.parse(ran.stdout);
+    assert.equal(report.catalogVersion, 7);
+    assert.deepEqual(
+      report.results.map((r) => [r.digest, r.verdict]),
+      [...MEMBERS.slice(0, 3).map((hex) => [hex, "maybe"]), [OUTSIDER, "absent"]],
+    );
+  });
+
+  test("mixes with digest arguments, in argument order", async () => {
+    const ran = await runCli(["check", snapshot, OUTSIDER, "-", MEMBERS[9]], { input: `${MEMBERS[4]}\n` });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.deepEqual(ran.stdout.trim().split("\n").map((line) => line.split(/\s+/).slice(0, 2)), [
+      ["absent", OUTSIDER], ["maybe", MEMBERS[4]], ["maybe", MEMBERS[9]],
+    ]);
+  });
+
+  test("a line that is not a digest → exit 2 naming the line, nothing printed", async () => {
+    const ran = await runCli(["check", snapshot, "-"], { input: `${MEMBERS[0]}\nnot-a-digest\n` });
+    assert.equal(ran.code, 2);
+    assert.equal(ran.stdout, "");
+    assert.match(ran.stderr, /line 2: expected 64 hex digits/);
+  });
+
+  test('"-" twice → exit 2 (standard input is read once)', async () => {
+    const ran = await runCli(["check", snapshot, "-", "-"], { input: "" });
+    assert.equal(ran.code, 2);
+    assert.match(ran.stderr, /"-" appears twice/);
+  });
+});
+
+describe("exit codes are documented the same way by every command", () => {
+  for (const command of ["publish", "inspect", "check", "merge"]) {
+    test(`${command} --help states exit codes 0, 1 and 2`, async () => {
+      const ran = await runCli([command, "--help"]);
+      assert.equal(ran.code, 0);
+      assert.match(ran.stdout, /Exit codes: 0 [^]*, 1 [^]*,\s+2 /);
+    });
+  }
+
+  test("the package README documents the same three codes", () => {
+    const readme = readFileSync(join(dirname(require.resolve("artifact-bloom/package.json")), "README.md"), "utf8");
+    for (const code of ["`0`", "`1`", "`2`"]) assert.ok(readme.includes(code), `README lacks exit code ${code}`);
+    assert.match(readme, /standard input \(`-`\)/);
+    assert.match(readme, /--version/);
+  });
+});
