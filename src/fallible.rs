@@ -76,6 +76,7 @@ pub fn copy_of<T: Copy>(values: &[T]) -> Result<Vec<T>, OutOfMemory> {
 /// memory straight from the allocator, so fresh pages are not written and
 /// stay out of the resident set until used) but with the null check that
 /// `vec!` turns into an abort.
+#[allow(unsafe_code)] // the one exception to the crate's deny(unsafe_code); SAFETY comments below
 pub fn zeroed_words(count: usize) -> Result<Vec<u64>, OutOfMemory> {
     let refused = OutOfMemory::of::<u64>(count);
     let layout = Layout::array::<u64>(count).map_err(|_| refused)?;

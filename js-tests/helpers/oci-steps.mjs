@@ -4,11 +4,16 @@
 import { writeFile } from "node:fs/promises";
 import { runCli } from "./cli.mjs";
 
-/** `publish --from-registry` → { run, summary } (summary parsed from --json). */
+/**
+ * `publish --from-registry` → { run, summary } (summary parsed from --json).
+ * Passes --allow-empty: the tests snapshot repositories before their first
+ * push, and an empty repository's snapshot is a real answer there (publish
+ * refuses empty input by default to protect a live snapshot).
+ */
 export async function publishFromRegistry(registryUrl, repository, out, { version = 1, expected = 10_000, fpp = 0.01, extra = [], env } = {}) {
   const run = await runCli([
     "publish", "--catalog-version", String(version), "--expected-items", String(expected), "--fpp", String(fpp),
-    "--out", out, "--from-registry", registryUrl, ...(repository === undefined ? [] : ["--repository", repository]), "--json", ...extra,
+    "--out", out, "--from-registry", registryUrl, ...(repository === undefined ? [] : ["--repository", repository]), "--json", "--allow-empty", ...extra,
   ], { env, timeoutMs: 120_000 });
   return { run, summary: run.code === 0 ? JSON.parse(run.stdout) : undefined };
 }
