@@ -6,6 +6,7 @@
 
 pub mod abf1;
 pub mod bits;
+pub mod delta;
 pub mod filter;
 pub mod hashing;
 pub mod layout;
