@@ -10,6 +10,7 @@ export {
   loadSnapshotStream,
   readSnapshotHeader,
 } from "./snapshot.js";
+export { applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";
 export { TlBloom } from "./tlbf.js";

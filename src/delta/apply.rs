@@ -42,35 +42,37 @@ pub fn rebuild(
     let mut out =
         reserve((abf1::HEADER_LENGTH as u64).saturating_add(header.target.payload_length))?;
     out.extend_from_slice(&header.target.to_bytes());
-    let mut ranks = delta.ranks();
-    let mut next = ranks.next_rank()?;
-    let mut zeros_before = 0u64;
-    for &word in base.bits().words() {
-        let zeros_here = u64::from(word.count_zeros());
-        let mut result = word;
-        // Zero bits of `word` not yet passed, and how many were passed.
-        let mut free = !word;
-        let mut passed = 0u64;
-        while let Some(rank) = next.filter(|&rank| rank < zeros_before + zeros_here) {
-            for _ in passed..rank - zeros_before {
-                free &= free - 1;
-            }
-            result |= free & free.wrapping_neg();
-            free &= free - 1;
-            passed = rank - zeros_before + 1;
-            next = ranks.next_rank()?;
-        }
-        out.extend_from_slice(&result.to_le_bytes());
-        zeros_before += zeros_here;
+    // The base's bits in one pass (a plain copy on little-endian machines)...
+    let words = base.bits().words();
+    for word in words {
+        out.extend_from_slice(&word.to_le_bytes());
     }
-    // Unreachable: parse bounded every rank by bitCount − baseSetBitCount,
-    // which check_base made the base's zero count.
-    if let Some(rank) = next {
-        return Err(DeltaError::PositionOutOfRange {
-            index: header.position_count,
+    // ...then each rank's bit: walk the words by their zero counts to the one
+    // holding that zero, and select it there.
+    let payload = out.get_mut(abf1::OFFSET_PAYLOAD..).unwrap_or_default();
+    let mut ranks = delta.ranks();
+    let (mut index, mut zeros_before, mut decoded) = (0usize, 0u64, 0u64);
+    while let Some(rank) = ranks.next_rank()? {
+        let out_of_range = || DeltaError::PositionOutOfRange {
+            index: decoded,
             rank,
-            zero_count: zeros_before,
-        });
+            zero_count: header.base_zero_count(),
+        };
+        // Unreachable errors: parse bounded every rank by bitCount −
+        // baseSetBitCount, which check_base made the base's zero count.
+        let mut word = *words.get(index).ok_or_else(out_of_range)?;
+        while rank - zeros_before >= u64::from(word.count_zeros()) {
+            zeros_before += u64::from(word.count_zeros());
+            index += 1;
+            word = *words.get(index).ok_or_else(out_of_range)?;
+        }
+        let mut free = !word;
+        for _ in 0..rank - zeros_before {
+            free &= free - 1;
+        }
+        let position = index * 64 + free.trailing_zeros() as usize;
+        *payload.get_mut(position / 8).ok_or_else(out_of_range)? |= 1 << (position % 8);
+        decoded += 1;
     }
     Ok(out)
 }

@@ -110,6 +110,10 @@ impl<'a> BitWriter<'a> {
 
 /// Reads the ranks back, checking every rule of the body: the count, the
 /// range (`rank < zero_count`) and the padding. Allocates nothing.
+///
+/// Bits come through a 64-bit buffer refilled a word at a time: `buffer`
+/// holds the next `available` unread bits, least significant first, and is
+/// zero above them.
 #[derive(Clone)]
 pub struct RankDecoder<'a> {
     body: &'a [u8],
@@ -117,9 +121,11 @@ pub struct RankDecoder<'a> {
     zero_count: u64,
     count: u64,
     decoded: u64,
-    /// Next unread bit of `body`.
-    cursor: u64,
     next_rank: u64,
+    buffer: u64,
+    available: u32,
+    /// Next body byte not yet in `buffer`.
+    loaded: usize,
 }
 
 impl<'a> RankDecoder<'a> {
@@ -130,24 +136,41 @@ impl<'a> RankDecoder<'a> {
             zero_count,
             count,
             decoded: 0,
-            cursor: 0,
             next_rank: 0,
+            buffer: 0,
+            available: 0,
+            loaded: 0,
         }
     }
 
-    fn body_bits(&self) -> u64 {
-        self.body.len() as u64 * 8
+    /// Tops `buffer` up to at least 57 bits, or to the end of the body.
+    fn refill(&mut self) {
+        if let Some(chunk) = self.body.get(self.loaded..self.loaded + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            // Whole bytes that fit above the `available` bits (at most 63 in all).
+            let bytes = (63 - self.available) / 8;
+            let filled = self.available + 8 * bytes;
+            let fresh = (u64::from_le_bytes(word) << self.available) & ((1u64 << filled) - 1);
+            self.buffer |= fresh;
+            self.available = filled;
+            self.loaded += bytes as usize;
+        } else {
+            while self.available <= 56 {
+                let Some(&byte) = self.body.get(self.loaded) else {
+                    break;
+                };
+                self.buffer |= u64::from(byte) << self.available;
+                self.available += 8;
+                self.loaded += 1;
+            }
+        }
     }
 
-    /// At least 57 bits from `cursor` (bits past the end read as zero).
-    fn peek(&self) -> u64 {
-        let start = (self.cursor >> 3) as usize;
-        let mut word = [0u8; 8];
-        if let Some(rest) = self.body.get(start..) {
-            let take = rest.len().min(8);
-            word[..take].copy_from_slice(&rest[..take]);
-        }
-        u64::from_le_bytes(word) >> (self.cursor & 7)
+    /// Drops `bits` (≤ `available` < 64) consumed bits.
+    fn consume(&mut self, bits: u32) {
+        self.buffer = self.buffer.checked_shr(bits).unwrap_or(0);
+        self.available -= bits;
     }
 
     fn truncated(&self) -> DeltaError {
@@ -157,66 +180,74 @@ impl<'a> RankDecoder<'a> {
         }
     }
 
+    fn out_of_range(&self, rank: u64) -> DeltaError {
+        DeltaError::PositionOutOfRange {
+            index: self.decoded,
+            rank,
+            zero_count: self.zero_count,
+        }
+    }
+
     /// The next rank, `None` after the last one, or the first broken rule.
     pub fn next_rank(&mut self) -> Result<Option<u64>, DeltaError> {
         if self.decoded == self.count {
             return self.check_padding().map(|()| None);
         }
-        // Unary part, up to 56 bits per step. A quotient this large already
-        // puts the rank out of range: stop before scanning further.
+        // Unary part. A quotient this large already puts the rank out of
+        // range: stop there rather than scan a long run of zeros.
         let limit = self.zero_count >> self.k;
         let mut quotient = 0u64;
         loop {
-            if self.cursor >= self.body_bits() {
+            if self.available < 57 {
+                self.refill();
+            }
+            if self.buffer != 0 {
+                let zeros = self.buffer.trailing_zeros();
+                quotient += u64::from(zeros);
+                self.consume(zeros + 1);
+                break;
+            }
+            if self.available == 0 {
                 return Err(self.truncated());
             }
-            let zeros = u64::from(self.peek().trailing_zeros()).min(56);
-            if zeros < 56 {
-                quotient += zeros;
-                self.cursor += zeros + 1;
-                break;
-            }
-            quotient += 56;
-            self.cursor += 56;
+            quotient += u64::from(self.available);
+            self.consume(self.available);
             if quotient > limit {
-                break;
+                return Err(self.out_of_range(quotient << self.k));
             }
         }
-        if self.cursor > self.body_bits() {
-            return Err(self.truncated());
+        if quotient > limit {
+            return Err(self.out_of_range(quotient << self.k));
         }
-        let k = u64::from(self.k);
-        let low = self.peek() & ((1u64 << k) - 1);
-        self.cursor += k;
-        if self.cursor > self.body_bits() {
-            return Err(self.truncated());
+        let k = u32::from(self.k);
+        if self.available < k {
+            self.refill();
+            if self.available < k {
+                return Err(self.truncated());
+            }
         }
-        let gap = quotient.checked_shl(self.k.into()).map(|q| q | low);
-        let rank = gap.and_then(|gap| self.next_rank.checked_add(gap));
-        let Some(rank) = rank.filter(|&rank| rank < self.zero_count && quotient <= limit) else {
-            return Err(DeltaError::PositionOutOfRange {
-                index: self.decoded,
-                rank: rank.unwrap_or(u64::MAX),
-                zero_count: self.zero_count,
-            });
-        };
+        let low = self.buffer & ((1u64 << k) - 1);
+        self.consume(k);
+        // quotient ≤ 2^30 and k ≤ 30: no overflow.
+        let rank = self.next_rank + ((quotient << k) | low);
+        if rank >= self.zero_count {
+            return Err(self.out_of_range(rank));
+        }
         self.decoded += 1;
         self.next_rank = rank + 1;
         Ok(Some(rank))
     }
 
     /// After the last code: only zero bits up to the end of its byte.
-    fn check_padding(&self) -> Result<(), DeltaError> {
-        let body_bits = self.body_bits();
-        let non_canonical = DeltaError::NonCanonicalPositions {
-            used_bits: self.cursor,
-            body_bits,
-        };
-        if body_bits - self.cursor >= 8 {
-            return Err(non_canonical);
-        }
-        if self.cursor < body_bits && self.peek() != 0 {
-            return Err(non_canonical);
+    fn check_padding(&mut self) -> Result<(), DeltaError> {
+        self.refill();
+        let body_bits = self.body.len() as u64 * 8;
+        let unread = (self.body.len() - self.loaded) as u64 * 8 + u64::from(self.available);
+        if unread >= 8 || self.buffer != 0 {
+            return Err(DeltaError::NonCanonicalPositions {
+                used_bits: body_bits - unread,
+                body_bits,
+            });
         }
         Ok(())
     }
