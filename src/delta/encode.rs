@@ -64,7 +64,7 @@ pub fn encode(
         target_payload_sha256,
         target: target_header,
     };
-    write_delta(frame, |sink| {
+    write_delta(frame, &mut |sink| {
         new_ranks(base_bits, target_bits, sink);
         Ok(())
     })
@@ -145,7 +145,7 @@ pub fn compose(first: &[u8], second: &[u8]) -> Result<Vec<u8>, DeltaError> {
         target_payload_sha256: hb.target_payload_sha256,
         target: hb.target.clone(),
     };
-    write_delta(frame, |sink| merge(a.ranks(), b.ranks(), sink))
+    write_delta(frame, &mut |sink| merge(a.ranks(), b.ranks(), sink))
 }
 
 /// The union of A→B's ranks (over A's zeros) and B→C's ranks (over B's
@@ -175,10 +175,11 @@ fn merge(
 }
 
 /// Two passes over the ranks: the first picks the Rice parameter and sizes
-/// the output exactly, the second writes into the one reservation.
+/// the output exactly, the second writes into the one reservation. (`dyn`:
+/// one copy of this function in the .wasm for both callers.)
 fn write_delta(
     frame: Frame,
-    mut ranks: impl FnMut(Sink<'_>) -> Result<(), DeltaError>,
+    ranks: &mut dyn FnMut(Sink<'_>) -> Result<(), DeltaError>,
 ) -> Result<Vec<u8>, DeltaError> {
     let mut statistics = GapStatistics::default();
     let mut gaps = Gaps::default();
