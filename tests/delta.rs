@@ -5,59 +5,19 @@
 //!   flip with the trailer recomputed is either rejected or still yields
 //!   exactly the target (the result is always checked against the target
 //!   header's checksum);
-//! - a wrong base, a removal (`notSuperset`), a layout change and chains that
-//!   do not connect are reported with their codes;
-//! - composing A→B and B→C gives encode(A, C) byte for byte.
+//! - a wrong base, a removal (`notSuperset`), a layout change and header
+//!   fields out of bound are reported with their codes.
+//!
+//! Chains (compose), the information bound and random catalogs:
+//! tests/delta_chains.rs.
 
-use artifact_bloom::abf1::{self, Snapshot};
+mod delta_support;
+
+use artifact_bloom::abf1;
 use artifact_bloom::bits::BitArray;
 use artifact_bloom::delta::{self, BaseMismatch, Delta, DeltaError, Limit};
 use artifact_bloom::{ArtifactBloomFilter, BloomSpec};
-use proptest::prelude::Rng;
-use proptest::test_runner::{RngAlgorithm, TestRng};
-use sha2::{Digest, Sha256};
-
-const SPEC: BloomSpec = BloomSpec {
-    expected_item_count: 1200,
-    target_false_positive_rate: 0.01,
-};
-
-/// Digests `prefix:i` for i in `range`, packed.
-fn digests(prefix: &str, range: std::ops::Range<u32>) -> Vec<u8> {
-    range
-        .flat_map(|i| Sha256::digest(format!("{prefix}:{i}").as_bytes()))
-        .collect()
-}
-
-fn filter(packed: &[u8], spec: &BloomSpec) -> ArtifactBloomFilter {
-    ArtifactBloomFilter::create_packed(packed, spec).expect("a valid spec with room")
-}
-
-/// Base: items 0..base; target: items 0..target (a superset), same spec.
-fn pair(base: u32, target: u32) -> (ArtifactBloomFilter, ArtifactBloomFilter) {
-    let all = digests("member", 0..target);
-    (
-        filter(&all[..base as usize * 32], &SPEC),
-        filter(&all, &SPEC),
-    )
-}
-
-fn file(filter: &ArtifactBloomFilter, version: u64) -> Vec<u8> {
-    abf1::encode(filter, version).expect("a valid filter")
-}
-
-fn must_apply(base: &ArtifactBloomFilter, version: u64, bytes: &[u8]) -> Snapshot {
-    delta::apply(base, version, bytes).unwrap_or_else(|e| panic!("apply failed: {e}"))
-}
-
-/// The trailer recomputed over the (mutated) bytes before it.
-fn resealed(bytes: &[u8]) -> Vec<u8> {
-    let split = bytes.len() - 32;
-    let mut out = bytes.to_vec();
-    let checksum = Sha256::digest(&bytes[..split]);
-    out[split..].copy_from_slice(&checksum);
-    out
-}
+use delta_support::*;
 
 #[test]
 fn apply_rebuilds_the_target_file_byte_for_byte() {
@@ -270,39 +230,6 @@ fn encode_refuses_what_is_not_a_delta() {
 }
 
 #[test]
-fn composing_two_deltas_equals_the_direct_delta() {
-    let all = digests("member", 0..1200);
-    let versions: Vec<ArtifactBloomFilter> = [800usize, 850, 1000, 1200]
-        .iter()
-        .map(|&n| filter(&all[..n * 32], &SPEC))
-        .collect();
-    let step =
-        |i: usize| delta::encode(&versions[i], i as u64, &versions[i + 1], i as u64 + 1).unwrap();
-    let mut composed = step(0);
-    for i in 1..versions.len() - 1 {
-        composed = delta::compose(&composed, &step(i)).unwrap();
-        assert_eq!(
-            composed,
-            delta::encode(&versions[0], 0, &versions[i + 1], i as u64 + 1).unwrap(),
-            "up to {i}"
-        );
-    }
-    let result = must_apply(&versions[0], 0, &composed);
-    assert_eq!(file(&result.filter, 3), file(&versions[3], 3));
-    // Out of order, or with a step left out, they do not chain.
-    assert!(matches!(
-        delta::compose(&step(1), &step(0)),
-        Err(DeltaError::NotChained(BaseMismatch::CatalogVersion { .. }))
-    ));
-    // Version 2 of other bits than the ones step 2 starts from.
-    let skipping = delta::encode(&versions[0], 0, &versions[1], 2).unwrap();
-    assert!(matches!(
-        delta::compose(&skipping, &step(2)),
-        Err(DeltaError::NotChained(BaseMismatch::SetBitCount { .. }))
-    ));
-}
-
-#[test]
 fn header_bounds_are_checked_before_the_length() {
     let (base, target) = pair(1000, 1010);
     let bytes = delta::encode(&base, 3, &target, 4).unwrap();
@@ -366,82 +293,4 @@ fn header_bounds_are_checked_before_the_length() {
             got: 199
         }
     );
-}
-
-/// log2 C(zeros, count): the bits any encoding of `count` positions among
-/// `zeros` candidates needs on average (the information bound).
-fn information_bound_bits(zeros: u64, count: u64) -> f64 {
-    (0..count)
-        .map(|i| ((zeros - i) as f64 / (count - i) as f64).log2())
-        .sum()
-}
-
-#[test]
-fn the_body_stays_within_two_percent_of_the_information_bound() {
-    // Rice coding of geometric gaps costs at most ~3 % above their entropy at
-    // these densities; the bound here adds 2 % plus one bit per 100
-    // positions of slack. A varint encoding fails it by ~60 %.
-    let spec = BloomSpec {
-        expected_item_count: 120_000,
-        target_false_positive_rate: 0.001,
-    };
-    let all = digests("member", 0..101_000);
-    let base = filter(&all[..100_000 * 32], &spec);
-    for added in [100u32, 1000] {
-        let target = filter(&all[..(100_000 + added as usize) * 32], &spec);
-        let bytes = delta::encode(&base, 1, &target, 2).unwrap();
-        let header = Delta::parse(&bytes).unwrap().header().clone();
-        let bound = information_bound_bits(header.base_zero_count(), header.position_count);
-        let body_bits = (header.body_length * 8) as f64;
-        assert!(
-            body_bits <= bound * 1.02 + header.position_count as f64 / 100.0 + 8.0,
-            "{added}: {body_bits} vs {bound}"
-        );
-    }
-}
-
-#[test]
-fn random_catalogs_round_trip_and_compose() {
-    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[13; 32]);
-    for case in 0..200 {
-        let n = 1 + rng.next_u32() % 3000;
-        let spec = BloomSpec {
-            expected_item_count: u64::from(n),
-            target_false_positive_rate: [0.5, 0.1, 0.01, 0.0001][case % 4],
-        };
-        let all = digests(&format!("case{case}"), 0..n);
-        let cut = |rng: &mut TestRng, low: u32| low + rng.next_u32() % (n - low + 1);
-        let a = cut(&mut rng, 0);
-        let b = cut(&mut rng, a);
-        let c = cut(&mut rng, b);
-        let [fa, fb, fc] = [a, b, c].map(|i| filter(&all[..i as usize * 32], &spec));
-        let ab = delta::encode(&fa, 10, &fb, 11).unwrap();
-        let bc = delta::encode(&fb, 11, &fc, 12).unwrap();
-        let ac = delta::encode(&fa, 10, &fc, 12).unwrap();
-        assert_eq!(delta::compose(&ab, &bc).unwrap(), ac, "case {case}");
-        assert_eq!(
-            file(&must_apply(&fa, 10, &ab).filter, 11),
-            file(&fb, 11),
-            "case {case}"
-        );
-        assert_eq!(
-            file(&must_apply(&fa, 10, &ac).filter, 12),
-            file(&fc, 12),
-            "case {case}"
-        );
-        // Random mutations never panic and never yield a wrong target.
-        for _ in 0..20 {
-            let mut mutated = ac.clone();
-            let at = (rng.next_u64() % mutated.len() as u64) as usize;
-            mutated[at] = rng.next_u32() as u8;
-            let mutated = if rng.next_u32() % 2 == 0 {
-                resealed(&mutated)
-            } else {
-                mutated
-            };
-            if let Ok(result) = delta::apply(&fa, 10, &mutated) {
-                assert_eq!(file(&result.filter, 12), file(&fc, 12), "case {case}");
-            }
-        }
-    }
 }

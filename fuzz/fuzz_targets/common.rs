@@ -35,28 +35,17 @@ pub fn check_abf1(bytes: &[u8]) -> Result<(), LoadError> {
     let header = abf1::parse_header(bytes);
     match abf1::decode(bytes) {
         Ok(snapshot) => {
-            assert_eq!(
-                header.as_ref().ok(),
-                Some(&snapshot.header),
-                "decode and parse_header disagree"
-            );
+            assert_eq!(header.as_ref().ok(), Some(&snapshot.header), "decode and parse_header disagree");
             let h = &snapshot.header;
             let f = &snapshot.filter;
             assert_eq!(f.bit_count(), h.bit_count);
             assert_eq!(f.hash_count(), h.hash_count);
             assert_eq!(f.inserted_item_count(), h.inserted_item_count);
             assert_eq!(f.spec().expected_item_count, h.expected_item_count);
-            assert_eq!(
-                f.spec().target_false_positive_rate.to_bits(),
-                h.target_fpp.to_bits()
-            );
+            assert_eq!(f.spec().target_false_positive_rate.to_bits(), h.target_fpp.to_bits());
             assert_eq!(bytes.len() as u64, h.total_length());
-            let again =
-                abf1::encode(f, h.catalog_version).expect("an accepted file must re-encode");
-            assert!(
-                again == bytes,
-                "accepted input is not canonical: encode(decode(x)) != x"
-            );
+            let again = abf1::encode(f, h.catalog_version).expect("an accepted file must re-encode");
+            assert!(again == bytes, "accepted input is not canonical: encode(decode(x)) != x");
             assert_eq!(f.serialize_bits(), &bytes[HEADER_LENGTH..]);
             // Queries over the loaded filter: a digest taken from the input.
             let mut digest = [0u8; 32];
@@ -64,9 +53,7 @@ pub fn check_abf1(bytes: &[u8]) -> Result<(), LoadError> {
                 *slot = *byte;
             }
             let single = f.might_contain(&digest);
-            let many = f
-                .might_contain_packed(&digest)
-                .expect("32 bytes are one digest");
+            let many = f.might_contain_packed(&digest).expect("32 bytes are one digest");
             assert_eq!(many, vec![u8::from(single)]);
             let ratio = f.fill_ratio();
             assert!((0.0..=1.0).contains(&ratio));
@@ -74,10 +61,7 @@ pub fn check_abf1(bytes: &[u8]) -> Result<(), LoadError> {
         }
         Err(error) => {
             if let Err(first) = &header {
-                assert_eq!(
-                    &error, first,
-                    "decode must report the header's own error first"
-                );
+                assert_eq!(&error, first, "decode must report the header's own error first");
             }
             // Codes and messages never panic.
             let _ = (error.code(), error.message(), error.to_string());
