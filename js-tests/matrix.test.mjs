@@ -362,7 +362,7 @@ const ROWS = [
   ["ArtifactExistenceService", "findMissingAsync", "signal", throws(/signal/, { valid: { undefined: okValue([]) } }), (v) => service().findMissingAsync([MEMBER], v)],
   ["ArtifactExistenceService", "snapshot", "(getter)", ignored, () => service().snapshot.catalogVersion],
   ["ArtifactExistenceService", "metrics", "(none)", ignored, (v) => { const m = v === NO_ARG ? service().metrics() : service().metrics(v); return { ...m, "artifact_bloom.snapshot.age_seconds": 0 }; }],
-  ["ArtifactExistenceService", "prometheus", "(none)", ignored, (v) => (v === NO_ARG ? service().prometheus() : service().prometheus(v)).replace(/age_seconds \S+/, "age_seconds 0")],
+  ["ArtifactExistenceService", "prometheus", "(none)", ignored, (v) => (v === NO_ARG ? service().prometheus() : service().prometheus(v)).replace(/^(artifact_bloom_snapshot_age_seconds) \S+$/m, "$1 0")],
 
   // SnapshotHolder
   ["SnapshotHolder", "constructor", "initialSnapshot", throws(/initialSnapshot/), (v) => new SnapshotHolder(v)],
