@@ -240,6 +240,19 @@ function buildFilter(digests = MEMBERS) {
 const FILTER = buildFilter();
 const SNAPSHOT_BYTES = pkg.encodeSnapshot(FILTER, { catalogVersion: CATALOG_VERSION });
 const snapshot = () => ({ catalogVersion: CATALOG_VERSION, filter: FILTER });
+// Two later versions of the catalog (three and five more digests) and the
+// ABD1 deltas 7 → 8 and 8 → 9.
+const grown = (extra, catalogVersion) => ({
+  catalogVersion,
+  filter: buildFilter([...MEMBERS, ...Array.from({ length: extra }, (_, i) => digestOf(`grown:${i}`))]),
+});
+const grownSnapshot = () => grown(3, CATALOG_VERSION + 1);
+const mustDelta = (result) => {
+  assert.equal(result.kind, "success", result.message);
+  return result.value;
+};
+const ABD1_BYTES = mustDelta(pkg.encodeSnapshotDelta(snapshot(), grownSnapshot()));
+const NEXT_ABD1_BYTES = mustDelta(pkg.encodeSnapshotDelta(grownSnapshot(), grown(5, CATALOG_VERSION + 2)));
 const repository = () => ({ existsAtVersionAsync: async (d) => MEMBER_HEX.has(hexOf(d)) });
 // A fixed clock: metrics() and prometheus() report the snapshot's age, and two
 // calls a millisecond apart must render identically for the "ignored" rows.
@@ -324,6 +337,17 @@ const ROWS = [
   ["loadSnapshotStream", "(function)", "options", accepts, (v) => pkg.loadSnapshotStream([SNAPSHOT_BYTES], v)],
   ["fetchSnapshot", "(function)", "url", throws(/url/i), (v) => pkg.fetchSnapshot(v)],
   ["fetchSnapshot", "(function)", "options", accepts, (v) => pkg.fetchSnapshot(`${server.url}snapshot`, v)],
+
+  // Snapshot deltas (ABD1)
+  ["encodeSnapshotDelta", "(function)", "base", throws(/base/), (v) => pkg.encodeSnapshotDelta(v, grownSnapshot())],
+  ["encodeSnapshotDelta", "(function)", "target", throws(/target/), (v) => pkg.encodeSnapshotDelta(snapshot(), v)],
+  ["applySnapshotDelta", "(function)", "baseSnapshot", throws(/baseSnapshot/), (v) => pkg.applySnapshotDelta(v, ABD1_BYTES)],
+  ["applySnapshotDelta", "(function)", "deltaBytes", bytes(/deltaBytes/), (v) => pkg.applySnapshotDelta(snapshot(), v)],
+  ["applySnapshotDelta", "(function)", "meta", accepts, (v) => pkg.applySnapshotDelta(snapshot(), ABD1_BYTES, v)],
+  ["composeSnapshotDeltas", "(function)", "first", bytes(/first/), (v) => pkg.composeSnapshotDeltas(v, NEXT_ABD1_BYTES)],
+  ["composeSnapshotDeltas", "(function)", "second", bytes(/second/), (v) => pkg.composeSnapshotDeltas(ABD1_BYTES, v)],
+  ["readSnapshotDeltaHeader", "(function)", "bytes", bytes(/bytes/), (v) => pkg.readSnapshotDeltaHeader(v)],
+  ["readSnapshotDeltaHeader", "(function)", "options", accepts, (v) => pkg.readSnapshotDeltaHeader(ABD1_BYTES, v)],
 
   // HttpArtifactRepository (against the package's own `serve`)
   ["HttpArtifactRepository", "constructor", "baseUrl", throws(/baseUrl/), (v) => new HttpArtifactRepository(v)],
@@ -456,6 +480,9 @@ const VALID_FILES = [
   ["loadSnapshot", SNAPSHOT_BYTES, (b) => pkg.loadSnapshot(b)],
   ["readSnapshotHeader", SNAPSHOT_BYTES, (b) => pkg.readSnapshotHeader(b)],
   ["loadSnapshotStream chunk", SNAPSHOT_BYTES, (b) => pkg.loadSnapshotStream([b.subarray(0, 50), b.subarray(50)])],
+  ["applySnapshotDelta", ABD1_BYTES, (b) => pkg.applySnapshotDelta(snapshot(), b)],
+  ["composeSnapshotDeltas", ABD1_BYTES, (b) => pkg.composeSnapshotDeltas(b, NEXT_ABD1_BYTES)],
+  ["readSnapshotDeltaHeader (verify)", ABD1_BYTES, (b) => pkg.readSnapshotDeltaHeader(b, { verify: true })],
   ["TlBloom.fromBytes", TLBF_BYTES, (b) => TlBloom.fromBytes(b)],
   ["MergeableBloomFilter.decode", MERGEABLE_BYTES, (b) => MergeableBloomFilter.decode(b)],
   ["MergeableDelta.decode", DELTA_BYTES, (b) => MergeableDelta.decode(b)],

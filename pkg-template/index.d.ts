@@ -334,6 +334,115 @@ export type FetchSnapshotOptions = SnapshotStreamOptions & {
 /** Unique digests (first-seen order) of N × 32 packed bytes, and the duplicate count. */
 export declare function dedupePacked(packed: Uint8Array): { unique: Uint8Array; duplicates: number };
 
+// ---- ABD1 snapshot deltas (docs/ABD1.md) ---------------------------------
+
+/** Every field of an ABD1 delta's header, as read. */
+export type SnapshotDeltaHeader = Readonly<{
+  formatVersion: number;
+  /** 1: Golomb–Rice coded gaps between zero-bit ranks of the base. */
+  positionEncoding: number;
+  riceParameter: number;
+  /** The base the delta applies to: its catalogVersion, set bits and bit-array SHA-256 (hex). */
+  baseCatalogVersion: number;
+  baseSetBitCount: number;
+  basePayloadSha256: string;
+  /** SHA-256 (hex) of the target's bit array: what a following delta names as its base. */
+  targetPayloadSha256: string;
+  /** Bits the delta sets. */
+  positionCount: number;
+  bodyLength: number;
+  /** The target's complete ABF1 header, checksum included. */
+  target: SnapshotHeader;
+}>;
+
+/** Why delta bytes do not decode, in the order the decoder checks (plus allocation failure). */
+export type SnapshotDeltaError =
+  | "truncated"
+  | "badMagic"
+  | "unsupportedFormatVersion"
+  | "unsupportedPositionEncoding"
+  | "invalidTargetHeader"
+  | "invalidHeader"
+  | "lengthMismatch"
+  | "checksumMismatch"
+  | "positionsTruncated"
+  | "positionOutOfRange"
+  | "nonCanonicalPositions"
+  | "outOfMemory";
+
+/** `encodeSnapshotDelta` failures: no delta exists, or the target cannot be written as ABF1. */
+export type SnapshotDeltaEncodeError =
+  | "incompatibleLayout"
+  | "notSuperset"
+  | "notNewer"
+  | "invalidFilter"
+  | "catalogVersionOutOfRange"
+  | "outOfMemory";
+
+/** `applySnapshotDelta` failures: decoding, the base, the rebuilt target's own load. */
+export type SnapshotDeltaApplyError = SnapshotDeltaError | SnapshotLoadError | "wrongBase" | "resultChecksumMismatch";
+
+/** `composeSnapshotDeltas` failures. */
+export type SnapshotDeltaComposeError = SnapshotDeltaError | "notChained";
+
+/** A delta operation's result. */
+export type SnapshotDeltaResult<TValue, TError extends string> =
+  | Readonly<{ kind: "success"; value: TValue }>
+  | Readonly<{ kind: "failure"; error: TError; message: string }>;
+
+/**
+ * The ABD1 delta from `base` to `target` (same bitCount and hashCount, newer
+ * catalogVersion, every base bit still set): the publisher's side.
+ * @throws {TypeError | RangeError} when an argument is not a snapshot with a live filter.
+ *
+ * @example
+ * ```ts
+ * const delta = encodeSnapshotDelta(previous, current);
+ * if (delta.kind === "success") await writeFile("v41-v42.abd1", delta.value);
+ * else console.log(`full snapshot only: ${delta.error}`); // e.g. notSuperset
+ * ```
+ */
+export declare function encodeSnapshotDelta(
+  base: ArtifactIndexSnapshot,
+  target: ArtifactIndexSnapshot,
+): SnapshotDeltaResult<Uint8Array, SnapshotDeltaEncodeError>;
+
+/**
+ * Applies a delta to the snapshot it was made from: a NEW snapshot of the
+ * target, equal to `loadSnapshot` of the full target file (the base is left
+ * as it was). Ends with the ABF1 checksum of the rebuilt target.
+ * @throws {TypeError | RangeError} for a wrong argument type.
+ *
+ * @example
+ * ```ts
+ * const next = applySnapshotDelta(holder.current(), deltaBytes);
+ * if (next.kind === "success") holder.replace(next.value);
+ * ```
+ */
+export declare function applySnapshotDelta(
+  baseSnapshot: ArtifactIndexSnapshot,
+  deltaBytes: Uint8Array,
+  meta?: SnapshotMeta,
+): SnapshotResult | SnapshotDeltaResult<never, SnapshotDeltaApplyError>;
+
+/**
+ * Joins A→B and B→C into A→C (byte for byte `encodeSnapshotDelta(A, C)`):
+ * what a server hands a client several versions behind.
+ */
+export declare function composeSnapshotDeltas(
+  first: Uint8Array,
+  second: Uint8Array,
+): SnapshotDeltaResult<Uint8Array, SnapshotDeltaComposeError>;
+
+/**
+ * A delta's header: its 200 fixed bytes only by default (what a damaged file
+ * claims); `{ verify: true }` also checks length, checksum and positions.
+ */
+export declare function readSnapshotDeltaHeader(
+  bytes: Uint8Array,
+  options?: { verify?: boolean },
+): SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>;
+
 /**
  * Why an `HttpArtifactRepository` call rejected:
  * - `redirect`: a 3xx (or a browser's opaque redirect, status 0). Redirects

@@ -5,10 +5,10 @@
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET[:SECONDS]...]
 #       Coverage-guided fuzzing (cargo fuzz / libFuzzer) of every decoder,
 #       ONE target at a time with -jobs=1 (the machine has 2 cores and other
-#       work runs). Default: 60 s for each of the six targets. A TARGET may
+#       work runs). Default: 60 s for each of the seven targets. A TARGET may
 #       carry its own time, e.g.
 #         bash scripts/fuzz.sh 120 abf1_decode:600 abf1_stream:600 \
-#           tlbf_decode mergeable_decode delta_decode scalable_decode
+#           tlbf_decode mergeable_decode delta_decode scalable_decode delta_apply
 #       Each target starts from its committed seeds (fuzz/corpus/seed-<target>/)
 #       plus what earlier runs found (fuzz/corpus/<target>/, git-ignored).
 #       Ends with a table of executions and coverage per target (libFuzzer's
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 export PATH="$HOME/.cargo/bin:$PATH"
 
-ALL_TARGETS=(abf1_decode abf1_stream tlbf_decode mergeable_decode delta_decode scalable_decode)
+ALL_TARGETS=(abf1_decode abf1_stream tlbf_decode mergeable_decode delta_decode scalable_decode delta_apply)
 
 say() { printf '[fuzz] %s\n' "$*" >&2; }
 

@@ -11,6 +11,7 @@
 
 pub mod abf1;
 pub mod bits;
+pub mod delta;
 pub mod fallible;
 pub mod filter;
 pub mod hashing;

@@ -12,6 +12,7 @@ export {
   loadSnapshotStream,
   readSnapshotHeader,
 } from "./snapshot.js";
+export { applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";

@@ -8,6 +8,8 @@
 //! [`error`]. Caller-sized bytes enter wasm memory only through [`input`],
 //! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
+#[cfg(feature = "artifact")]
+mod delta;
 #[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;
 #[cfg(feature = "artifact")]

@@ -1,0 +1,141 @@
+// ABD1 snapshot deltas (docs/ABD1.md): the bits a newer ABF1 snapshot adds
+// to an older one, so a client refresh costs what changed.
+//
+// The format, its checks and the codes live in Rust (src/delta/). Here:
+// argument checks, result shapes, and the last step of an apply, which is
+// `loadSnapshot` of the rebuilt target file: its checksum step (node:crypto in
+// Node) decides, so a delta never yields a snapshot a full download of the
+// target would not. Results are `{ kind: "success", value }` or
+// `{ kind: "failure", error, message }`; a wrong argument type throws.
+
+import {
+  composeDeltas,
+  diagnoseDelta,
+  encodeDelta,
+  parseDeltaHeader,
+  rebuildFromDelta,
+  verifyDelta,
+} from "../artifact_bloom.js";
+import { checkInteger, load } from "./checks.js";
+import { isUint8Array, typeError } from "./errors.js";
+import { ArtifactBloomFilter } from "./filter.js";
+import { loadSnapshot } from "./snapshot.js";
+
+/**
+ * @typedef {import("../index.js").ArtifactIndexSnapshot} ArtifactIndexSnapshot
+ * @typedef {import("../index.js").SnapshotMeta} SnapshotMeta
+ * @typedef {import("../index.js").SnapshotResult} SnapshotResult
+ * @typedef {import("../index.js").SnapshotDeltaHeader} SnapshotDeltaHeader
+ * @typedef {import("../index.js").SnapshotDeltaError} SnapshotDeltaError
+ * @typedef {import("../index.js").SnapshotDeltaEncodeError} SnapshotDeltaEncodeError
+ * @typedef {import("../index.js").SnapshotDeltaApplyError} SnapshotDeltaApplyError
+ * @typedef {import("../index.js").SnapshotDeltaComposeError} SnapshotDeltaComposeError
+ */
+
+/**
+ * @template TValue
+ * @template {string} TError
+ * @typedef {import("../index.js").SnapshotDeltaResult<TValue, TError>} DeltaResult
+ */
+
+/**
+ * A snapshot argument: an object with a live ArtifactBloomFilter and an
+ * integer catalogVersion (a TypeError / RangeError naming the parameter).
+ * @param {string} parameter
+ * @param {unknown} snapshot
+ * @returns {asserts snapshot is ArtifactIndexSnapshot}
+ */
+function checkSnapshot(parameter, snapshot) {
+  if (snapshot === null || typeof snapshot !== "object") {
+    throw typeError(parameter, "a snapshot { catalogVersion, filter }", snapshot);
+  }
+  const { catalogVersion, filter } = /** @type {{ catalogVersion?: unknown, filter?: unknown }} */ (snapshot);
+  if (!(filter instanceof ArtifactBloomFilter)) {
+    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
+  }
+  checkInteger(`${parameter}.catalogVersion`, catalogVersion, 0, Number.MAX_SAFE_INTEGER, "invalidCatalogVersion");
+}
+
+/**
+ * @param {string} parameter
+ * @param {unknown} value
+ * @returns {asserts value is Uint8Array}
+ */
+function checkDelta(parameter, value) {
+  if (!isUint8Array(value)) throw typeError(parameter, "a Uint8Array holding an ABD1 delta", value);
+}
+
+/**
+ * The ABD1 delta from `base` to `target`: the bits `target` sets that `base`
+ * does not. A failure when there is none: `incompatibleLayout` (bitCount or
+ * hashCount differ), `notSuperset` (the target clears a bit: something was
+ * removed), `notNewer` (target.catalogVersion ≤ base.catalogVersion), or the
+ * ABF1 encoder's code for a target it would not write.
+ * @param {ArtifactIndexSnapshot} base
+ * @param {ArtifactIndexSnapshot} target
+ * @returns {DeltaResult<Uint8Array, SnapshotDeltaEncodeError>}
+ */
+export function encodeSnapshotDelta(base, target) {
+  checkSnapshot("base", base);
+  checkSnapshot("target", target);
+  return load(() => encodeDelta(base.filter._raw(), base.catalogVersion, target.filter._raw(), target.catalogVersion));
+}
+
+/**
+ * Applies an ABD1 delta to the snapshot it was made from. Success is a new
+ * snapshot of the target (the base is untouched, so its readers finish
+ * undisturbed), exactly what `loadSnapshot` of the full target file gives.
+ * Failure codes: every decode check of the delta, `wrongBase` (another
+ * catalogVersion, layout or bit array than the delta names) and
+ * `resultChecksumMismatch`.
+ * @param {ArtifactIndexSnapshot} baseSnapshot
+ * @param {Uint8Array} deltaBytes
+ * @param {SnapshotMeta} [meta] copied onto the new snapshot, as loadSnapshot does
+ * @returns {SnapshotResult | DeltaResult<never, SnapshotDeltaApplyError>}
+ */
+export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
+  checkSnapshot("baseSnapshot", baseSnapshot);
+  checkDelta("deltaBytes", deltaBytes);
+  const base = baseSnapshot.filter._raw();
+  const rebuilt = load(() => rebuildFromDelta(base, baseSnapshot.catalogVersion, deltaBytes));
+  if (rebuilt.kind === "failure") return rebuilt;
+  const loaded = loadSnapshot(rebuilt.value, meta);
+  if (loaded.kind === "success" || loaded.error !== "checksumMismatch") return loaded;
+  // Which of the two it was: a base whose bits are not the named ones, or a
+  // delta inconsistent with its own target header. diagnoseDelta always throws.
+  const diagnosed = load(() => diagnoseDelta(base, deltaBytes));
+  return diagnosed.kind === "failure" ? diagnosed : loaded;
+}
+
+/**
+ * Joins the deltas A→B (`first`) and B→C (`second`) into A→C: byte for byte
+ * what `encodeSnapshotDelta(A, C)` writes, and smaller than the two together.
+ * `notChained` when `second` does not start where `first` ends.
+ * @param {Uint8Array} first
+ * @param {Uint8Array} second
+ * @returns {DeltaResult<Uint8Array, SnapshotDeltaComposeError>}
+ */
+export function composeSnapshotDeltas(first, second) {
+  checkDelta("first", first);
+  checkDelta("second", second);
+  return load(() => composeDeltas(first, second));
+}
+
+/**
+ * A delta's header. By default only its 200 fixed bytes are checked (load
+ * steps 1–5: what a damaged file claims, for tools); `{ verify: true }` runs
+ * every check that needs no base (length, checksum, positions).
+ * @param {Uint8Array} bytes
+ * @param {{ verify?: boolean }} [options]
+ * @returns {DeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>}
+ */
+export function readSnapshotDeltaHeader(bytes, options) {
+  checkDelta("bytes", bytes);
+  const verify = options?.verify ?? false;
+  if (typeof verify !== "boolean") throw typeError("options.verify", "a boolean", verify);
+  return load(() => {
+    const header = verify ? verifyDelta(bytes) : parseDeltaHeader(bytes);
+    Object.freeze(header.target);
+    return Object.freeze(header);
+  });
+}
