@@ -67,7 +67,7 @@ export function checkBytes(bytes, what) {
  * @param {unknown} value
  * @param {number} min
  * @param {number} max
- * @param {SystemsArgumentError} code
+ * @param {SystemsArgumentError | "invalidCatalogVersion"} code
  * @returns {asserts value is number}
  */
 export function checkInteger(parameter, value, min, max, code) {
@@ -84,7 +84,7 @@ export function checkInteger(parameter, value, min, max, code) {
  * @param {string} parameter
  * @param {unknown} value
  * @param {number} min
- * @param {SystemsArgumentError} code
+ * @param {SystemsArgumentError | "invalidCatalogVersion"} code
  * @returns {asserts value is number}
  */
 export function checkCount(parameter, value, min, code) {
@@ -96,7 +96,7 @@ export function checkCount(parameter, value, min, code) {
  *
  * @param {string} parameter
  * @param {unknown} value
- * @param {SystemsArgumentError} code
+ * @param {SystemsArgumentError | "invalidCatalogVersion"} code
  * @returns {asserts value is number}
  */
 export function checkRate(parameter, value, code) {

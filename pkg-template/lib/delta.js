@@ -22,20 +22,9 @@ import { ArtifactBloomFilter } from "./filter.js";
 import { loadSnapshot } from "./snapshot.js";
 
 /**
- * @typedef {import("../index.js").ArtifactIndexSnapshot} ArtifactIndexSnapshot
- * @typedef {import("../index.js").SnapshotMeta} SnapshotMeta
- * @typedef {import("../index.js").SnapshotResult} SnapshotResult
- * @typedef {import("../index.js").SnapshotDeltaHeader} SnapshotDeltaHeader
- * @typedef {import("../index.js").SnapshotDeltaError} SnapshotDeltaError
- * @typedef {import("../index.js").SnapshotDeltaEncodeError} SnapshotDeltaEncodeError
- * @typedef {import("../index.js").SnapshotDeltaApplyError} SnapshotDeltaApplyError
- * @typedef {import("../index.js").SnapshotDeltaComposeError} SnapshotDeltaComposeError
- */
-
-/**
- * @template TValue
- * @template {string} TError
- * @typedef {import("../index.js").SnapshotDeltaResult<TValue, TError>} DeltaResult
+ * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "./types.js"
+ * @import { SnapshotDeltaApplyError, SnapshotDeltaComposeError, SnapshotDeltaEncodeError, SnapshotDeltaError,
+ *   SnapshotDeltaHeader, SnapshotDeltaResult } from "./delta-types.js"
  */
 
 /**
@@ -73,7 +62,7 @@ function checkDelta(parameter, value) {
  * ABF1 encoder's code for a target it would not write.
  * @param {ArtifactIndexSnapshot} base
  * @param {ArtifactIndexSnapshot} target
- * @returns {DeltaResult<Uint8Array, SnapshotDeltaEncodeError>}
+ * @returns {SnapshotDeltaResult<Uint8Array, SnapshotDeltaEncodeError>}
  */
 export function encodeSnapshotDelta(base, target) {
   checkSnapshot("base", base);
@@ -91,18 +80,20 @@ export function encodeSnapshotDelta(base, target) {
  * @param {ArtifactIndexSnapshot} baseSnapshot
  * @param {Uint8Array} deltaBytes
  * @param {SnapshotMeta} [meta] copied onto the new snapshot, as loadSnapshot does
- * @returns {SnapshotResult | DeltaResult<never, SnapshotDeltaApplyError>}
+ * @returns {SnapshotResult | SnapshotDeltaResult<never, SnapshotDeltaApplyError>}
  */
 export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
   checkSnapshot("baseSnapshot", baseSnapshot);
   checkDelta("deltaBytes", deltaBytes);
   const base = baseSnapshot.filter._raw();
+  /** @type {import("./variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
   const rebuilt = load(() => rebuildFromDelta(base, baseSnapshot.catalogVersion, deltaBytes));
   if (rebuilt.kind === "failure") return rebuilt;
   const loaded = loadSnapshot(rebuilt.value, meta);
   if (loaded.kind === "success" || loaded.error !== "checksumMismatch") return loaded;
   // Which of the two it was: a base whose bits are not the named ones, or a
   // delta inconsistent with its own target header. diagnoseDelta always throws.
+  /** @type {import("./variant-types.js").DecodeResult<void, SnapshotDeltaApplyError>} */
   const diagnosed = load(() => diagnoseDelta(base, deltaBytes));
   return diagnosed.kind === "failure" ? diagnosed : loaded;
 }
@@ -113,7 +104,7 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
  * `notChained` when `second` does not start where `first` ends.
  * @param {Uint8Array} first
  * @param {Uint8Array} second
- * @returns {DeltaResult<Uint8Array, SnapshotDeltaComposeError>}
+ * @returns {SnapshotDeltaResult<Uint8Array, SnapshotDeltaComposeError>}
  */
 export function composeSnapshotDeltas(first, second) {
   checkDelta("first", first);
@@ -127,7 +118,7 @@ export function composeSnapshotDeltas(first, second) {
  * every check that needs no base (length, checksum, positions).
  * @param {Uint8Array} bytes
  * @param {{ verify?: boolean }} [options]
- * @returns {DeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>}
+ * @returns {SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>}
  */
 export function readSnapshotDeltaHeader(bytes, options) {
   checkDelta("bytes", bytes);
