@@ -193,7 +193,6 @@ describe("wasm memory exhausted: typed outOfMemory answers, then the module stil
   test("forgotten filters in a synchronous loop, then kept ones: failures and coded errors, no trap", (t) => {
     const r = runChild(`${PRELUDE}
       const big = { expectedItemCount: 20_000_000, targetFalsePositiveRate: 0.01 };
-      const huge = 40_000_000; // a TLBF / mergeable / scalable filter of ~48 MB
       const sixtyFour = new Uint8Array(64 * 2 ** 20);
       // A valid 62 MB snapshot, made before memory is short.
       const source = ArtifactBloomFilter.create([digest("member")], { expectedItemCount: 200_000_000, targetFalsePositiveRate: 0.3 }).value;
@@ -224,10 +223,6 @@ describe("wasm memory exhausted: typed outOfMemory answers, then the module stil
         countMaybe: outcome(() => kept.countMaybe(sixtyFour)),
         dedupePacked: outcome(() => pkg.dedupePacked(sixtyFour)),
         sha256: outcome(() => pkg.sha256(sixtyFour)),
-        tlbfWithRate: outcome(() => pkg.TlBloom.withRate(huge, 0.01)),
-        tlbfFromBytes: outcome(() => pkg.TlBloom.fromBytes(sixtyFour)),
-        mergeableCreate: outcome(() => pkg.MergeableBloomFilter.create(huge, 0.01)),
-        scalable: outcome(() => new pkg.ScalableBloomFilter({ initialCapacity: huge, targetFalsePositiveRate: 0.01 })),
       };
       // Let the registry reclaim the forgotten filters (bounded rounds).
       const tryBig = () => outcome(() => {
@@ -283,11 +278,11 @@ describe("wasm memory exhausted: typed outOfMemory answers, then the module stil
     const w = r.whileExhausted;
     assert.deepEqual(w.keptStillAnswers, { ok: true });
     // Result-shaped loaders answer a failure; throwing paths throw the coded Error.
-    for (const name of ["loadSnapshot", "tlbfFromBytes"]) {
+    for (const name of ["loadSnapshot"]) {
       assert.equal(w[name].failure, "outOfMemory", `${name}: ${JSON.stringify(w[name])}`);
       assert.match(w[name].message, /could not reserve \d+ bytes/);
     }
-    for (const name of ["mightContainMany", "countMaybe", "dedupePacked", "sha256", "tlbfWithRate", "mergeableCreate", "scalable"]) {
+    for (const name of ["mightContainMany", "countMaybe", "dedupePacked", "sha256"]) {
       assert.equal(w[name].threw, "ArtifactBloomError", `${name}: ${JSON.stringify(w[name])}`);
       assert.equal(w[name].code, "outOfMemory", `${name}: ${JSON.stringify(w[name])}`);
     }
@@ -303,5 +298,54 @@ describe("wasm memory exhausted: typed outOfMemory answers, then the module stil
     assert.equal(r.whileHeld.encodeSnapshot.code, "outOfMemory", JSON.stringify(r.whileHeld.encodeSnapshot));
     assert.deepEqual(r.afterFree, { loadSnapshot: 11, loadSnapshotStream: 11, member: true });
     assert.deepEqual(r.finally, { ok: true });
+  });
+});
+
+describe("the variants module's own memory exhausted: typed outOfMemory answers there too", () => {
+  // artifact-bloom/variants has its own wasm instance and memory: fill it with
+  // forgotten ~48 MB TLBF filters (n = 40,000,000, p = 0.01) in a synchronous
+  // loop, then every variants builder and loader must answer outOfMemory — a
+  // coded failure or Error, never a trap — and the module must work again
+  // once the forgotten filters are reclaimed.
+  test("forgotten TLBF filters until the limit, then each builder and loader", (t) => {
+    const r = runChild(`${PRELUDE}
+      const variants = await import("artifact-bloom/variants");
+      const huge = 40_000_000;
+      const sixtyFour = new Uint8Array(64 * 2 ** 20);
+      let made = 0;
+      let exhaustion = { threw: "no failure within 200 filters" };
+      for (let i = 0; i < 200; i += 1) {
+        const result = outcome(() => { variants.TlBloom.withRate(huge, 0.01); made += 1; });
+        if (!result.ok) { exhaustion = result; break; }
+      }
+      const whileExhausted = {
+        tlbfFromBytes: outcome(() => variants.TlBloom.fromBytes(sixtyFour)),
+        mergeableCreate: outcome(() => variants.MergeableBloomFilter.create(huge, 0.01)),
+        scalable: outcome(() => new variants.ScalableBloomFilter({ initialCapacity: huge, targetFalsePositiveRate: 0.01 })),
+        mainStillWorks: stillWorks(),
+      };
+      const works = () => outcome(() => {
+        const filter = variants.TlBloom.withRate(1000, 0.01).insert("cat");
+        const answer = filter.contains("cat");
+        filter.free();
+        if (!answer) throw new Error("wrong answer");
+      });
+      let rounds = 0;
+      let again = works();
+      while (!again.ok && rounds < 50) { await settle(1); rounds += 1; again = works(); }
+      console.log(JSON.stringify({ made, exhaustion, whileExhausted, rounds, again }));
+    `);
+    t.diagnostic(`${r.made} forgotten 48 MB TLBF filters before outOfMemory; usable again after ${r.rounds} gc rounds`);
+    assert.equal(r.exhaustion.code, "outOfMemory", JSON.stringify(r.exhaustion));
+    assert.ok(r.made > 50, `only ${r.made} filters fit in the variants module's memory`);
+    const w = r.whileExhausted;
+    assert.equal(w.tlbfFromBytes.failure, "outOfMemory", JSON.stringify(w.tlbfFromBytes));
+    for (const name of ["mergeableCreate", "scalable"]) {
+      assert.equal(w[name].threw, "ArtifactBloomError", `${name}: ${JSON.stringify(w[name])}`);
+      assert.equal(w[name].code, "outOfMemory", `${name}: ${JSON.stringify(w[name])}`);
+    }
+    // The main entry's memory is separate: still fine.
+    assert.deepEqual(w.mainStillWorks, { ok: true });
+    assert.deepEqual(r.again, { ok: true });
   });
 });

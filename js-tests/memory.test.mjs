@@ -149,7 +149,8 @@ describe("inputs staged into wasm memory are released", () => {
   // page: keeping every 3 MiB copy would add 300 MB, keeping one in ten 30 MB.
   test("2,000 batch queries and items, 100 hashes of 3 MiB: wasm memory flat after warm-up", (t) => {
     const r = runChild(`${PRELUDE}
-      const { MergeableBloomFilter, TlBloom, sha256 } = await import("artifact-bloom");
+      const { sha256 } = await import("artifact-bloom");
+      const { MergeableBloomFilter, TlBloom, variantsMemoryBytes } = await import("artifact-bloom/variants");
       const filter = ArtifactBloomFilter.createPacked(packed, spec).value;
       const tlbf = TlBloom.withRate(10_000, 0.01);
       const mergeable = MergeableBloomFilter.create(10_000, 0.01);
@@ -169,13 +170,15 @@ describe("inputs staged into wasm memory are released", () => {
       for (let i = 0; i < 10; i += 1) hashLarge();
       await settle();
       const warm = wasmMemoryBytes();
+      const variantsWarm = variantsMemoryBytes();
       for (let i = 200; i < 2200; i += 1) round(i);
       for (let i = 0; i < 100; i += 1) hashLarge();
       await settle();
-      console.log(JSON.stringify({ warm, after: wasmMemoryBytes(), maybes }));
+      console.log(JSON.stringify({ warm, after: wasmMemoryBytes(), variantsWarm, variantsAfter: variantsMemoryBytes(), maybes }));
     `);
     t.diagnostic(`wasm memory MiB: after warm-up ${(r.warm / 2 ** 20).toFixed(1)}, after 2,000 rounds and 100 large hashes ${(r.after / 2 ** 20).toFixed(1)}`);
     assert.equal(r.maybes, 2200 * 2049, "every member answered maybe");
     assert.equal(r.after, r.warm, "staged inputs grew wasm memory");
+    assert.equal(r.variantsAfter, r.variantsWarm, "staged inputs grew the variants module's wasm memory");
   });
 });

@@ -5,6 +5,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { REPO, run } from "./harness.mjs";
 
 const SOURCES = join(dirname(fileURLToPath(import.meta.url)), "types");
@@ -53,8 +54,12 @@ export async function compileTypeMatrix(root) {
 
 /** Exported declarations of a .d.ts (the names usage.ts must use). */
 export function declaredNames(dtsPath) {
-  const text = readFileSync(dtsPath, "utf8");
-  return [...new Set([...text.matchAll(/^export (?:declare )?(?:default )?(?:type|class|function|const|interface) ([A-Za-z0-9_]+)/gm)].map((m) => m[1]))];
+  // The entry files are emitted as `export * from "./lib/…"`: ask the
+  // compiler for the module's exports rather than reading the text.
+  const program = ts.createProgram([dtsPath], { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+  const checker = program.getTypeChecker();
+  const names = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(dtsPath))).map((symbol) => symbol.name);
+  return [...new Set(names.filter((name) => name !== "default"))];
 }
 
 /** Whether usage.ts names `name` as an identifier. */

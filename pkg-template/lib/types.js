@@ -342,4 +342,11 @@
  * }} SnapshotPollingOptions
  */
 
+/**
+ * A byte result: always a fresh `Uint8Array` over its own `ArrayBuffer`, so
+ * it fits `BlobPart`, `BufferSource` and `fetch` bodies (TypeScript ≥ 5.7).
+ *
+ * @typedef {Uint8Array<ArrayBuffer>} Bytes
+ */
+
 export {};

@@ -135,4 +135,11 @@
  * @typedef {{ m: number; k: number }} OptimalParams
  */
 
+/**
+ * A byte result: always a fresh `Uint8Array` over its own `ArrayBuffer`, so
+ * it fits `BlobPart`, `BufferSource` and `fetch` bodies (TypeScript ≥ 5.7).
+ *
+ * @typedef {Uint8Array<ArrayBuffer>} Bytes
+ */
+
 export {};

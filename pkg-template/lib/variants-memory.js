@@ -4,4 +4,14 @@
 import { inputBuffer, wasmMemory } from "../artifact_bloom_variants.js";
 import { stagingFor } from "./staging.js";
 
+/**
+ * Size of the variants module's own wasm linear memory in bytes (separate
+ * from the main entry's `wasmMemoryBytes()`). It never shrinks.
+ *
+ * @returns {number}
+ */
+export function variantsMemoryBytes() {
+  return /** @type {WebAssembly.Memory} */ (wasmMemory()).buffer.byteLength;
+}
+
 export const { toWasm } = stagingFor(inputBuffer, wasmMemory);

@@ -3,3 +3,4 @@ export { TlBloom } from "./tlbf.js";
 export { MergeableBloomFilter, MergeableDelta } from "./mergeable.js";
 export { ScalableBloomFilter } from "./scalable.js";
 export { alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } from "./sizing.js";
+export { variantsMemoryBytes } from "./variants-memory.js";

@@ -113,7 +113,8 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   holder.stopPolling();
   const serviceOptions: ArtifactExistenceServiceOptions = { batchSize: 100, concurrency: 4 };
   const service = new ArtifactExistenceService(holder, repository, serviceOptions);
-  const missing: Uint8Array<ArrayBuffer>[] = await service.findMissingAsync([new Uint8Array(32)]);
+  // The caller's own digest objects come back: their buffer type is the caller's.
+  const missing: Uint8Array[] = await service.findMissingAsync([new Uint8Array(32)]);
   const metrics: ArtifactBloomMetrics = service.metrics();
   const text: string = renderPrometheus(metrics);
 
