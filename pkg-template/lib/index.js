@@ -1,6 +1,7 @@
 // The public API, shared by the Node and browser entry points.
 export { ArtifactBloomFilter, dedupePacked } from "./filter.js";
 export { Sha256, sha256 } from "./sha256.js";
+export { DEFAULT_WHOLE_FILE_LIMIT, hashFiles } from "./hash-files.js";
 export { wasmMemoryBytes } from "./memory.js";
 export {
   ABF1_HEADER_LENGTH,

@@ -15,6 +15,7 @@ import {
 import { load } from "./checks.js";
 import { isUint8Array, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
+import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 
 /** Size of the fixed ABF1 header. */
 export const ABF1_HEADER_LENGTH = 96;
@@ -61,8 +62,7 @@ function prehash(bytes) {
   // wasm; only private memory takes the native path.
   if (nativeHasher === undefined || bytes.byteLength < ABF1_HEADER_LENGTH || isShared(bytes)) return undefined;
   const hasher = nativeHasher();
-  hasher.update(bytes.subarray(0, 64));
-  hasher.update(bytes.subarray(ABF1_HEADER_LENGTH));
+  hashCovered(hasher, bytes, 0);
   return hasher.digest();
 }
 
@@ -173,13 +173,6 @@ function abortReason(signal) {
   return signal.reason ?? new DOMException("The snapshot load was aborted", "AbortError");
 }
 
-/** Feeds the checksummed parts of a chunk at stream offset `offset` to `hasher`. */
-function hashCovered(hasher, chunk, offset) {
-  const end = offset + chunk.byteLength;
-  if (offset < 64) hasher.update(chunk.subarray(0, Math.min(chunk.byteLength, 64 - offset)));
-  if (end > ABF1_HEADER_LENGTH) hasher.update(chunk.subarray(Math.max(0, ABF1_HEADER_LENGTH - offset)));
-}
-
 /**
  * The stream options' checks, shared with fetchSnapshot (which must refuse
  * bad options before it sends a request) and SnapshotHolder.startPolling.
@@ -205,10 +198,11 @@ export async function loadSnapshotStream(source, options = {}) {
   checkStreamOptions(options);
   signal?.throwIfAborted();
   const iterator = chunksOf(source);
-  // In Node the checksum is hashed here with node:crypto (≈ 4× faster than
-  // wasm); the decoder still compares it. The hashed bytes are [0, 64) and
-  // [96, end): the header without its checksum field, then the payload.
-  const hasher = nativeHasher?.();
+  // The checksum is hashed here natively where possible — node:crypto in
+  // Node, else WebCrypto once the whole payload is in (both several times
+  // faster than wasm); the decoder still compares it. Without either (an
+  // insecure browser context) the decoder hashes in wasm as bytes arrive.
+  const hasher = nativeHasher?.() ?? webCryptoHasher(() => decoder.totalLength());
   const decoder = hasher === undefined ? new RawSnapshotDecoder() : RawSnapshotDecoder.withExternalChecksum();
   let bytes = 0;
   let finished = false;
@@ -237,7 +231,9 @@ export async function loadSnapshotStream(source, options = {}) {
       onProgress?.({ bytes, total });
     }
     finished = true;
-    const result = load(() => (hasher === undefined ? decoder.finish() : decoder.finishWithChecksum(hasher.digest())));
+    const computed = await hasher?.digest();
+    signal?.throwIfAborted(); // an abort during WebCrypto's digest still counts
+    const result = load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed)));
     return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
   } finally {
     decoder.free();

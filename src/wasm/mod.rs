@@ -7,6 +7,7 @@
 //! it receives and never panics: failures come back as JS `Error`s built in
 //! [`error`].
 
+mod checksum;
 mod error;
 mod filter;
 mod hashing;

@@ -1,0 +1,137 @@
+// SHA-256 of one Blob, the two ways hashFiles uses (shared by its worker
+// module and by the in-thread runner used where there are no workers):
+//
+//   whole:     read the file into one buffer, then one crypto.subtle.digest
+//              (native code; several times faster than wasm, but it cannot
+//              stream, so it is only used below a size limit);
+//   streaming: feed blob.stream() chunk by chunk to an incremental hasher
+//              (wasm Sha256, or node:crypto in Node): flat memory, any size.
+
+/** Progress is reported at most this often (and once at the end). */
+export const PROGRESS_INTERVAL_MS = 50;
+
+// Below this a file is read with one arrayBuffer() call; above it, through
+// its stream, so progress can be reported while it is read.
+const SINGLE_READ_BYTES = 8 * 1024 * 1024;
+
+/**
+ * @typedef {object} IncrementalHasher
+ * @property {(bytes: Uint8Array) => unknown} update
+ * @property {() => Uint8Array} digest
+ * @property {() => void} [free] releases the hasher's memory (wasm)
+ */
+
+/**
+ * A throttled reporter: `report(bytes)` calls `onBytes` at most every
+ * PROGRESS_INTERVAL_MS; `flush(bytes)` always does.
+ * @param {((bytes: number) => void) | undefined} onBytes
+ * @returns {{ report: (bytes: number) => void, flush: (bytes: number) => void }}
+ */
+function throttled(onBytes) {
+  let last = performance.now();
+  return {
+    report(bytes) {
+      const now = performance.now();
+      if (onBytes !== undefined && now - last >= PROGRESS_INTERVAL_MS) {
+        last = now;
+        onBytes(bytes);
+      }
+    },
+    flush(bytes) {
+      onBytes?.(bytes);
+    },
+  };
+}
+
+/**
+ * Reads `blob` through its stream, handing each chunk to `consume`; stops
+ * (cancelling the read) as soon as `signal` aborts.
+ * @param {Blob} blob
+ * @param {(chunk: Uint8Array, before: number) => void} consume `before`: bytes read ahead of this chunk
+ * @param {(bytes: number) => void} report
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<number>} the bytes read
+ */
+async function readChunks(blob, consume, report, signal) {
+  const reader = blob.stream().getReader();
+  let bytes = 0;
+  try {
+    for (;;) {
+      signal?.throwIfAborted();
+      const { done, value } = await reader.read();
+      if (done) return bytes;
+      consume(value, bytes);
+      bytes += value.byteLength;
+      report(bytes);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * The file changed size while it was read: its bytes are not one version.
+ * @param {number} expected
+ * @param {number} got
+ * @returns {Error}
+ */
+function changedError(expected, got) {
+  const error = new Error(`the file changed while it was read: expected ${expected} bytes, read ${got}`);
+  error.name = "NotReadableError";
+  return error;
+}
+
+/**
+ * SHA-256 of a Blob read whole, by WebCrypto.
+ * @param {Blob} blob
+ * @param {SubtleCrypto} subtle
+ * @param {(bytes: number) => void} [onBytes] bytes read so far (throttled; last call: the size)
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function digestWhole(blob, subtle, onBytes, signal) {
+  const progress = throttled(onBytes);
+  const size = blob.size;
+  /** @type {Uint8Array} */
+  let bytes;
+  if (size <= SINGLE_READ_BYTES) {
+    bytes = new Uint8Array(await blob.arrayBuffer());
+  } else {
+    // Sized once, filled as the stream delivers: one copy of the file in memory.
+    const buffer = new Uint8Array(size);
+    const read = await readChunks(blob, (chunk, before) => {
+      if (before + chunk.byteLength > size) throw changedError(size, before + chunk.byteLength);
+      buffer.set(chunk, before);
+    }, progress.report, signal);
+    if (read !== size) throw changedError(size, read);
+    bytes = buffer;
+  }
+  signal?.throwIfAborted();
+  const digest = new Uint8Array(await subtle.digest("SHA-256", bytes));
+  progress.flush(bytes.byteLength);
+  return digest;
+}
+
+/**
+ * SHA-256 of a Blob streamed through an incremental hasher.
+ * @param {Blob} blob
+ * @param {IncrementalHasher} hasher consumed (and freed) here
+ * @param {(bytes: number) => void} [onBytes] bytes hashed so far (throttled; last call: the total)
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<Uint8Array>}
+ */
+export async function digestStreaming(blob, hasher, onBytes, signal) {
+  const progress = throttled(onBytes);
+  try {
+    const read = await readChunks(blob, (chunk) => hasher.update(chunk), progress.report, signal);
+    if (read !== blob.size) throw changedError(blob.size, read);
+    const digest = hasher.digest();
+    progress.flush(read);
+    return digest;
+  } finally {
+    hasher.free?.();
+  }
+}

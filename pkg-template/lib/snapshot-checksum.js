@@ -1,0 +1,135 @@
+// Step 8 of an ABF1 load (the SHA-256 checksum) computed outside the wasm
+// decoder. In browsers, WebCrypto's one-shot digest is several times faster
+// than SHA-256 in wasm but cannot stream, so the covered bytes are gathered
+// as they arrive and digested once the whole payload is in hand; the Rust
+// decoder still compares the result with the stored checksum.
+//
+// Which bytes are covered is the decoder's rule, asked from wasm
+// (`snapshotChecksumCoverage`), never restated here.
+
+import { snapshotChecksumCoverage } from "../artifact_bloom.js";
+import { Sha256 } from "./sha256.js";
+
+/**
+ * @typedef {object} ChecksumCoverage
+ * @property {number} headerBytes header bytes `[0, headerBytes)` are hashed first
+ * @property {number} payloadOffset then every byte from `payloadOffset` to the end
+ */
+
+/**
+ * @typedef {object} ChecksumHasher
+ * @property {(bytes: Uint8Array) => void} update feeds the next covered bytes, in file order
+ * @property {() => Uint8Array | Promise<Uint8Array>} digest the 32-byte SHA-256 of everything fed
+ */
+
+/** @type {ChecksumCoverage | undefined} */
+let coverage;
+
+/**
+ * The checksum's coverage, asked from wasm once (the module is initialized
+ * by then: every loader runs the decoder first).
+ * @returns {ChecksumCoverage}
+ */
+export function checksumCoverage() {
+  coverage ??= Object.freeze(/** @type {ChecksumCoverage} */ (snapshotChecksumCoverage()));
+  return coverage;
+}
+
+/**
+ * Feeds the checksummed parts of `chunk`, which starts at file offset
+ * `offset`, to `hasher`.
+ * @param {ChecksumHasher} hasher
+ * @param {Uint8Array} chunk
+ * @param {number} offset
+ * @returns {void}
+ */
+export function hashCovered(hasher, chunk, offset) {
+  const { headerBytes, payloadOffset } = checksumCoverage();
+  const end = offset + chunk.byteLength;
+  if (offset < headerBytes) hasher.update(chunk.subarray(0, Math.min(chunk.byteLength, headerBytes - offset)));
+  if (end > payloadOffset) hasher.update(chunk.subarray(Math.max(0, payloadOffset - offset)));
+}
+
+/**
+ * A checksum hasher backed by `crypto.subtle.digest`, or undefined where
+ * WebCrypto is missing (pages served over plain http from a host other than
+ * localhost are not secure contexts and have no `crypto.subtle`): the caller
+ * then lets the decoder hash in wasm as bytes arrive.
+ *
+ * Fed bytes are copied into one buffer of exactly the covered length (known
+ * from the header, via `totalLength`), so a source that reuses its chunk
+ * buffers cannot change what is hashed. If that buffer cannot be allocated,
+ * hashing continues in wasm instead of failing the load.
+ * @param {() => number | undefined} totalLength the file's length once its header has validated
+ * @returns {ChecksumHasher | undefined}
+ */
+export function webCryptoHasher(totalLength) {
+  const subtle = globalThis.crypto?.subtle;
+  if (typeof subtle?.digest !== "function") return undefined;
+  /** @type {Uint8Array[]} covered bytes that came before the header was complete (at most the header) */
+  const early = [];
+  /** @type {Uint8Array | undefined} */
+  let buffer;
+  /** @type {Sha256 | undefined} */
+  let fallback;
+  let filled = 0;
+
+  /** @param {Uint8Array} bytes */
+  const append = (bytes) => {
+    if (fallback !== undefined) {
+      fallback.update(bytes);
+    } else if (buffer !== undefined) {
+      buffer.set(bytes, filled);
+      filled += bytes.byteLength;
+    } else {
+      early.push(bytes.slice());
+    }
+  };
+
+  /** Sizes the buffer once the header is known; wasm hashing if it cannot be had. */
+  const reserve = () => {
+    const total = totalLength();
+    if (total === undefined) return;
+    const { headerBytes, payloadOffset } = checksumCoverage();
+    try {
+      buffer = new Uint8Array(headerBytes + total - payloadOffset);
+    } catch {
+      // A tab short of memory: keep going at wasm speed.
+      fallback = new Sha256();
+    }
+    for (const bytes of early.splice(0)) append(bytes);
+  };
+
+  return {
+    update(bytes) {
+      if (buffer === undefined && fallback === undefined) reserve();
+      append(bytes);
+    },
+    async digest() {
+      if (fallback !== undefined) {
+        try {
+          return fallback.digest();
+        } finally {
+          fallback.free();
+        }
+      }
+      const covered = buffer === undefined ? concat(early) : buffer.subarray(0, filled);
+      buffer = undefined; // the only reference: collectable once hashed
+      return new Uint8Array(await subtle.digest("SHA-256", covered));
+    },
+  };
+}
+
+/**
+ * @param {Uint8Array[]} parts
+ * @returns {Uint8Array}
+ */
+function concat(parts) {
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.byteLength;
+  }
+  return joined;
+}
