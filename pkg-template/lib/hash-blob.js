@@ -10,9 +10,9 @@
 /** Progress is reported at most this often (and once at the end). */
 export const PROGRESS_INTERVAL_MS = 50;
 
-// Below this a file is read with one arrayBuffer() call; above it, through
-// its stream, so progress can be reported while it is read.
-const SINGLE_READ_BYTES = 8 * 1024 * 1024;
+// Up to this size a whole file is read with one arrayBuffer() call (too
+// quick for progress to matter); above it with FileReader, which reports it.
+const SINGLE_READ_BYTES = 1024 * 1024;
 
 /**
  * @typedef {object} IncrementalHasher
@@ -47,7 +47,7 @@ function throttled(onBytes) {
  * Reads `blob` through its stream, handing each chunk to `consume`; stops
  * (cancelling the read) as soon as `signal` aborts.
  * @param {Blob} blob
- * @param {(chunk: Uint8Array, before: number) => void} consume `before`: bytes read ahead of this chunk
+ * @param {(chunk: Uint8Array) => void} consume
  * @param {(bytes: number) => void} report
  * @param {AbortSignal | undefined} signal
  * @returns {Promise<number>} the bytes read
@@ -60,7 +60,7 @@ async function readChunks(blob, consume, report, signal) {
       signal?.throwIfAborted();
       const { done, value } = await reader.read();
       if (done) return bytes;
-      consume(value, bytes);
+      consume(value);
       bytes += value.byteLength;
       report(bytes);
     }
@@ -85,7 +85,41 @@ function changedError(expected, got) {
 }
 
 /**
- * SHA-256 of a Blob read whole, by WebCrypto.
+ * Reads `blob` into one ArrayBuffer with FileReader, whose progress events
+ * (Chromium: every 50 ms) report the bytes read. As fast as
+ * `blob.arrayBuffer()`, which reports nothing; reading in slices instead
+ * costs a copy per slice (measured ~40% slower for 200 MiB).
+ * @param {Blob} blob
+ * @param {(bytes: number) => void} report
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<ArrayBuffer>}
+ */
+function readWithProgress(blob, report, signal) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    const onAbort = () => reader.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const settle = () => signal?.removeEventListener("abort", onAbort);
+    reader.onprogress = (event) => report(event.loaded);
+    reader.onload = () => {
+      settle();
+      resolve(/** @type {ArrayBuffer} */ (reader.result));
+    };
+    reader.onerror = () => {
+      settle();
+      reject(reader.error);
+    };
+    reader.onabort = () => {
+      settle();
+      reject(signal?.reason ?? new DOMException("The read was aborted", "AbortError"));
+    };
+    reader.readAsArrayBuffer(blob);
+  });
+}
+
+/**
+ * SHA-256 of a Blob read whole, by WebCrypto. Progress counts bytes read;
+ * the digest follows the last of them.
  * @param {Blob} blob
  * @param {SubtleCrypto} subtle
  * @param {(bytes: number) => void} [onBytes] bytes read so far (throttled; last call: the size)
@@ -95,23 +129,13 @@ function changedError(expected, got) {
 export async function digestWhole(blob, subtle, onBytes, signal) {
   const progress = throttled(onBytes);
   const size = blob.size;
-  /** @type {Uint8Array} */
-  let bytes;
-  if (size <= SINGLE_READ_BYTES) {
-    bytes = new Uint8Array(await blob.arrayBuffer());
-  } else {
-    // Sized once, filled as the stream delivers: one copy of the file in memory.
-    const buffer = new Uint8Array(size);
-    const read = await readChunks(blob, (chunk, before) => {
-      if (before + chunk.byteLength > size) throw changedError(size, before + chunk.byteLength);
-      buffer.set(chunk, before);
-    }, progress.report, signal);
-    if (read !== size) throw changedError(size, read);
-    bytes = buffer;
-  }
+  const bytes = typeof FileReader === "function" && size > SINGLE_READ_BYTES
+    ? await readWithProgress(blob, progress.report, signal)
+    : await blob.arrayBuffer();
+  if (bytes.byteLength !== size) throw changedError(size, bytes.byteLength);
   signal?.throwIfAborted();
   const digest = new Uint8Array(await subtle.digest("SHA-256", bytes));
-  progress.flush(bytes.byteLength);
+  progress.flush(size);
   return digest;
 }
 

@@ -20,8 +20,7 @@
 // node:crypto streaming in Node (no whole reads at all), else as above.
 
 import { typeError, rangeError } from "./errors.js";
-import { digestStreaming, digestWhole } from "./hash-blob.js";
-import { Sha256 } from "./sha256.js";
+import { browserRunner, inlineRunner } from "./hash-runners.js";
 
 /** Files up to this size are read whole and hashed by WebCrypto (256 MiB). */
 export const DEFAULT_WHOLE_FILE_LIMIT = 256 * 1024 * 1024;
@@ -39,7 +38,8 @@ const FALLBACK_CONCURRENCY = 4;
 /**
  * @typedef {object} HashFilesProgress
  * @property {number} bytes bytes hashed so far, over all files (never decreases)
- * @property {number} total the sum of the files' sizes
+ * @property {number | undefined} total the sum of the files' sizes, once all are known (in browsers
+ *   reading many files' sizes takes a moment, and hashing starts meanwhile)
  * @property {number} index the file that advanced (its position in `files`)
  * @property {number} fileBytes that file's bytes hashed so far
  */
@@ -61,12 +61,7 @@ const FALLBACK_CONCURRENCY = 4;
  * @property {string | URL} [workerUrl] a module worker script speaking hash-worker.js's protocol; default the package's own
  */
 
-/**
- * @typedef {object} Runner
- * @property {boolean} canWhole whether whole-file WebCrypto hashing is available
- * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined) => Promise<Uint8Array>} run
- * @property {() => void} close
- */
+/** @typedef {import("./hash-runners.js").Runner} Runner */
 
 /**
  * SHA-256 of each file, in the order given. One unreadable file fails alone
@@ -80,9 +75,7 @@ export async function hashFiles(files, options = {}) {
   const list = checkFiles(files);
   const settings = checkOptions(options ?? {});
   settings.signal?.throwIfAborted();
-  const runner = typeof Worker === "function"
-    ? workerRunner(settings.workerUrl)
-    : inlineRunner();
+  const runner = typeof Worker === "function" ? browserRunner(settings.workerUrl) : inlineRunner();
   try {
     return await schedule(list, runner, settings);
   } finally {
@@ -139,10 +132,34 @@ function abortReason(signal) {
   return signal.reason ?? new DOMException("hashFiles was aborted", "AbortError");
 }
 
+// Chromium answers the first `size` of a picked File with a synchronous
+// round trip to the browser process (~0.5 ms each, more on a busy machine):
+// sizes are read in slices of at most this long, yielding in between, so
+// 500 files never block the page for a quarter of a second at once.
+const SIZE_SLICE_MS = 8;
+
+/**
+ * Lets other tasks (input, rendering, timers) run: a message-channel task
+ * queues behind them (setTimeout would add 4 ms per slice; scheduler.yield
+ * resumes ahead of timers, starving them).
+ * @returns {Promise<void>}
+ */
+function yieldToHost() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(undefined);
+  });
+}
+
 /**
  * Runs the files through `runner`: at most `concurrency` at once, and files
  * read whole totalling at most `wholeFileLimit` bytes at once; a file that
- * does not fit waits (in order) until enough earlier ones finished.
+ * does not fit waits (in order) until enough earlier ones finished. Sizes
+ * are read ahead in slices while the first files already hash.
  * @param {Blob[]} list
  * @param {Runner} runner
  * @param {ReturnType<typeof checkOptions>} settings
@@ -152,8 +169,11 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
   return new Promise((resolve, reject) => {
     /** @type {HashFileResult[]} */
     const results = new Array(list.length);
+    const sizes = new Float64Array(list.length);
     const done = new Float64Array(list.length); // bytes hashed per file
-    const total = list.reduce((sum, file) => sum + file.size, 0);
+    let sized = 0; // sizes[0, sized) are known
+    /** @type {number | undefined} */
+    let total;
     let hashed = 0;
     let next = 0;
     let running = 0;
@@ -180,34 +200,55 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
         stop(error);
       }
     };
+    /** @type {number | undefined} the `bytes` of the last event that had a `total` */
+    let reported;
+    const report = (/** @type {number} */ index) => {
+      if (total !== undefined) reported = hashed;
+      if (onProgress) call(() => onProgress({ bytes: hashed, total, index, fileBytes: done[index] }));
+    };
     const advance = (/** @type {number} */ index, /** @type {number} */ bytes) => {
       if (stopped || !(bytes > done[index])) return;
       hashed += bytes - done[index];
       done[index] = bytes;
-      if (onProgress) call(() => onProgress({ bytes: hashed, total, index, fileBytes: bytes }));
+      report(index);
+    };
+
+    const readSizes = async () => {
+      while (!stopped && sized < list.length) {
+        const sliceEnd = performance.now() + SIZE_SLICE_MS;
+        do {
+          sizes[sized] = list[sized].size;
+          sized += 1;
+        } while (sized < list.length && performance.now() < sliceEnd);
+        if (sized === list.length) total = sizes.reduce((sum, size) => sum + size, 0);
+        pump();
+        if (sized < list.length) await yieldToHost();
+      }
     };
 
     const pump = () => {
-      while (!stopped && running < concurrency && next < list.length) {
+      while (!stopped && running < concurrency && next < sized) {
         const index = next;
-        const file = list[index];
-        const whole = runner.canWhole && file.size <= wholeFileLimit;
-        if (whole && heldWhole + file.size > wholeFileLimit) return; // room comes back as files finish
+        const size = sizes[index];
+        const whole = runner.canWhole && size <= wholeFileLimit;
+        if (whole && heldWhole + size > wholeFileLimit) return; // room comes back as files finish
         next += 1;
         running += 1;
-        if (whole) heldWhole += file.size;
+        if (whole) heldWhole += size;
         const started = performance.now();
-        runner.run(file, whole, (bytes) => advance(index, bytes), signal)
+        runner.run(list[index], whole, (bytes) => advance(index, bytes), signal)
           .then((digest) => /** @type {HashFileResult} */ ({ kind: "success", value: digest }), failure)
           .then((result) => {
             if (stopped) return;
             running -= 1;
-            if (whole) heldWhole -= file.size;
+            if (whole) heldWhole -= size;
             results[index] = result;
-            if (result.kind === "success") advance(index, file.size);
+            if (result.kind === "success") advance(index, size);
             if (onFile) call(() => onFile({ index, result, ms: performance.now() - started }));
             settled += 1;
             if (settled === list.length) {
+              // The last event always says all bytes are in (empty files never advance).
+              if (reported !== total) report(index);
               stopped = true;
               signal?.removeEventListener("abort", onAbort);
               resolve(results);
@@ -218,7 +259,7 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
       }
     };
     if (list.length === 0) resolve(results);
-    else pump();
+    else readSizes().catch(stop);
   });
 }
 
@@ -231,118 +272,4 @@ function failure(error) {
   const { name = "Error", message = String(error), code } = /** @type {{ name?: string, message?: string, code?: string }} */ (error ?? {});
   if (code === "workerFailed") return { kind: "failure", error: "workerFailed", message };
   return { kind: "failure", error: "readFailed", message: `could not read the file (${name}: ${message})` };
-}
-
-/**
- * Hashing in module workers, one file per worker at a time; workers start
- * on demand and all stop when the call ends.
- * @param {string | URL | undefined} workerUrl
- * @returns {Runner}
- */
-function workerRunner(workerUrl) {
-  /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
-  /** @typedef {{ worker: Worker, job: Job | undefined, started: boolean }} Slot */
-  /** @type {Slot[]} */
-  const idle = [];
-  /** @type {Set<Slot>} */
-  const all = new Set();
-  /** @type {Error | undefined} set when a worker failed before it ever started: no more are tried */
-  let broken;
-  let nextId = 0;
-
-  /** @param {string} message */
-  const workerError = (message) => Object.assign(new Error(message), { code: "workerFailed" });
-
-  const spawn = () => {
-    // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
-    const worker = workerUrl === undefined
-      ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
-      : new Worker(workerUrl, { type: "module" });
-    /** @type {Slot} */
-    const slot = { worker, job: undefined, started: false };
-    worker.addEventListener("message", (event) => onMessage(slot, event.data));
-    worker.addEventListener("error", (event) => {
-      event.preventDefault();
-      const error = workerError(slot.started
-        ? `the hashing worker stopped${event.message ? `: ${event.message}` : ""}`
-        : `the hashing worker could not start${event.message ? `: ${event.message}` : ""}`);
-      if (!slot.started) broken = error;
-      worker.terminate();
-      all.delete(slot);
-      slot.job?.reject(error);
-    });
-    all.add(slot);
-    return slot;
-  };
-
-  /**
-   * @param {Slot} slot
-   * @param {{ type: string, id: number, bytes: number, digest: Uint8Array, name: string, message: string }} message
-   */
-  const onMessage = (slot, message) => {
-    if (message.type === "ready") {
-      slot.started = true;
-      return;
-    }
-    const job = slot.job;
-    if (job === undefined || message.id !== job.id) return;
-    if (message.type === "progress") return job.onBytes(message.bytes);
-    slot.job = undefined;
-    idle.push(slot);
-    if (message.type === "done") job.resolve(message.digest);
-    else job.reject(Object.assign(new Error(message.message), { name: message.name }));
-  };
-
-  return {
-    canWhole: typeof globalThis.crypto?.subtle?.digest === "function",
-    run(file, whole, onBytes) {
-      return new Promise((resolve, reject) => {
-        if (broken !== undefined) return reject(broken);
-        const slot = idle.pop() ?? spawn();
-        const id = nextId;
-        nextId += 1;
-        slot.job = { id, resolve, reject, onBytes };
-        slot.worker.postMessage({ type: "hash", id, file, whole });
-      });
-    },
-    close() {
-      for (const slot of all) slot.worker.terminate();
-      all.clear();
-      idle.length = 0;
-    },
-  };
-}
-
-/**
- * Hashing in this thread (Node, or a host without workers): node:crypto
- * streaming where it exists, else WebCrypto for whole files and wasm
- * streaming above the limit.
- * @returns {Runner}
- */
-function inlineRunner() {
-  // Node ≥ 20.16 (an import of "node:crypto" would break browser bundles).
-  const host = /** @type {{ process?: { getBuiltinModule?: (name: string) => NodeCrypto | undefined } }} */ (globalThis);
-  const nodeCrypto = host.process?.getBuiltinModule?.("node:crypto");
-  const subtle = globalThis.crypto?.subtle;
-  return {
-    canWhole: nodeCrypto === undefined && typeof subtle?.digest === "function",
-    run(file, whole, onBytes, signal) {
-      if (whole && subtle !== undefined) return digestWhole(file, subtle, onBytes, signal);
-      return digestStreaming(file, nodeCrypto === undefined ? new Sha256() : nodeHasher(nodeCrypto), onBytes, signal);
-    },
-    close() {},
-  };
-}
-
-/**
- * @typedef {{ createHash: (algorithm: string) => { update: (b: Uint8Array) => unknown, digest: () => Uint8Array } }} NodeCrypto
- */
-
-/**
- * @param {NodeCrypto} nodeCrypto
- * @returns {import("./hash-blob.js").IncrementalHasher}
- */
-function nodeHasher(nodeCrypto) {
-  const hash = nodeCrypto.createHash("sha256");
-  return { update: (bytes) => hash.update(bytes), digest: () => new Uint8Array(hash.digest()) };
 }

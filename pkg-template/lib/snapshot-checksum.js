@@ -20,6 +20,7 @@ import { Sha256 } from "./sha256.js";
  * @typedef {object} ChecksumHasher
  * @property {(bytes: Uint8Array) => void} update feeds the next covered bytes, in file order
  * @property {() => Uint8Array | Promise<Uint8Array>} digest the 32-byte SHA-256 of everything fed
+ * @property {() => void} [close] releases what the hasher holds (a worker) when the load ends early
  */
 
 /** @type {ChecksumCoverage | undefined} */
@@ -60,6 +61,11 @@ export function hashCovered(hasher, chunk, offset) {
  * from the header, via `totalLength`), so a source that reuses its chunk
  * buffers cannot change what is hashed. If that buffer cannot be allocated,
  * hashing continues in wasm instead of failing the load.
+ *
+ * Chromium's digest runs synchronously on the calling thread (128 MiB:
+ * ~0.5 s of a frozen page), so where workers exist the buffer is
+ * transferred (not copied) to one, started as soon as the header is known
+ * so that it is ready when the last byte arrives.
  * @param {() => number | undefined} totalLength the file's length once its header has validated
  * @returns {ChecksumHasher | undefined}
  */
@@ -72,6 +78,8 @@ export function webCryptoHasher(totalLength) {
   let buffer;
   /** @type {Sha256 | undefined} */
   let fallback;
+  /** @type {DigestWorker | undefined} */
+  let worker;
   let filled = 0;
 
   /** @param {Uint8Array} bytes */
@@ -98,6 +106,7 @@ export function webCryptoHasher(totalLength) {
       fallback = new Sha256();
     }
     for (const bytes of early.splice(0)) append(bytes);
+    if (buffer !== undefined) worker = digestWorker();
   };
 
   return {
@@ -113,9 +122,75 @@ export function webCryptoHasher(totalLength) {
           fallback.free();
         }
       }
+      // Only a complete buffer is worth a worker; a short one (a truncated
+      // file) fails before its checksum matters.
+      const complete = buffer !== undefined && filled === buffer.byteLength ? buffer : undefined;
       const covered = buffer === undefined ? concat(early) : buffer.subarray(0, filled);
       buffer = undefined; // the only reference: collectable once hashed
-      return new Uint8Array(await subtle.digest("SHA-256", covered));
+      try {
+        const digest = complete && (await worker?.digest(complete));
+        return digest ?? new Uint8Array(await subtle.digest("SHA-256", covered));
+      } finally {
+        worker?.close();
+      }
+    },
+    close() {
+      worker?.close();
+      fallback?.free();
+    },
+  };
+}
+
+/**
+ * @typedef {object} DigestWorker
+ * @property {(bytes: Uint8Array) => Promise<Uint8Array | undefined>} digest the SHA-256 of `bytes`,
+ *   whose buffer is transferred (detached here); undefined, with `bytes` untouched, if the worker
+ *   never started
+ * @property {() => void} close
+ */
+
+/**
+ * A hash-worker.js instance for one digest, or undefined where there are no
+ * workers (or a policy forbids them: the digest then runs on this thread).
+ * @returns {DigestWorker | undefined}
+ */
+function digestWorker() {
+  if (typeof Worker !== "function") return undefined;
+  /** @type {Worker} */
+  let worker;
+  try {
+    worker = new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" });
+  } catch {
+    return undefined; // e.g. a Content-Security-Policy without worker-src for this origin
+  }
+  /** @type {((message: { type: string, digest?: Uint8Array, message?: string }) => void) | undefined} */
+  let onReply;
+  /** @type {Promise<boolean>} true once the worker runs, false if it failed first */
+  const started = new Promise((resolve) => {
+    worker.addEventListener("message", ({ data }) => {
+      if (data?.type === "ready") resolve(true);
+      else onReply?.(data);
+    });
+    worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      resolve(false);
+      onReply?.({ type: "error", message: `the checksum worker stopped${event.message ? `: ${event.message}` : ""}` });
+    });
+  });
+  return {
+    async digest(bytes) {
+      if (!(await started)) return undefined;
+      return new Promise((resolve, reject) => {
+        onReply = (message) => {
+          if (message.type === "done") resolve(message.digest);
+          else if (message.type === "error") reject(new Error(message.message));
+        };
+        // The buffer is exactly the covered bytes (sized for them), so it moves whole.
+        worker.postMessage({ type: "digest", id: 0, bytes: bytes.buffer }, [bytes.buffer]);
+      });
+    },
+    close() {
+      worker.terminate();
     },
   };
 }

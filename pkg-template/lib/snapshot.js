@@ -237,6 +237,7 @@ export async function loadSnapshotStream(source, options = {}) {
     return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
   } finally {
     decoder.free();
+    hasher?.close?.();
     // Stop a producer we no longer read from (failure, abort, or exception).
     // Not awaited: a stalled async generator only finishes its return() after
     // its pending step settles, and the caller must not wait for that.

@@ -12,7 +12,15 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = snapshotChecksumCoverage)]
 pub fn snapshot_checksum_coverage() -> Result<JsValue, JsValue> {
     let coverage = Object::new();
-    Reflect::set(&coverage, &"headerBytes".into(), &(CHECKSUMMED_HEADER_LENGTH as f64).into())?;
-    Reflect::set(&coverage, &"payloadOffset".into(), &(OFFSET_PAYLOAD as f64).into())?;
+    Reflect::set(
+        &coverage,
+        &"headerBytes".into(),
+        &(CHECKSUMMED_HEADER_LENGTH as f64).into(),
+    )?;
+    Reflect::set(
+        &coverage,
+        &"payloadOffset".into(),
+        &(OFFSET_PAYLOAD as f64).into(),
+    )?;
     Ok(coverage.into())
 }

@@ -1,0 +1,157 @@
+// Where hashFiles hashes: the runners behind its scheduler (hash-files.js).
+//
+//   browserRunner: small whole files from the calling thread, the rest in a
+//                  pool of module workers (hash-worker.js);
+//   inlineRunner:  everything in the calling thread (Node, or a host without
+//                  workers): node:crypto streaming in Node, else WebCrypto
+//                  whole below the limit and wasm streaming above it.
+
+import { digestStreaming, digestWhole } from "./hash-blob.js";
+import { Sha256 } from "./sha256.js";
+
+/**
+ * @typedef {object} Runner how files get hashed
+ * @property {boolean} canWhole whether whole-file WebCrypto hashing is available
+ * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined) => Promise<Uint8Array>} run
+ * @property {() => void} close
+ */
+
+// Whole files up to this size are hashed from the calling thread even where
+// there are workers: reading and WebCrypto's digest are both asynchronous
+// (the browser does them off this thread) and the share left here, about
+// one copy of the bytes, stays far below a frame; a worker's message round
+// trip would cost more than it saves. Larger files are never read here:
+// Chromium hands the bytes over on the reading thread (32 MiB files cost
+// main-thread tasks of ~250 ms).
+const IN_THREAD_BYTES = 1024 * 1024;
+
+/**
+ * Browsers: small whole files from this thread, the rest in workers.
+ * @param {string | URL | undefined} workerUrl
+ * @returns {Runner}
+ */
+export function browserRunner(workerUrl) {
+  const subtle = globalThis.crypto?.subtle;
+  const pool = workerPool(workerUrl);
+  return {
+    canWhole: typeof subtle?.digest === "function",
+    run(file, whole, onBytes, signal) {
+      if (whole && subtle !== undefined && file.size <= IN_THREAD_BYTES) return digestWhole(file, subtle, onBytes, signal);
+      return pool.run(file, whole, onBytes);
+    },
+    close: pool.close,
+  };
+}
+
+/**
+ * Module workers, one file per worker at a time; workers start on demand
+ * and all stop when the call ends.
+ * @param {string | URL | undefined} workerUrl
+ * @returns {{ run: (file: Blob, whole: boolean, onBytes: (bytes: number) => void) => Promise<Uint8Array>, close: () => void }}
+ */
+function workerPool(workerUrl) {
+  /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
+  /** @typedef {{ worker: Worker, job: Job | undefined, started: boolean }} Slot */
+  /** @type {Slot[]} */
+  const idle = [];
+  /** @type {Set<Slot>} */
+  const all = new Set();
+  /** @type {Error | undefined} set when a worker failed before it ever started: no more are tried */
+  let broken;
+  let nextId = 0;
+
+  /** @param {string} message */
+  const workerError = (message) => Object.assign(new Error(message), { code: "workerFailed" });
+
+  const spawn = () => {
+    // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
+    const worker = workerUrl === undefined
+      ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
+      : new Worker(workerUrl, { type: "module" });
+    /** @type {Slot} */
+    const slot = { worker, job: undefined, started: false };
+    worker.addEventListener("message", (event) => onMessage(slot, event.data));
+    worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      const error = workerError(slot.started
+        ? `the hashing worker stopped${event.message ? `: ${event.message}` : ""}`
+        : `the hashing worker could not start${event.message ? `: ${event.message}` : ""}`);
+      if (!slot.started) broken = error;
+      worker.terminate();
+      all.delete(slot);
+      slot.job?.reject(error);
+    });
+    all.add(slot);
+    return slot;
+  };
+
+  /**
+   * @param {Slot} slot
+   * @param {{ type: string, id: number, bytes: number, digest: Uint8Array, name: string, message: string }} message
+   */
+  const onMessage = (slot, message) => {
+    if (message.type === "ready") {
+      slot.started = true;
+      return;
+    }
+    const job = slot.job;
+    if (job === undefined || message.id !== job.id) return;
+    if (message.type === "progress") return job.onBytes(message.bytes);
+    slot.job = undefined;
+    idle.push(slot);
+    if (message.type === "done") job.resolve(message.digest);
+    else job.reject(Object.assign(new Error(message.message), { name: message.name }));
+  };
+
+  return {
+    run(file, whole, onBytes) {
+      return new Promise((resolve, reject) => {
+        if (broken !== undefined) return reject(broken);
+        const slot = idle.pop() ?? spawn();
+        const id = nextId;
+        nextId += 1;
+        slot.job = { id, resolve, reject, onBytes };
+        slot.worker.postMessage({ type: "hash", id, file, whole });
+      });
+    },
+    close() {
+      for (const slot of all) slot.worker.terminate();
+      all.clear();
+      idle.length = 0;
+    },
+  };
+}
+
+/**
+ * Hashing in this thread (Node, or a host without workers): node:crypto
+ * streaming where it exists, else WebCrypto for whole files and wasm
+ * streaming above the limit.
+ * @returns {Runner}
+ */
+export function inlineRunner() {
+  // Node ≥ 20.16 (an import of "node:crypto" would break browser bundles).
+  const host = /** @type {{ process?: { getBuiltinModule?: (name: string) => NodeCrypto | undefined } }} */ (globalThis);
+  const nodeCrypto = host.process?.getBuiltinModule?.("node:crypto");
+  const subtle = globalThis.crypto?.subtle;
+  return {
+    canWhole: nodeCrypto === undefined && typeof subtle?.digest === "function",
+    run(file, whole, onBytes, signal) {
+      if (whole && subtle !== undefined) return digestWhole(file, subtle, onBytes, signal);
+      return digestStreaming(file, nodeCrypto === undefined ? new Sha256() : nodeHasher(nodeCrypto), onBytes, signal);
+    },
+    close() {},
+  };
+}
+
+/**
+ * @typedef {{ createHash: (algorithm: string) => { update: (b: Uint8Array) => unknown, digest: () => Uint8Array } }} NodeCrypto
+ */
+
+/**
+ * @param {NodeCrypto} nodeCrypto
+ * @returns {import("./hash-blob.js").IncrementalHasher}
+ */
+function nodeHasher(nodeCrypto) {
+  const hash = nodeCrypto.createHash("sha256");
+  return { update: (bytes) => hash.update(bytes), digest: () => new Uint8Array(hash.digest()) };
+}
