@@ -20,9 +20,7 @@ impl BitArray {
     /// An all-zero array of `word_count` words. Callers check the size first:
     /// every public constructor in the crate bounds it by the 2^30-bit limit.
     pub fn zeroed(word_count: usize) -> Self {
-        BitArray {
-            words: vec![0; word_count],
-        }
+        BitArray { words: vec![0; word_count] }
     }
 
     /// Rebuilds an array from its LSB-first byte form. `bytes.len()` must be a

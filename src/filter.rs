@@ -54,9 +54,7 @@ impl ArtifactBloomFilter {
             return Err(BloomError::InvalidDigest);
         }
         let mut filter = Self::empty_with_layout(layout, *spec);
-        probe_blocks(packed, filter.bit_count(), |_, probe| {
-            filter.insert_probe(probe)
-        });
+        probe_blocks(packed, filter.bit_count(), |_, probe| filter.insert_probe(probe));
         filter.inserted_item_count = count;
         Ok(filter)
     }
@@ -78,18 +76,8 @@ impl ArtifactBloomFilter {
     /// Reassembles a filter from validated parts (the ABF1 decoder and the
     /// merge). The caller guarantees `bits` is non-empty and `hash_count` in
     /// 1..=32.
-    pub fn from_parts(
-        bits: BitArray,
-        hash_count: u32,
-        inserted_item_count: u64,
-        spec: BloomSpec,
-    ) -> Self {
-        ArtifactBloomFilter {
-            bits,
-            hash_count,
-            inserted_item_count,
-            spec,
-        }
+    pub fn from_parts(bits: BitArray, hash_count: u32, inserted_item_count: u64, spec: BloomSpec) -> Self {
+        ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec }
     }
 
     /// Sets the k bits of a digest (building only; the count is the caller's).
@@ -244,10 +232,7 @@ mod tests {
     }
 
     fn spec(n: u64, p: f64) -> BloomSpec {
-        BloomSpec {
-            expected_item_count: n,
-            target_false_positive_rate: p,
-        }
+        BloomSpec { expected_item_count: n, target_false_positive_rate: p }
     }
 
     #[test]
@@ -261,18 +246,9 @@ mod tests {
     #[test]
     fn create_checks_spec_then_capacity_then_digests() {
         let short = vec![vec![0u8; 31]; 3];
-        assert_eq!(
-            ArtifactBloomFilter::create(&short, &spec(0, 0.01)),
-            Err(BloomError::InvalidExpectedItemCount)
-        );
-        assert_eq!(
-            ArtifactBloomFilter::create(&short, &spec(2, 0.01)),
-            Err(BloomError::CapacityExceeded)
-        );
-        assert_eq!(
-            ArtifactBloomFilter::create(&short, &spec(3, 0.01)),
-            Err(BloomError::InvalidDigest)
-        );
+        assert_eq!(ArtifactBloomFilter::create(&short, &spec(0, 0.01)), Err(BloomError::InvalidExpectedItemCount));
+        assert_eq!(ArtifactBloomFilter::create(&short, &spec(2, 0.01)), Err(BloomError::CapacityExceeded));
+        assert_eq!(ArtifactBloomFilter::create(&short, &spec(3, 0.01)), Err(BloomError::InvalidDigest));
     }
 
     #[test]
@@ -284,10 +260,7 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(b.might_contain_packed(&packed).unwrap(), vec![1u8; 300]);
         assert_eq!(b.count_maybe(&packed), Some(300));
-        assert_eq!(
-            ArtifactBloomFilter::create_packed(&packed[..33], &spec(300, 0.001)),
-            Err(BloomError::InvalidDigest)
-        );
+        assert_eq!(ArtifactBloomFilter::create_packed(&packed[..33], &spec(300, 0.001)), Err(BloomError::InvalidDigest));
         assert!(b.might_contain_packed(&packed[..31]).is_none());
     }
 

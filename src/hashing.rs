@@ -31,9 +31,7 @@ mod tests {
 
     #[test]
     fn pieces_do_not_change_the_digest() {
-        let bytes: Vec<u8> = (0..(3 * PIECE + 17))
-            .map(|i| (i * 31 % 251) as u8)
-            .collect();
+        let bytes: Vec<u8> = (0..(3 * PIECE + 17)).map(|i| (i * 31 % 251) as u8).collect();
         let whole: [u8; 32] = Sha256::digest(&bytes).into();
         assert_eq!(sha256(&bytes), whole);
         assert_eq!(sha256(&[]), <[u8; 32]>::from(Sha256::digest([])));

@@ -141,10 +141,7 @@ pub fn candidate_for_hash_count(n: u64, k: u32, p: f64) -> Option<Layout> {
         bit_count += 64;
         rate = modeled_false_positive_rate(bit_count, n, k);
     }
-    (rate.is_finite() && rate <= p).then_some(Layout {
-        bit_count,
-        hash_count: k,
-    })
+    (rate.is_finite() && rate <= p).then_some(Layout { bit_count, hash_count: k })
 }
 
 /// The layout rule: smallest `bitCount` over k = 1..=32, then smallest k.
@@ -178,33 +175,21 @@ mod tests {
     use super::*;
 
     fn spec(n: u64, p: f64) -> BloomSpec {
-        BloomSpec {
-            expected_item_count: n,
-            target_false_positive_rate: p,
-        }
+        BloomSpec { expected_item_count: n, target_false_positive_rate: p }
     }
 
     #[test]
     fn seed_examples() {
         // The seed's node:test cases: 1e-20 picks k = 32; 0.95 picks k = 1, m = 333,824.
-        assert_eq!(
-            create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count,
-            32
-        );
+        assert_eq!(create_layout(&spec(1_000_000, 1e-20)).unwrap().hash_count, 32);
         assert_eq!(
             create_layout(&spec(1_000_000, 0.95)).unwrap(),
-            Layout {
-                bit_count: 333_824,
-                hash_count: 1
-            }
+            Layout { bit_count: 333_824, hash_count: 1 }
         );
         // The headline numbers: n = 1M, p = 0.001 → m = 14,377,664, k = 10.
         assert_eq!(
             create_layout(&spec(1_000_000, 0.001)).unwrap(),
-            Layout {
-                bit_count: 14_377_664,
-                hash_count: 10
-            }
+            Layout { bit_count: 14_377_664, hash_count: 10 }
         );
     }
 
@@ -221,22 +206,10 @@ mod tests {
 
     #[test]
     fn errors_in_reference_order() {
-        assert_eq!(
-            create_layout(&spec(0, 0.5)),
-            Err(BloomError::InvalidExpectedItemCount)
-        );
-        assert_eq!(
-            create_layout(&spec(0, f64::NAN)),
-            Err(BloomError::InvalidExpectedItemCount)
-        );
-        assert_eq!(
-            create_layout(&spec(1, 1.0)),
-            Err(BloomError::InvalidFalsePositiveRate)
-        );
-        assert_eq!(
-            create_layout(&spec(1 << 30, 0.5)),
-            Err(BloomError::FilterTooLarge)
-        );
+        assert_eq!(create_layout(&spec(0, 0.5)), Err(BloomError::InvalidExpectedItemCount));
+        assert_eq!(create_layout(&spec(0, f64::NAN)), Err(BloomError::InvalidExpectedItemCount));
+        assert_eq!(create_layout(&spec(1, 1.0)), Err(BloomError::InvalidFalsePositiveRate));
+        assert_eq!(create_layout(&spec(1 << 30, 0.5)), Err(BloomError::FilterTooLarge));
     }
 
     #[test]

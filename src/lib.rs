@@ -9,14 +9,14 @@ pub mod bits;
 pub mod filter;
 pub mod hashing;
 pub mod layout;
-pub mod mergeable;
-pub mod murmur3;
 pub mod numfmt;
 pub mod packed;
 pub mod probe;
+pub mod tlbf;
+pub mod murmur3;
+pub mod mergeable;
 pub mod scalable;
 pub mod sizing;
-pub mod tlbf;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -8,6 +8,8 @@
 
 use std::cmp::Reverse;
 
+
+
 use crate::bits::{BitArray, WORD_BITS, WORD_BYTES};
 use crate::layout::{align_to_word, MAXIMUM_BIT_COUNT};
 use crate::murmur3::hash_pair;
@@ -111,12 +113,7 @@ impl Delta {
 
     /// The wire form (kind 3, see `docs/mergeable-format.md`).
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = header(
-            KIND_DELTA,
-            self.bit_count,
-            self.hash_count,
-            self.words.len(),
-        );
+        let mut out = header(KIND_DELTA, self.bit_count, self.hash_count, self.words.len());
         write_sparse(&mut out, self.words.iter().copied());
         seal(out)
     }
@@ -128,11 +125,7 @@ impl Delta {
             return Err(MergeableError::UnexpectedKind);
         }
         let words = frame.sparse_entries()?;
-        Ok(Delta {
-            bit_count: frame.bit_count,
-            hash_count: frame.hash_count,
-            words,
-        })
+        Ok(Delta { bit_count: frame.bit_count, hash_count: frame.hash_count, words })
     }
 }
 
@@ -147,17 +140,11 @@ impl MergeableBloomFilter {
     /// The contract's `create`: bitCount is the optimum m rounded up to whole
     /// 64-bit words, hashCount is `max(1, round(m/n · ln 2))` of the unrounded
     /// optimum. Replicas created with equal arguments can be pieced.
-    pub fn create(
-        expected_elements: u64,
-        false_positive_rate: f64,
-    ) -> Result<Self, MergeableError> {
+    pub fn create(expected_elements: u64, false_positive_rate: f64) -> Result<Self, MergeableError> {
         let (m, k) = checked_optimal_params(expected_elements, false_positive_rate)?;
         // m ≤ 2^30, a multiple of 64, so the aligned count stays within the cap.
         let words = (align_to_word(m) / WORD_BITS) as usize;
-        Ok(MergeableBloomFilter {
-            bits: BitArray::zeroed(words),
-            hash_count: k,
-        })
+        Ok(MergeableBloomFilter { bits: BitArray::zeroed(words), hash_count: k })
     }
 
     /// Bits in the filter (a multiple of 64).
@@ -201,11 +188,7 @@ impl MergeableBloomFilter {
         // of the earlier: keep the largest, which is the word's final value.
         words.sort_unstable_by_key(|&(index, value)| (index, Reverse(value)));
         words.dedup_by_key(|entry| entry.0);
-        Delta {
-            bit_count: self.bit_count(),
-            hash_count: self.hash_count,
-            words,
-        }
+        Delta { bit_count: self.bit_count(), hash_count: self.hash_count, words }
     }
 
     /// `false`: never added (here or in anything pieced in). `true`: maybe.
@@ -274,10 +257,7 @@ impl MergeableBloomFilter {
             }
             _ => return Err(MergeableError::UnexpectedKind),
         };
-        Ok(MergeableBloomFilter {
-            bits,
-            hash_count: frame.hash_count,
-        })
+        Ok(MergeableBloomFilter { bits, hash_count: frame.hash_count })
     }
 }
 
@@ -288,12 +268,7 @@ fn sparse_is_smaller(non_zero: usize, word_count: usize) -> bool {
 
 /// The 24-byte header, in a buffer sized for the body and checksum to follow.
 fn header(kind: u8, bit_count: u64, hash_count: u32, entries: usize) -> Vec<u8> {
-    let body = entries
-        * if kind == KIND_DENSE {
-            WORD_BYTES
-        } else {
-            SPARSE_ENTRY_LENGTH
-        };
+    let body = entries * if kind == KIND_DENSE { WORD_BYTES } else { SPARSE_ENTRY_LENGTH };
     let mut out = Vec::with_capacity(HEADER_LENGTH + body + CHECKSUM_LENGTH);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -371,21 +346,13 @@ impl<'a> Frame<'a> {
             return Err(MergeableError::HashCountTooLarge);
         }
         let entry_count = read_u32(bytes, ENTRY_COUNT_OFFSET);
-        Ok(Frame {
-            kind,
-            bit_count,
-            hash_count,
-            entry_count,
-            body: &content[HEADER_LENGTH..],
-        })
+        Ok(Frame { kind, bit_count, hash_count, entry_count, body: &content[HEADER_LENGTH..] })
     }
 
     /// The body must be exactly entryCount entries: nothing missing or extra.
     fn check_body_length(&self, entry_length: usize) -> Result<(), MergeableError> {
         let expected = u64::from(self.entry_count) * entry_length as u64;
-        (self.body.len() as u64 == expected)
-            .then_some(())
-            .ok_or(MergeableError::LengthMismatch)
+        (self.body.len() as u64 == expected).then_some(()).ok_or(MergeableError::LengthMismatch)
     }
 
     /// A dense body: exactly `word_count` words, canonical only when sparse
@@ -395,11 +362,7 @@ impl<'a> Frame<'a> {
             return Err(MergeableError::EntryCountMismatch);
         }
         self.check_body_length(WORD_BYTES)?;
-        let non_zero = self
-            .body
-            .chunks_exact(WORD_BYTES)
-            .filter(|w| w.iter().any(|b| *b != 0))
-            .count();
+        let non_zero = self.body.chunks_exact(WORD_BYTES).filter(|w| w.iter().any(|b| *b != 0)).count();
         if sparse_is_smaller(non_zero, word_count) {
             return Err(MergeableError::NonCanonicalEncoding);
         }
@@ -426,10 +389,6 @@ impl<'a> Frame<'a> {
             previous = Some(index);
         }
         // Validated; the vector's size is bounded by the input's length.
-        Ok(self
-            .body
-            .chunks_exact(SPARSE_ENTRY_LENGTH)
-            .map(|e| (read_u32(e, 0), read_u64(e, 4)))
-            .collect())
+        Ok(self.body.chunks_exact(SPARSE_ENTRY_LENGTH).map(|e| (read_u32(e, 0), read_u64(e, 4))).collect())
     }
 }

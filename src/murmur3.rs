@@ -37,10 +37,7 @@ pub fn murmur3_x86_32(data: &[u8], seed: u32) -> u32 {
     let tail = blocks.remainder();
     if !tail.is_empty() {
         // The tail bytes fill the low end of a little-endian word.
-        let k = tail
-            .iter()
-            .rev()
-            .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+        let k = tail.iter().rev().fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
         h ^= scramble(k);
     }
     // The reference mixes in the length as a 32-bit value (mod 2^32).
@@ -85,23 +82,11 @@ mod tests {
             (b"ab", 0x9747_b28c, 0x7487_5592),
             (b"Hello, world!", 0x9747_b28c, 0x2488_4CBA),
             ("ππππππππ".as_bytes(), 0x9747_b28c, 0xD580_63C1),
-            (
-                b"The quick brown fox jumps over the lazy dog",
-                0x9747_b28c,
-                0x2FA8_26CD,
-            ),
-            (
-                b"The quick brown fox jumps over the lazy dog",
-                0,
-                0x2E4F_F723,
-            ),
+            (b"The quick brown fox jumps over the lazy dog", 0x9747_b28c, 0x2FA8_26CD),
+            (b"The quick brown fox jumps over the lazy dog", 0, 0x2E4F_F723),
         ];
         for &(data, seed, expected) in cases {
-            assert_eq!(
-                murmur3_x86_32(data, seed),
-                expected,
-                "{data:?} seed {seed:#x}"
-            );
+            assert_eq!(murmur3_x86_32(data, seed), expected, "{data:?} seed {seed:#x}");
         }
     }
 

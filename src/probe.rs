@@ -25,22 +25,14 @@ impl Probe {
         let mut second = [0u8; 8];
         first.copy_from_slice(&digest[0..8]);
         second.copy_from_slice(&digest[8..16]);
-        Probe::from_words(
-            u64::from_be_bytes(first),
-            u64::from_be_bytes(second),
-            bit_count,
-        )
+        Probe::from_words(u64::from_be_bytes(first), u64::from_be_bytes(second), bit_count)
     }
 
     /// Starts the walk from the two big-endian words the digest begins with
     /// (`d[0..8]`, `d[8..16]`); the other 16 bytes never affect the probe.
     #[inline(always)]
     pub fn from_words(first: u64, second: u64, bit_count: u64) -> Probe {
-        Probe {
-            index: first % bit_count,
-            step: (second | 1) % bit_count,
-            bit_count,
-        }
+        Probe { index: first % bit_count, step: (second | 1) % bit_count, bit_count }
     }
 
     /// Moves to the next position without a division: both terms are < m.

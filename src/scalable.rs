@@ -166,18 +166,9 @@ impl ScalableBloomFilter {
         growth_factor: u32,
         tightening_ratio: f64,
     ) -> Result<Self, ScalableError> {
-        let params = ScalableParams {
-            initial_capacity,
-            target_fpp,
-            growth_factor,
-            tightening_ratio,
-        };
+        let params = ScalableParams { initial_capacity, target_fpp, growth_factor, tightening_ratio };
         params.validate()?;
-        let mut filter = ScalableBloomFilter {
-            params,
-            stages: Vec::new(),
-            total_bits: 0,
-        };
+        let mut filter = ScalableBloomFilter { params, stages: Vec::new(), total_bits: 0 };
         filter.grow()?;
         Ok(filter)
     }
@@ -189,10 +180,7 @@ impl ScalableBloomFilter {
         if index >= MAXIMUM_STAGE_COUNT {
             return Err(ScalableError::FilterTooLarge);
         }
-        let capacity = self
-            .params
-            .stage_capacity(index)
-            .ok_or(ScalableError::FilterTooLarge)?;
+        let capacity = self.params.stage_capacity(index).ok_or(ScalableError::FilterTooLarge)?;
         // Any sizing failure here (rate underflowed to 0, too many bits) means
         // the chain cannot grow any further.
         let (m, hash_count) = checked_optimal_params(capacity, self.params.stage_fpp(index))
@@ -203,12 +191,7 @@ impl ScalableBloomFilter {
         }
         self.total_bits += bit_count;
         let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize);
-        self.stages.push(Stage {
-            capacity,
-            item_count: 0,
-            hash_count,
-            bits,
-        });
+        self.stages.push(Stage { capacity, item_count: 0, hash_count, bits });
         Ok(())
     }
 
@@ -229,10 +212,7 @@ impl ScalableBloomFilter {
     pub fn might_contain(&self, item: &[u8]) -> bool {
         let digest: [u8; DIGEST_LENGTH] = Sha256::digest(item).into();
         // Newest first: the largest stages hold most of the items.
-        self.stages
-            .iter()
-            .rev()
-            .any(|stage| stage.might_contain(&digest))
+        self.stages.iter().rev().any(|stage| stage.might_contain(&digest))
     }
 
     fn newest(&self) -> &Stage {
@@ -254,9 +234,7 @@ impl ScalableBloomFilter {
     pub fn item_count(&self) -> u64 {
         // Saturating: a decoded chain is checked for overflow, but a sum that
         // cannot be represented must never wrap to a small count.
-        self.stages
-            .iter()
-            .fold(0u64, |total, s| total.saturating_add(s.item_count))
+        self.stages.iter().fold(0u64, |total, s| total.saturating_add(s.item_count))
     }
 
     /// Bits over all stages (at most 2^30).
@@ -272,11 +250,8 @@ impl ScalableBloomFilter {
     /// The compound rate implied by the observed fills:
     /// `1 − Π(1 − fill_i^k_i)`.
     pub fn estimated_fpp(&self) -> f64 {
-        let miss: f64 = self
-            .stages
-            .iter()
-            .map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count)))
-            .product();
+        let miss: f64 =
+            self.stages.iter().map(|s| 1.0 - s.bits.fill_ratio().powf(f64::from(s.hash_count))).product();
         1.0 - miss
     }
 
@@ -341,19 +316,10 @@ impl ScalableBloomFilter {
                 // `stage_headers` checked the range and that it is whole words.
                 let raw = &content[h.bits_at..h.bits_at + h.byte_count];
                 let bits = BitArray::from_le_bytes(raw).ok_or(ScalableError::InvalidBitCount)?;
-                Ok(Stage {
-                    capacity: h.capacity,
-                    item_count: h.item_count,
-                    hash_count: h.hash_count,
-                    bits,
-                })
+                Ok(Stage { capacity: h.capacity, item_count: h.item_count, hash_count: h.hash_count, bits })
             })
             .collect::<Result<Vec<Stage>, ScalableError>>()?;
-        Ok(ScalableBloomFilter {
-            params,
-            stages,
-            total_bits,
-        })
+        Ok(ScalableBloomFilter { params, stages, total_bits })
     }
 }
 
@@ -368,11 +334,7 @@ struct StageHeader {
 
 /// Validates all `stage_count` stage headers and their lengths, allocating
 /// only the (≤ 256-entry) list of headers.
-fn stage_headers(
-    content: &[u8],
-    params: &ScalableParams,
-    stage_count: u32,
-) -> Result<Vec<StageHeader>, ScalableError> {
+fn stage_headers(content: &[u8], params: &ScalableParams, stage_count: u32) -> Result<Vec<StageHeader>, ScalableError> {
     let mut headers = Vec::with_capacity(stage_count as usize);
     let mut at = HEADER_LENGTH;
     let mut total_bits = 0u64;
@@ -392,9 +354,7 @@ fn stage_headers(
             return Err(ScalableError::ItemCountExceedsCapacity);
         }
         // The chain's total must fit in a u64 too (crafted stage counts).
-        total_items = total_items
-            .checked_add(item_count)
-            .ok_or(ScalableError::ItemCountExceedsCapacity)?;
+        total_items = total_items.checked_add(item_count).ok_or(ScalableError::ItemCountExceedsCapacity)?;
         let is_last = index + 1 == stage_count;
         if !is_last && item_count != capacity {
             return Err(ScalableError::StageNotFull);
@@ -424,13 +384,7 @@ fn stage_headers(
         if content.len() - bits_at < byte_count {
             return Err(ScalableError::Truncated);
         }
-        headers.push(StageHeader {
-            capacity,
-            item_count,
-            hash_count,
-            bits_at,
-            byte_count,
-        });
+        headers.push(StageHeader { capacity, item_count, hash_count, bits_at, byte_count });
         at = bits_at + byte_count;
     }
     if at != content.len() {

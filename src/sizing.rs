@@ -140,24 +140,12 @@ mod tests {
 
     #[test]
     fn rejects_bad_inputs() {
-        assert_eq!(
-            checked_optimal_params(0, 0.1),
-            Err(SizingError::InvalidExpectedItemCount)
-        );
+        assert_eq!(checked_optimal_params(0, 0.1), Err(SizingError::InvalidExpectedItemCount));
         for p in [0.0, 1.0, -0.5, f64::NAN, f64::INFINITY] {
-            assert_eq!(
-                checked_optimal_params(1, p),
-                Err(SizingError::InvalidFalsePositiveRate)
-            );
+            assert_eq!(checked_optimal_params(1, p), Err(SizingError::InvalidFalsePositiveRate));
         }
-        assert_eq!(
-            checked_optimal_params(1 << 30, 0.01),
-            Err(SizingError::FilterTooLarge)
-        );
-        assert_eq!(
-            checked_optimal_params(u64::MAX, 0.5),
-            Err(SizingError::FilterTooLarge)
-        );
+        assert_eq!(checked_optimal_params(1 << 30, 0.01), Err(SizingError::FilterTooLarge));
+        assert_eq!(checked_optimal_params(u64::MAX, 0.5), Err(SizingError::FilterTooLarge));
         // The smallest positive p still sizes (and bounds k far below the cap).
         let (m, k) = checked_optimal_params(1, f64::from_bits(1)).unwrap();
         assert!(m < 1600 && k < 1100, "m = {m}, k = {k}");
@@ -203,22 +191,11 @@ mod tests {
         let fill_bound = 6.0 * (q * (1.0 - q) / m as f64).sqrt();
         let (from_fill, modeled) = (fpp_from_fill_ratio(fill, k), modeled_fpp(n, m, k));
         let fpr_bound = |f: f64| 6.0 * (f * (1.0 - f) / trials as f64).sqrt() + 0.05 * f;
-        println!(
-            "{label}: n = {n}, m = {m}, k = {k}; fill {fill:.5} vs model {q:.5} (±{fill_bound:.5})"
-        );
-        println!(
-            "  FPR {fpr:.5} vs fill^k {from_fill:.5} vs model {modeled:.5} (±{:.5})",
-            fpr_bound(modeled)
-        );
+        println!("{label}: n = {n}, m = {m}, k = {k}; fill {fill:.5} vs model {q:.5} (±{fill_bound:.5})");
+        println!("  FPR {fpr:.5} vs fill^k {from_fill:.5} vs model {modeled:.5} (±{:.5})", fpr_bound(modeled));
         assert!((fill - q).abs() <= fill_bound, "{label}: fill");
-        assert!(
-            (fpr - from_fill).abs() <= fpr_bound(from_fill),
-            "{label}: FPR vs fill^k"
-        );
-        assert!(
-            (fpr - modeled).abs() <= fpr_bound(modeled),
-            "{label}: FPR vs model"
-        );
+        assert!((fpr - from_fill).abs() <= fpr_bound(from_fill), "{label}: FPR vs fill^k");
+        assert!((fpr - modeled).abs() <= fpr_bound(modeled), "{label}: FPR vs model");
     }
 
     #[test]
@@ -240,13 +217,7 @@ mod tests {
         let mut mg = MergeableBloomFilter::create(n, p).unwrap();
         members.iter().for_each(|x| drop(mg.add(x)));
         let fpr = rate(strangers.iter().filter(|x| mg.might_contain(x)).count());
-        check_model(
-            "mergeable",
-            (n, mg.bit_count(), mg.hash_count()),
-            mg.fill_ratio(),
-            fpr,
-            trials,
-        );
+        check_model("mergeable", (n, mg.bit_count(), mg.hash_count()), mg.fill_ratio(), fpr, trials);
 
         // Seed 004 step 6: overfill to the alert ratio (2p)^(1/k); the measured
         // rate there is ≈ 2p, which is why operators alert on that fill.
@@ -257,11 +228,7 @@ mod tests {
         }
         let fpr = rate(strangers.iter().filter(|x| tl.contains(x)).count());
         let bound = 6.0 * (2.0 * p / trials as f64).sqrt() + 0.05 * 2.0 * p;
-        println!(
-            "tlbf at alert fill {alert:.4} after {} items: FPR {fpr:.5} (2p = {})",
-            tl.n_inserted(),
-            2.0 * p
-        );
+        println!("tlbf at alert fill {alert:.4} after {} items: FPR {fpr:.5} (2p = {})", tl.n_inserted(), 2.0 * p);
         assert!((fpr - 2.0 * p).abs() <= bound, "alert FPR {fpr}");
     }
 }

@@ -65,9 +65,8 @@ impl From<SizingError> for TlbfError {
 
 /// FNV-1a 64 of `data`.
 pub fn fnv1a64(data: &[u8]) -> u64 {
-    data.iter().fold(FNV_OFFSET_BASIS, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-    })
+    data.iter()
+        .fold(FNV_OFFSET_BASIS, |h, &b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 /// The SplitMix64 finalizer.
@@ -110,12 +109,7 @@ impl TlBloom {
     /// An empty filter; the caller has bounded `m` by 2^30 and made it non-zero.
     fn empty(m: u64, k: u32) -> Self {
         let words = m.div_ceil(WORD_BITS) as usize;
-        TlBloom {
-            m,
-            k,
-            n_inserted: 0,
-            bits: BitArray::zeroed(words),
-        }
+        TlBloom { m, k, n_inserted: 0, bits: BitArray::zeroed(words) }
     }
 
     /// Bits in the filter.
@@ -249,11 +243,7 @@ impl Header {
         if k > MAXIMUM_HASH_COUNT {
             return Err(TlbfError::HashCountTooLarge);
         }
-        Ok(Header {
-            m,
-            k,
-            n_inserted: read_u64(bytes, COUNT_OFFSET),
-        })
+        Ok(Header { m, k, n_inserted: read_u64(bytes, COUNT_OFFSET) })
     }
 }
 

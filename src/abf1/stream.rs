@@ -65,10 +65,7 @@ impl StreamDecoder {
     /// [`StreamDecoder::finish_with_checksum`]; the comparison stays here.
     /// `finish()` on such a decoder is `checksumMismatch` (nothing verified).
     pub fn with_external_checksum() -> Self {
-        StreamDecoder {
-            hash_internally: false,
-            ..Self::new()
-        }
+        StreamDecoder { hash_internally: false, ..Self::new() }
     }
 
     /// Accepts the next chunk (any size, empty too). Fails as soon as the
@@ -118,10 +115,7 @@ impl StreamDecoder {
     /// `finish` for a decoder made by [`StreamDecoder::with_external_checksum`]:
     /// `computed` is the caller's SHA-256 of bytes [0, 64) and [96, end). A
     /// decoder that hashed internally ignores it and uses its own.
-    pub fn finish_with_checksum(
-        self,
-        computed: [u8; CHECKSUM_LENGTH],
-    ) -> Result<Snapshot, LoadError> {
+    pub fn finish_with_checksum(self, computed: [u8; CHECKSUM_LENGTH]) -> Result<Snapshot, LoadError> {
         self.finish_inner(Some(computed))
     }
 
@@ -267,9 +261,6 @@ impl PayloadSink {
     /// The SHA-256 and the words. Called only when every byte arrived, so no
     /// partial word is pending (the length is a multiple of 8).
     fn finish(self) -> (Option<[u8; CHECKSUM_LENGTH]>, Vec<u64>) {
-        (
-            self.hasher.map(|hasher| hasher.finalize().into()),
-            self.words,
-        )
+        (self.hasher.map(|hasher| hasher.finalize().into()), self.words)
     }
 }

@@ -6,16 +6,10 @@ use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
 use wasm_bindgen::prelude::*;
 
 /// A spec from JS numbers: a count that is not a safe integer is invalid.
-pub(crate) fn spec_from_js(
-    expected_item_count: f64,
-    target_fpp: f64,
-) -> Result<BloomSpec, BloomError> {
+pub(crate) fn spec_from_js(expected_item_count: f64, target_fpp: f64) -> Result<BloomSpec, BloomError> {
     let expected_item_count =
         item_count_from_f64(expected_item_count).ok_or(BloomError::InvalidExpectedItemCount)?;
-    Ok(BloomSpec {
-        expected_item_count,
-        target_false_positive_rate: target_fpp,
-    })
+    Ok(BloomSpec { expected_item_count, target_false_positive_rate: target_fpp })
 }
 
 pub(crate) fn bloom_error(error: BloomError) -> JsValue {
@@ -53,15 +47,9 @@ impl RawFilter {
 impl RawFilter {
     /// Builds from `N × 32` packed digests (checks: spec, capacity, length).
     #[wasm_bindgen(js_name = createPacked)]
-    pub fn create_packed(
-        packed: &[u8],
-        expected_item_count: f64,
-        target_fpp: f64,
-    ) -> Result<RawFilter, JsValue> {
+    pub fn create_packed(packed: &[u8], expected_item_count: f64, target_fpp: f64) -> Result<RawFilter, JsValue> {
         let spec = spec_from_js(expected_item_count, target_fpp).map_err(bloom_error)?;
-        ArtifactBloomFilter::create_packed(packed, &spec)
-            .map(RawFilter::wrap)
-            .map_err(bloom_error)
+        ArtifactBloomFilter::create_packed(packed, &spec).map(RawFilter::wrap).map_err(bloom_error)
     }
 
     /// Answers from the digest's first 16 bytes as four big-endian `u32`s
@@ -78,9 +66,7 @@ impl RawFilter {
     /// One flag byte (1 = maybe, 0 = definitely absent) per packed digest.
     #[wasm_bindgen(js_name = mightContainMany)]
     pub fn might_contain_many(&self, packed: &[u8]) -> Result<Vec<u8>, JsValue> {
-        self.inner
-            .might_contain_packed(packed)
-            .ok_or_else(|| error::packed_length("packed", packed.len()))
+        self.inner.might_contain_packed(packed).ok_or_else(|| error::packed_length("packed", packed.len()))
     }
 
     /// How many packed digests answer "maybe".
@@ -134,19 +120,17 @@ impl RawFilter {
 
     /// OR of two filters of the same shape, or the coded `incompatibleFilters`.
     pub fn union(a: &RawFilter, b: &RawFilter) -> Result<RawFilter, JsValue> {
-        ArtifactBloomFilter::union(&a.inner, &b.inner)
-            .map(RawFilter::wrap)
-            .ok_or_else(|| {
-                error::coded(
-                    "incompatibleFilters",
-                    &format!(
-                        "filters must have the same bitCount and hashCount: {}/{} vs {}/{}",
-                        a.inner.bit_count(),
-                        a.inner.hash_count(),
-                        b.inner.bit_count(),
-                        b.inner.hash_count()
-                    ),
-                )
-            })
+        ArtifactBloomFilter::union(&a.inner, &b.inner).map(RawFilter::wrap).ok_or_else(|| {
+            error::coded(
+                "incompatibleFilters",
+                &format!(
+                    "filters must have the same bitCount and hashCount: {}/{} vs {}/{}",
+                    a.inner.bit_count(),
+                    a.inner.hash_count(),
+                    b.inner.bit_count(),
+                    b.inner.hash_count()
+                ),
+            )
+        })
     }
 }

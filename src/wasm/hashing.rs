@@ -20,9 +20,7 @@ impl Default for RawSha256 {
 impl RawSha256 {
     #[wasm_bindgen(constructor)]
     pub fn new() -> RawSha256 {
-        RawSha256 {
-            state: Some(Sha256::new()),
-        }
+        RawSha256 { state: Some(Sha256::new()) }
     }
 
     pub fn update(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
@@ -37,18 +35,12 @@ impl RawSha256 {
 
     /// The 32-byte digest; the hasher cannot be updated afterwards.
     pub fn digest(&mut self) -> Result<Vec<u8>, JsValue> {
-        self.state
-            .take()
-            .map(|s| s.finalize().to_vec())
-            .ok_or_else(finished)
+        self.state.take().map(|s| s.finalize().to_vec()).ok_or_else(finished)
     }
 }
 
 fn finished() -> JsValue {
-    error::coded(
-        "hasherFinished",
-        "this Sha256 already returned its digest; create a new one",
-    )
+    error::coded("hasherFinished", "this Sha256 already returned its digest; create a new one")
 }
 
 /// One-shot SHA-256.

@@ -21,11 +21,7 @@ fn header_value(header: &abf1::Header) -> Result<JsValue, JsValue> {
 fn snapshot_value(snapshot: Snapshot) -> Result<JsValue, JsValue> {
     let plain = Object::new();
     Reflect::set(&plain, &"header".into(), &header_value(&snapshot.header)?)?;
-    Reflect::set(
-        &plain,
-        &"filter".into(),
-        &RawFilter::wrap(snapshot.filter).into(),
-    )?;
+    Reflect::set(&plain, &"filter".into(), &RawFilter::wrap(snapshot.filter).into())?;
     Ok(plain.into())
 }
 
@@ -41,9 +37,8 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<JsValue, JsValue> {
 /// node:crypto. The stored checksum is still compared here.
 #[wasm_bindgen(js_name = decodeSnapshotPrehashed)]
 pub fn decode_snapshot_prehashed(bytes: &[u8], sha256: &[u8]) -> Result<JsValue, JsValue> {
-    let computed: [u8; abf1::CHECKSUM_LENGTH] = sha256
-        .try_into()
-        .map_err(|_| error::digest_length("sha256", sha256.len()))?;
+    let computed: [u8; abf1::CHECKSUM_LENGTH] =
+        sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
     snapshot_value(abf1::decode_with(bytes, |_, _| computed).map_err(load_error)?)
 }
 
@@ -72,14 +67,9 @@ pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u
 /// Unique digests (first-seen order) and the duplicate count, as `{ unique, duplicates }`.
 #[wasm_bindgen(js_name = dedupPacked)]
 pub fn dedup_packed_js(packed: &[u8]) -> Result<JsValue, JsValue> {
-    let (unique, duplicates) =
-        dedup_packed(packed).ok_or_else(|| error::packed_length("packed", packed.len()))?;
+    let (unique, duplicates) = dedup_packed(packed).ok_or_else(|| error::packed_length("packed", packed.len()))?;
     let plain = Object::new();
-    Reflect::set(
-        &plain,
-        &"unique".into(),
-        &js_sys::Uint8Array::from(unique.as_slice()).into(),
-    )?;
+    Reflect::set(&plain, &"unique".into(), &js_sys::Uint8Array::from(unique.as_slice()).into())?;
     Reflect::set(&plain, &"duplicates".into(), &(duplicates as f64).into())?;
     Ok(plain.into())
 }
@@ -99,65 +89,44 @@ impl Default for RawSnapshotDecoder {
 }
 
 fn finished() -> JsValue {
-    error::coded(
-        "decoderFinished",
-        "this decoder already finished; create a new one",
-    )
+    error::coded("decoderFinished", "this decoder already finished; create a new one")
 }
 
 #[wasm_bindgen]
 impl RawSnapshotDecoder {
     #[wasm_bindgen(constructor)]
     pub fn new() -> RawSnapshotDecoder {
-        RawSnapshotDecoder {
-            inner: Some(StreamDecoder::new()),
-        }
+        RawSnapshotDecoder { inner: Some(StreamDecoder::new()) }
     }
 
     /// A decoder whose caller hashes (Node: node:crypto) and passes step 8's
     /// SHA-256 to `finishWithChecksum`.
     #[wasm_bindgen(js_name = withExternalChecksum)]
     pub fn with_external_checksum() -> RawSnapshotDecoder {
-        RawSnapshotDecoder {
-            inner: Some(StreamDecoder::with_external_checksum()),
-        }
+        RawSnapshotDecoder { inner: Some(StreamDecoder::with_external_checksum()) }
     }
 
     /// Feeds a chunk; a coded error as soon as the input is known bad.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
-        self.inner
-            .as_mut()
-            .ok_or_else(finished)?
-            .push(chunk)
-            .map_err(load_error)
+        self.inner.as_mut().ok_or_else(finished)?.push(chunk).map_err(load_error)
     }
 
     /// `96 + payloadLength` once the header is known, else `undefined`.
     #[wasm_bindgen(js_name = totalLength)]
     pub fn total_length(&self) -> Option<f64> {
-        self.inner
-            .as_ref()
-            .and_then(StreamDecoder::total_length)
-            .map(|n| n as f64)
+        self.inner.as_ref().and_then(StreamDecoder::total_length).map(|n| n as f64)
     }
 
     /// Completes the load: `{ header, filter }` or a coded error.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        snapshot_value(
-            self.inner
-                .take()
-                .ok_or_else(finished)?
-                .finish()
-                .map_err(load_error)?,
-        )
+        snapshot_value(self.inner.take().ok_or_else(finished)?.finish().map_err(load_error)?)
     }
 
     /// `finish` with the caller's SHA-256 of bytes [0, 64) and [96, end).
     #[wasm_bindgen(js_name = finishWithChecksum)]
     pub fn finish_with_checksum(&mut self, sha256: &[u8]) -> Result<JsValue, JsValue> {
-        let computed: [u8; abf1::CHECKSUM_LENGTH] = sha256
-            .try_into()
-            .map_err(|_| error::digest_length("sha256", sha256.len()))?;
+        let computed: [u8; abf1::CHECKSUM_LENGTH] =
+            sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
         let decoder = self.inner.take().ok_or_else(finished)?;
         snapshot_value(decoder.finish_with_checksum(computed).map_err(load_error)?)
     }

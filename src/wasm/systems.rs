@@ -62,16 +62,12 @@ impl RawTlBloom {
     #[wasm_bindgen(js_name = withRate)]
     pub fn with_rate(n: f64, p: f64) -> Result<RawTlBloom, JsValue> {
         let n = count(n, TlbfError::InvalidExpectedItemCount)?;
-        TlBloom::with_rate(n, p)
-            .map(|inner| RawTlBloom { inner })
-            .map_err(fail)
+        TlBloom::with_rate(n, p).map(|inner| RawTlBloom { inner }).map_err(fail)
     }
 
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &[u8]) -> Result<RawTlBloom, JsValue> {
-        TlBloom::from_bytes(bytes)
-            .map(|inner| RawTlBloom { inner })
-            .map_err(fail)
+        TlBloom::from_bytes(bytes).map(|inner| RawTlBloom { inner }).map_err(fail)
     }
 
     pub fn insert(&mut self, item: &[u8]) {
@@ -176,29 +172,19 @@ pub struct RawMergeableFilter {
 
 impl RawMergeableFilter {
     fn wrap(inner: MergeableBloomFilter) -> RawMergeableFilter {
-        RawMergeableFilter {
-            inner,
-            delta: Vec::new(),
-        }
+        RawMergeableFilter { inner, delta: Vec::new() }
     }
 }
 
 #[wasm_bindgen]
 impl RawMergeableFilter {
-    pub fn create(
-        expected_elements: f64,
-        false_positive_rate: f64,
-    ) -> Result<RawMergeableFilter, JsValue> {
+    pub fn create(expected_elements: f64, false_positive_rate: f64) -> Result<RawMergeableFilter, JsValue> {
         let n = count(expected_elements, MergeableError::InvalidExpectedItemCount)?;
-        MergeableBloomFilter::create(n, false_positive_rate)
-            .map(RawMergeableFilter::wrap)
-            .map_err(fail)
+        MergeableBloomFilter::create(n, false_positive_rate).map(RawMergeableFilter::wrap).map_err(fail)
     }
 
     pub fn decode(bytes: &[u8]) -> Result<RawMergeableFilter, JsValue> {
-        MergeableBloomFilter::decode(bytes)
-            .map(RawMergeableFilter::wrap)
-            .map_err(fail)
+        MergeableBloomFilter::decode(bytes).map(RawMergeableFilter::wrap).map_err(fail)
     }
 
     /// Sets the item's bits and keeps the delta's words (see
@@ -229,9 +215,7 @@ impl RawMergeableFilter {
 
     #[wasm_bindgen(js_name = pieceDelta)]
     pub fn piece_delta(&mut self, words: &[u32]) -> Result<(), JsValue> {
-        self.inner
-            .piece_delta(&delta_from_words(words)?)
-            .map_err(fail)
+        self.inner.piece_delta(&delta_from_words(words)?).map_err(fail)
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -290,9 +274,7 @@ impl RawScalableFilter {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<RawScalableFilter, JsValue> {
-        ScalableBloomFilter::decode(bytes)
-            .map(|inner| RawScalableFilter { inner })
-            .map_err(fail)
+        ScalableBloomFilter::decode(bytes).map(|inner| RawScalableFilter { inner }).map_err(fail)
     }
 
     /// A coded `filterTooLarge` (chain unchanged) when it cannot grow.
@@ -329,12 +311,7 @@ impl RawScalableFilter {
     /// `[initialCapacity, targetFpp, growthFactor, tighteningRatio]`.
     pub fn params(&self) -> Vec<f64> {
         let p = self.inner.params();
-        vec![
-            p.initial_capacity as f64,
-            p.target_fpp,
-            f64::from(p.growth_factor),
-            p.tightening_ratio,
-        ]
+        vec![p.initial_capacity as f64, p.target_fpp, f64::from(p.growth_factor), p.tightening_ratio]
     }
 
     pub fn encode(&self) -> Vec<u8> {
