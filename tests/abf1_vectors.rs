@@ -209,11 +209,8 @@ fn external_checksum_streaming_agrees_with_decode_for_every_vector() {
         let expected = outcome(&abf1::decode(&bytes));
         for chunk in [1usize, 7, 4096] {
             let mut decoder = StreamDecoder::with_external_checksum();
-            let pushed = bytes
-                .chunks(chunk)
-                .try_for_each(|piece| decoder.push(piece));
-            let result =
-                pushed.and_then(|()| decoder.finish_with_checksum(external_checksum(&bytes)));
+            let pushed = bytes.chunks(chunk).try_for_each(|piece| decoder.push(piece));
+            let result = pushed.and_then(|()| decoder.finish_with_checksum(external_checksum(&bytes)));
             assert_eq!(outcome(&result), expected, "{name} in chunks of {chunk}");
         }
     }
@@ -228,8 +225,5 @@ fn an_unverified_external_stream_is_never_accepted() {
     assert_eq!(decoder.finish().err(), Some(LoadError::ChecksumMismatch));
     let mut decoder = StreamDecoder::with_external_checksum();
     decoder.push(&bytes).unwrap();
-    assert_eq!(
-        decoder.finish_with_checksum([0; 32]).err(),
-        Some(LoadError::ChecksumMismatch)
-    );
+    assert_eq!(decoder.finish_with_checksum([0; 32]).err(), Some(LoadError::ChecksumMismatch));
 }

@@ -22,11 +22,7 @@ fn rng(salt: u8) -> TestRng {
 
 fn runner(cases: u32, salt: u8) -> TestRunner {
     // No persistence: a failure prints its input instead of writing files.
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    };
+    let config = Config { cases, failure_persistence: None, ..Config::default() };
     TestRunner::new_with_rng(config, rng(salt))
 }
 
@@ -53,52 +49,31 @@ fn joined(a: &MergeableBloomFilter, b: &MergeableBloomFilter) -> MergeableBloomF
 fn piece_is_a_join_and_encodings_round_trip() {
     let (sparse, dense) = (Cell::new(0), Cell::new(0));
     runner(300, 1)
-        .run(
-            &(items(40), items(40), items(3)),
-            |(a_items, b_items, c_items)| {
-                let (a, b, c) = (replica(&a_items), replica(&b_items), replica(&c_items));
-                prop_assert_eq!(joined(&a, &a), a.clone(), "idempotent");
-                prop_assert_eq!(joined(&a, &b), joined(&b, &a), "commutative");
-                prop_assert_eq!(
-                    joined(&joined(&a, &b), &c),
-                    joined(&a, &joined(&b, &c)),
-                    "associative"
-                );
-                let all: Vec<Vec<u8>> = [a_items, b_items, c_items].concat();
-                let merged = joined(&joined(&a, &b), &c);
-                prop_assert_eq!(&merged, &replica(&all), "OR equals building from the union");
-                prop_assert!(
-                    all.iter().all(|x| merged.might_contain(x)),
-                    "no false negatives"
-                );
-                for filter in [&a, &b, &c, &merged] {
-                    let bytes = filter.encode();
-                    let counter = if bytes[6] == 2 { &sparse } else { &dense };
-                    counter.set(counter.get() + 1);
-                    prop_assert_eq!(&MergeableBloomFilter::decode(&bytes).unwrap(), filter);
-                }
-                Ok(())
-            },
-        )
+        .run(&(items(40), items(40), items(3)), |(a_items, b_items, c_items)| {
+            let (a, b, c) = (replica(&a_items), replica(&b_items), replica(&c_items));
+            prop_assert_eq!(joined(&a, &a), a.clone(), "idempotent");
+            prop_assert_eq!(joined(&a, &b), joined(&b, &a), "commutative");
+            prop_assert_eq!(joined(&joined(&a, &b), &c), joined(&a, &joined(&b, &c)), "associative");
+            let all: Vec<Vec<u8>> = [a_items, b_items, c_items].concat();
+            let merged = joined(&joined(&a, &b), &c);
+            prop_assert_eq!(&merged, &replica(&all), "OR equals building from the union");
+            prop_assert!(all.iter().all(|x| merged.might_contain(x)), "no false negatives");
+            for filter in [&a, &b, &c, &merged] {
+                let bytes = filter.encode();
+                let counter = if bytes[6] == 2 { &sparse } else { &dense };
+                counter.set(counter.get() + 1);
+                prop_assert_eq!(&MergeableBloomFilter::decode(&bytes).unwrap(), filter);
+            }
+            Ok(())
+        })
         .unwrap();
-    println!(
-        "mergeable round trips: {} sparse, {} dense",
-        sparse.get(),
-        dense.get()
-    );
+    println!("mergeable round trips: {} sparse, {} dense", sparse.get(), dense.get());
     assert!(sparse.get() > 50 && dense.get() > 50);
 }
 
 #[test]
 fn deltas_in_any_order_equal_the_merged_state() {
-    let adds = prop::collection::vec(
-        (
-            prop::collection::vec(any::<u8>(), 0..16),
-            0..3usize,
-            any::<u64>(),
-        ),
-        1..40,
-    );
+    let adds = prop::collection::vec((prop::collection::vec(any::<u8>(), 0..16), 0..3usize, any::<u64>()), 1..40);
     runner(300, 2)
         .run(&adds, |adds| {
             let mut replicas = vec![replica(&[]); 3];
@@ -138,36 +113,14 @@ fn only_compatible_filters_piece() {
     let mut b = MergeableBloomFilter::create(200, 0.001).unwrap();
     let delta = b.add(b"bob");
     assert_eq!(a.piece(&b), Err(MergeableError::IncompatibleFilters));
-    assert_eq!(
-        a.piece_delta(&delta),
-        Err(MergeableError::IncompatibleFilters)
-    );
-    assert_eq!(
-        a.encode(),
-        MergeableBloomFilter::create(200, 0.01).unwrap().encode(),
-        "unchanged"
-    );
-    assert_eq!(
-        MergeableBloomFilter::create(0, 0.1),
-        Err(MergeableError::InvalidExpectedItemCount)
-    );
-    assert_eq!(
-        MergeableBloomFilter::create(1, 1.0),
-        Err(MergeableError::InvalidFalsePositiveRate)
-    );
-    assert_eq!(
-        MergeableBloomFilter::create(1 << 30, 0.01),
-        Err(MergeableError::FilterTooLarge)
-    );
+    assert_eq!(a.piece_delta(&delta), Err(MergeableError::IncompatibleFilters));
+    assert_eq!(a.encode(), MergeableBloomFilter::create(200, 0.01).unwrap().encode(), "unchanged");
+    assert_eq!(MergeableBloomFilter::create(0, 0.1), Err(MergeableError::InvalidExpectedItemCount));
+    assert_eq!(MergeableBloomFilter::create(1, 1.0), Err(MergeableError::InvalidFalsePositiveRate));
+    assert_eq!(MergeableBloomFilter::create(1 << 30, 0.01), Err(MergeableError::FilterTooLarge));
     // A state is not a delta and a delta is not a state.
-    assert_eq!(
-        Delta::decode(&a.encode()),
-        Err(MergeableError::UnexpectedKind)
-    );
-    assert_eq!(
-        MergeableBloomFilter::decode(&delta.encode()),
-        Err(MergeableError::UnexpectedKind)
-    );
+    assert_eq!(Delta::decode(&a.encode()), Err(MergeableError::UnexpectedKind));
+    assert_eq!(MergeableBloomFilter::decode(&delta.encode()), Err(MergeableError::UnexpectedKind));
     // The seed's sample: alice and bob on two replicas.
     let (mut ra, mut rb) = (a.clone(), a.clone());
     let d = ra.add(b"alice");
@@ -184,12 +137,8 @@ fn error_codes_are_distinct_camel_case() {
         ScalableError::ALL.iter().map(|e| e.code()).collect(),
     ];
     for mut codes in code_sets {
-        assert!(codes
-            .iter()
-            .all(|c| c.starts_with(|ch: char| ch.is_ascii_lowercase())));
-        assert!(codes
-            .iter()
-            .all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric())));
+        assert!(codes.iter().all(|c| c.starts_with(|ch: char| ch.is_ascii_lowercase())));
+        assert!(codes.iter().all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric())));
         let count = codes.len();
         codes.sort_unstable();
         codes.dedup();
@@ -208,38 +157,14 @@ fn scalable_decoder_names_broken_stages() {
         copy[at..at + value.len()].copy_from_slice(value);
         ScalableBloomFilter::decode(&reseal(copy)).err()
     };
-    assert_eq!(
-        patched(36, &0u32.to_le_bytes()),
-        Some(ScalableError::ZeroStageCount)
-    );
-    assert_eq!(
-        patched(36, &257u32.to_le_bytes()),
-        Some(ScalableError::FilterTooLarge)
-    );
-    assert_eq!(
-        patched(40, &3u64.to_le_bytes()),
-        Some(ScalableError::StageCapacityMismatch)
-    );
-    assert_eq!(
-        patched(48, &3u64.to_le_bytes()),
-        Some(ScalableError::ItemCountExceedsCapacity)
-    );
-    assert_eq!(
-        patched(48, &1u64.to_le_bytes()),
-        Some(ScalableError::StageNotFull)
-    );
-    assert_eq!(
-        patched(stage1 + 8, &0u64.to_le_bytes()),
-        Some(ScalableError::EmptyStage)
-    );
-    assert_eq!(
-        patched(stage1 + 16, &(1u64 << 31).to_le_bytes()),
-        Some(ScalableError::FilterTooLarge)
-    );
-    assert_eq!(
-        patched(stage1 + 28, &[1]),
-        Some(ScalableError::NonZeroReserved)
-    );
+    assert_eq!(patched(36, &0u32.to_le_bytes()), Some(ScalableError::ZeroStageCount));
+    assert_eq!(patched(36, &257u32.to_le_bytes()), Some(ScalableError::FilterTooLarge));
+    assert_eq!(patched(40, &3u64.to_le_bytes()), Some(ScalableError::StageCapacityMismatch));
+    assert_eq!(patched(48, &3u64.to_le_bytes()), Some(ScalableError::ItemCountExceedsCapacity));
+    assert_eq!(patched(48, &1u64.to_le_bytes()), Some(ScalableError::StageNotFull));
+    assert_eq!(patched(stage1 + 8, &0u64.to_le_bytes()), Some(ScalableError::EmptyStage));
+    assert_eq!(patched(stage1 + 16, &(1u64 << 31).to_le_bytes()), Some(ScalableError::FilterTooLarge));
+    assert_eq!(patched(stage1 + 28, &[1]), Some(ScalableError::NonZeroReserved));
     assert_eq!(patched(0, &[]), None);
 }
 
@@ -264,62 +189,27 @@ fn scalable_filter_keeps_its_rate_at_ten_times_capacity() {
     for item in &members {
         filter.add(item).unwrap();
     }
-    assert!(
-        members.iter().all(|x| filter.might_contain(x)),
-        "no false negatives"
-    );
+    assert!(members.iter().all(|x| filter.might_contain(x)), "no false negatives");
     let positives = strangers.iter().filter(|x| filter.might_contain(x)).count();
     let observed = positives as f64 / strangers.len() as f64;
-    let (seed, stages, fills) = (
-        String::from_utf8_lossy(&SEED),
-        filter.stage_count(),
-        filter.stage_fill_ratios(),
-    );
-    println!(
-        "scalable: seed {seed:?}/3, c0 = {capacity}, p = {target}, g = {growth}, r = {tightening}"
-    );
-    println!(
-        "  {} items in {stages} stages ({} bits), fills {fills:.4?}",
-        filter.item_count(),
-        filter.bit_count()
-    );
-    println!(
-        "  observed FPP {observed} on {} non-members (estimate {:.5}, bound {})",
-        strangers.len(),
-        filter.estimated_fpp(),
-        2.0 * target
-    );
+    let (seed, stages, fills) = (String::from_utf8_lossy(&SEED), filter.stage_count(), filter.stage_fill_ratios());
+    println!("scalable: seed {seed:?}/3, c0 = {capacity}, p = {target}, g = {growth}, r = {tightening}");
+    println!("  {} items in {stages} stages ({} bits), fills {fills:.4?}", filter.item_count(), filter.bit_count());
+    println!("  observed FPP {observed} on {} non-members (estimate {:.5}, bound {})", strangers.len(), filter.estimated_fpp(), 2.0 * target);
     assert_eq!(filter.stage_count(), 4); // 1000 + 2000 + 4000 + 8000 ≥ 10,000
     assert!(observed < 2.0 * target, "observed {observed}");
     let decoded = ScalableBloomFilter::decode(&filter.encode()).unwrap();
     assert_eq!(decoded, filter);
-    assert!(strangers[..1000]
-        .iter()
-        .all(|x| decoded.might_contain(x) == filter.might_contain(x)));
+    assert!(strangers[..1000].iter().all(|x| decoded.might_contain(x) == filter.might_contain(x)));
 }
 
 #[test]
 fn scalable_filter_limits_and_validation() {
-    assert_eq!(
-        ScalableBloomFilter::new(0, 0.01, 2, 0.5),
-        Err(ScalableError::InvalidInitialCapacity)
-    );
-    assert_eq!(
-        ScalableBloomFilter::new(10, f64::NAN, 2, 0.5),
-        Err(ScalableError::InvalidFalsePositiveRate)
-    );
-    assert_eq!(
-        ScalableBloomFilter::new(10, 0.01, 0, 0.5),
-        Err(ScalableError::InvalidGrowthFactor)
-    );
-    assert_eq!(
-        ScalableBloomFilter::new(10, 0.01, 2, 1.0),
-        Err(ScalableError::InvalidTighteningRatio)
-    );
-    assert_eq!(
-        ScalableBloomFilter::new(1 << 40, 0.01, 2, 0.5),
-        Err(ScalableError::FilterTooLarge)
-    );
+    assert_eq!(ScalableBloomFilter::new(0, 0.01, 2, 0.5), Err(ScalableError::InvalidInitialCapacity));
+    assert_eq!(ScalableBloomFilter::new(10, f64::NAN, 2, 0.5), Err(ScalableError::InvalidFalsePositiveRate));
+    assert_eq!(ScalableBloomFilter::new(10, 0.01, 0, 0.5), Err(ScalableError::InvalidGrowthFactor));
+    assert_eq!(ScalableBloomFilter::new(10, 0.01, 2, 1.0), Err(ScalableError::InvalidTighteningRatio));
+    assert_eq!(ScalableBloomFilter::new(1 << 40, 0.01, 2, 0.5), Err(ScalableError::FilterTooLarge));
     // A second stage of 10^9 items cannot fit 2^30 bits: the add fails, the
     // chain is unchanged and still answers for what it holds.
     let mut filter = ScalableBloomFilter::new(1000, 0.01, 1_000_000, 0.5).unwrap();
@@ -327,10 +217,7 @@ fn scalable_filter_limits_and_validation() {
         filter.add(&i.to_le_bytes()).unwrap();
     }
     let before = filter.clone();
-    assert_eq!(
-        filter.add(b"one too many"),
-        Err(ScalableError::FilterTooLarge)
-    );
+    assert_eq!(filter.add(b"one too many"), Err(ScalableError::FilterTooLarge));
     assert_eq!(filter, before);
     assert!((0..1000u32).all(|i| filter.might_contain(&i.to_le_bytes())));
     // g = 1 grows by one small stage per item until the stage limit.
@@ -353,20 +240,7 @@ fn below(rng: &mut TestRng, n: usize) -> usize {
 }
 
 /// Values that sit on the validators' edges, written over header fields.
-const INTERESTING: [u64; 12] = [
-    0,
-    1,
-    2,
-    3,
-    63,
-    64,
-    65,
-    4096,
-    4097,
-    (1 << 30) + 64,
-    u32::MAX as u64,
-    u64::MAX,
-];
+const INTERESTING: [u64; 12] = [0, 1, 2, 3, 63, 64, 65, 4096, 4097, (1 << 30) + 64, u32::MAX as u64, u64::MAX];
 
 /// One mutation of a valid encoding: bit flips, truncation, insertion,
 /// deletion, a random or edge-value header overwrite, or appended bytes.
@@ -439,29 +313,19 @@ fn fuzz(name: &str, salt: u8, codec: Codec, corpus: &[Vec<u8>], sealed: bool) {
             let pick = below(&mut rng, corpus.len());
             mutate(&mut rng, corpus[pick].clone())
         };
-        let input = if sealed && run % 2 == 1 {
-            reseal(input)
-        } else {
-            input
-        };
+        let input = if sealed && run % 2 == 1 { reseal(input) } else { input };
         let outcome = std::panic::catch_unwind(|| codec(&input))
             .unwrap_or_else(|_| panic!("{name} panicked on {}", hex::encode(&input)));
         match outcome {
             Ok(again) => {
-                assert_eq!(
-                    again, input,
-                    "{name}: accepted input does not re-encode to itself"
-                );
+                assert_eq!(again, input, "{name}: accepted input does not re-encode to itself");
                 *codes.entry("ok").or_default() += 1;
             }
             Err(code) => *codes.entry(code).or_default() += 1,
         }
     }
     println!("{name}: {RUNS} inputs → {codes:?}");
-    assert!(
-        codes.len() >= 6,
-        "{name}: too few distinct outcomes, the mutations miss the validators"
-    );
+    assert!(codes.len() >= 6, "{name}: too few distinct outcomes, the mutations miss the validators");
 }
 
 #[test]
@@ -473,28 +337,12 @@ fn tlbf_decoder_never_panics() {
         (0..n as u32).for_each(|i| filter.insert(&i.to_le_bytes()));
         corpus.push(filter.to_bytes());
     }
-    fuzz(
-        "tlbf",
-        10,
-        |b| {
-            TlBloom::from_bytes(b)
-                .map(|f| f.to_bytes())
-                .map_err(|e| e.code())
-        },
-        &corpus,
-        false,
-    );
+    fuzz("tlbf", 10, |b| TlBloom::from_bytes(b).map(|f| f.to_bytes()).map_err(|e| e.code()), &corpus, false);
 }
 
 fn mergeable_corpus() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let (mut states, mut deltas) = (Vec::new(), Vec::new());
-    for (n, p, count) in [
-        (200, 0.01, 0u32),
-        (200, 0.01, 1),
-        (200, 0.01, 40),
-        (8, 0.1, 3),
-        (1000, 0.05, 5),
-    ] {
+    for (n, p, count) in [(200, 0.01, 0u32), (200, 0.01, 1), (200, 0.01, 40), (8, 0.1, 3), (1000, 0.05, 5)] {
         let mut filter = MergeableBloomFilter::create(n, p).unwrap();
         for i in 0..count {
             deltas.push(filter.add(&i.to_le_bytes()).encode());
@@ -507,24 +355,14 @@ fn mergeable_corpus() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 #[test]
 fn mergeable_decoder_never_panics() {
     let (states, _) = mergeable_corpus();
-    let codec: Codec = |b| {
-        MergeableBloomFilter::decode(b)
-            .map(|f| f.encode())
-            .map_err(|e| e.code())
-    };
+    let codec: Codec = |b| MergeableBloomFilter::decode(b).map(|f| f.encode()).map_err(|e| e.code());
     fuzz("mergeable", 11, codec, &states, true);
 }
 
 #[test]
 fn delta_decoder_never_panics() {
     let (_, deltas) = mergeable_corpus();
-    fuzz(
-        "delta",
-        12,
-        |b| Delta::decode(b).map(|d| d.encode()).map_err(|e| e.code()),
-        &deltas,
-        true,
-    );
+    fuzz("delta", 12, |b| Delta::decode(b).map(|d| d.encode()).map_err(|e| e.code()), &deltas, true);
 }
 
 #[test]
@@ -535,10 +373,6 @@ fn scalable_decoder_never_panics() {
         (0..count).for_each(|i| filter.add(&i.to_le_bytes()).unwrap());
         corpus.push(filter.encode());
     }
-    let codec: Codec = |b| {
-        ScalableBloomFilter::decode(b)
-            .map(|f| f.encode())
-            .map_err(|e| e.code())
-    };
+    let codec: Codec = |b| ScalableBloomFilter::decode(b).map(|f| f.encode()).map_err(|e| e.code());
     fuzz("scalable", 13, codec, &corpus, true);
 }

@@ -28,33 +28,18 @@ fn build(case: &Value) -> TlBloom {
 #[test]
 fn every_case_matches_byte_for_byte() {
     let cases = cases();
-    assert_eq!(
-        cases.len(),
-        4,
-        "the vector file changed: review the new cases"
-    );
+    assert_eq!(cases.len(), 4, "the vector file changed: review the new cases");
     for case in &cases {
         let filter = build(case);
         let label = format!("n = {}, p = {}", case["n"], case["p"]);
         assert_eq!(filter.m(), case["m"].as_u64().unwrap(), "{label}: m");
-        assert_eq!(
-            u64::from(filter.k()),
-            case["k"].as_u64().unwrap(),
-            "{label}: k"
-        );
+        assert_eq!(u64::from(filter.k()), case["k"].as_u64().unwrap(), "{label}: k");
         let bytes = filter.to_bytes();
-        assert_eq!(
-            hex::encode(&bytes),
-            case["bytesHex"].as_str().unwrap(),
-            "{label}: bytes"
-        );
+        assert_eq!(hex::encode(&bytes), case["bytesHex"].as_str().unwrap(), "{label}: bytes");
         let decoded = TlBloom::from_bytes(&bytes).unwrap();
         assert_eq!(decoded, filter, "{label}: round trip");
         for item in case["items"].as_array().unwrap() {
-            assert!(
-                decoded.contains(item.as_str().unwrap().as_bytes()),
-                "{label}: {item}"
-            );
+            assert!(decoded.contains(item.as_str().unwrap().as_bytes()), "{label}: {item}");
         }
     }
 }
@@ -62,17 +47,10 @@ fn every_case_matches_byte_for_byte() {
 #[test]
 fn probe_vectors_and_the_absent_bird() {
     for case in cases() {
-        let Some(probes) = case["probes"].as_object() else {
-            continue;
-        };
+        let Some(probes) = case["probes"].as_object() else { continue };
         let filter = build(&case);
         for (item, expected) in probes {
-            let expected: Vec<u64> = expected
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap())
-                .collect();
+            let expected: Vec<u64> = expected.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
             assert_eq!(filter.probes(item.as_bytes()), expected, "{item}");
         }
         // Seed 002: bird probes 14, 7, 16 and bit 7 is clear.
@@ -92,12 +70,7 @@ fn with(offset: usize, field: &[u8]) -> Vec<u8> {
 }
 
 fn rejects(bytes: &[u8], expected: TlbfError) {
-    assert_eq!(
-        TlBloom::from_bytes(bytes),
-        Err(expected),
-        "{}",
-        hex::encode(bytes)
-    );
+    assert_eq!(TlBloom::from_bytes(bytes), Err(expected), "{}", hex::encode(bytes));
 }
 
 #[test]
@@ -124,15 +97,9 @@ fn seed_rejections() {
 fn rejections_beyond_the_seed() {
     // m above 2^30 is refused before the length is even compared, so no
     // allocation ever follows an unchecked m.
-    rejects(
-        &with(8, &((1u64 << 30) + 1).to_le_bytes()),
-        TlbfError::FilterTooLarge,
-    );
+    rejects(&with(8, &((1u64 << 30) + 1).to_le_bytes()), TlbfError::FilterTooLarge);
     rejects(&with(8, &u64::MAX.to_le_bytes()), TlbfError::FilterTooLarge);
-    rejects(
-        &with(16, &4097u32.to_le_bytes()),
-        TlbfError::HashCountTooLarge,
-    );
+    rejects(&with(16, &4097u32.to_le_bytes()), TlbfError::HashCountTooLarge);
     // Bit 20 is the first unused bit of a 20-bit filter's last byte.
     rejects(&with(34, &[0x12]), TlbfError::NonZeroPadding);
     rejects(&with(34, &[0x80]), TlbfError::NonZeroPadding);
@@ -140,33 +107,12 @@ fn rejections_beyond_the_seed() {
 
 #[test]
 fn with_rate_validates_its_inputs() {
-    assert_eq!(
-        TlBloom::with_rate(0, 0.1),
-        Err(TlbfError::InvalidExpectedItemCount)
-    );
-    for p in [
-        0.0,
-        1.0,
-        1.5,
-        -0.1,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    ] {
-        assert_eq!(
-            TlBloom::with_rate(10, p),
-            Err(TlbfError::InvalidFalsePositiveRate),
-            "{p}"
-        );
+    assert_eq!(TlBloom::with_rate(0, 0.1), Err(TlbfError::InvalidExpectedItemCount));
+    for p in [0.0, 1.0, 1.5, -0.1, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert_eq!(TlBloom::with_rate(10, p), Err(TlbfError::InvalidFalsePositiveRate), "{p}");
     }
-    assert_eq!(
-        TlBloom::with_rate(1 << 30, 0.01),
-        Err(TlbfError::FilterTooLarge)
-    );
-    assert_eq!(
-        TlBloom::with_rate(u64::MAX, 0.5),
-        Err(TlbfError::FilterTooLarge)
-    );
+    assert_eq!(TlBloom::with_rate(1 << 30, 0.01), Err(TlbfError::FilterTooLarge));
+    assert_eq!(TlBloom::with_rate(u64::MAX, 0.5), Err(TlbfError::FilterTooLarge));
 }
 
 #[test]
@@ -174,13 +120,8 @@ fn error_codes_are_camel_case_and_distinct() {
     let all = TlbfError::ALL;
     assert_eq!(all.len(), 13);
     let mut codes: Vec<&str> = all.iter().map(|e| e.code()).collect();
-    assert!(codes
-        .iter()
-        .all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric())
-            && c.starts_with(|ch: char| ch.is_ascii_lowercase())));
-    assert!(all
-        .iter()
-        .all(|e| e.to_string() == format!("{}: {}", e.code(), e.message())));
+    assert!(codes.iter().all(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric()) && c.starts_with(|ch: char| ch.is_ascii_lowercase())));
+    assert!(all.iter().all(|e| e.to_string() == format!("{}: {}", e.code(), e.message())));
     codes.sort_unstable();
     codes.dedup();
     assert_eq!(codes.len(), all.len());

@@ -39,11 +39,8 @@ fn error_from_code(code: &str) -> BloomError {
 /// before any layout is tried.
 fn layout_for(n: f64, p: f64) -> Result<(u64, u32), BloomError> {
     let n = item_count_from_f64(n).ok_or(BloomError::InvalidExpectedItemCount)?;
-    create_layout(&BloomSpec {
-        expected_item_count: n,
-        target_false_positive_rate: p,
-    })
-    .map(|l| (l.bit_count, l.hash_count))
+    create_layout(&BloomSpec { expected_item_count: n, target_false_positive_rate: p })
+        .map(|l| (l.bit_count, l.hash_count))
 }
 
 fn sha256(text: &str) -> [u8; 32] {
@@ -61,10 +58,7 @@ fn every_layout_vector() {
         match case.get("error").and_then(Value::as_str) {
             Some(code) => assert_eq!(got, Err(error_from_code(code)), "case {case}"),
             None => {
-                let want = (
-                    case["bitCount"].as_u64().unwrap(),
-                    case["hashCount"].as_u64().unwrap() as u32,
-                );
+                let want = (case["bitCount"].as_u64().unwrap(), case["hashCount"].as_u64().unwrap() as u32);
                 assert_eq!(got, Ok(want), "case {case}");
             }
         }
@@ -83,48 +77,21 @@ fn every_filter_vector() {
         };
         let filter = ArtifactBloomFilter::create(&members, &spec).unwrap();
         assert_eq!(filter.bit_count(), case["bitCount"].as_u64().unwrap());
-        assert_eq!(
-            u64::from(filter.hash_count()),
-            case["hashCount"].as_u64().unwrap()
-        );
-        assert_eq!(
-            filter.bits().count_ones(),
-            case["setBits"].as_u64().unwrap()
-        );
+        assert_eq!(u64::from(filter.hash_count()), case["hashCount"].as_u64().unwrap());
+        assert_eq!(filter.bits().count_ones(), case["setBits"].as_u64().unwrap());
         let bits = filter.serialize_bits();
-        assert_eq!(
-            hex::encode(Sha256::digest(&bits)),
-            case["bitsSha256"].as_str().unwrap()
-        );
+        assert_eq!(hex::encode(Sha256::digest(&bits)), case["bitsSha256"].as_str().unwrap());
         if let Some(bits_hex) = case.get("bitsHex").and_then(Value::as_str) {
             assert_eq!(hex::encode(&bits), bits_hex);
         }
         for probe in case["probes"].as_array().unwrap() {
-            let digest: [u8; 32] = hex::decode(probe["digest"].as_str().unwrap())
-                .unwrap()
-                .try_into()
-                .unwrap();
-            let want: Vec<u64> = probe["bits"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| b.as_u64().unwrap())
-                .collect();
-            assert_eq!(
-                Probe::positions(&digest, filter.bit_count(), filter.hash_count()),
-                want
-            );
+            let digest: [u8; 32] = hex::decode(probe["digest"].as_str().unwrap()).unwrap().try_into().unwrap();
+            let want: Vec<u64> = probe["bits"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).collect();
+            assert_eq!(Probe::positions(&digest, filter.bit_count(), filter.hash_count()), want);
         }
         let checked = case["nonMembersChecked"].as_u64().unwrap();
-        let present = (0..checked)
-            .filter(|i| filter.might_contain(&sha256(&format!("non-member:{i}"))))
-            .count();
-        assert_eq!(
-            present as u64,
-            case["nonMembersPresent"].as_u64().unwrap(),
-            "non-members of {}",
-            case["items"]
-        );
+        let present = (0..checked).filter(|i| filter.might_contain(&sha256(&format!("non-member:{i}")))).count();
+        assert_eq!(present as u64, case["nonMembersPresent"].as_u64().unwrap(), "non-members of {}", case["items"]);
         assert!(members.iter().all(|d| filter.might_contain(d)));
     }
 }
