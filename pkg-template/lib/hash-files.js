@@ -271,5 +271,5 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
 function failure(error) {
   const { name = "Error", message = String(error), code } = /** @type {{ name?: string, message?: string, code?: string }} */ (error ?? {});
   if (code === "workerFailed") return { kind: "failure", error: "workerFailed", message };
-  return { kind: "failure", error: "readFailed", message: `could not read the file (${name}: ${message})` };
+  return { kind: "failure", error: "readFailed", message: `${name}: ${message}` };
 }
