@@ -19,7 +19,9 @@ import { Sha256 } from "./sha256.js";
 /**
  * @typedef {object} ChecksumHasher
  * @property {(bytes: Uint8Array) => void} update feeds the next covered bytes, in file order
- * @property {() => Uint8Array | Promise<Uint8Array>} digest the 32-byte SHA-256 of everything fed
+ * @property {() => Uint8Array | undefined | Promise<Uint8Array | undefined>} digest the 32-byte
+ *   SHA-256 of everything fed; undefined when the file ended before its covered bytes were all in
+ *   (nothing worth hashing: the decoder reports the truncation)
  * @property {() => void} [close] releases what the hasher holds (a worker) when the load ends early
  */
 
@@ -122,14 +124,11 @@ export function webCryptoHasher(totalLength) {
           fallback.free();
         }
       }
-      // Only a complete buffer is worth a worker; a short one (a truncated
-      // file) fails before its checksum matters.
       const complete = buffer !== undefined && filled === buffer.byteLength ? buffer : undefined;
-      const covered = buffer === undefined ? concat(early) : buffer.subarray(0, filled);
       buffer = undefined; // the only reference: collectable once hashed
       try {
-        const digest = complete && (await worker?.digest(complete));
-        return digest ?? new Uint8Array(await subtle.digest("SHA-256", covered));
+        if (complete === undefined) return undefined;
+        return (await worker?.digest(complete)) ?? new Uint8Array(await subtle.digest("SHA-256", complete));
       } finally {
         worker?.close();
       }
@@ -193,18 +192,4 @@ function digestWorker() {
       worker.terminate();
     },
   };
-}
-
-/**
- * @param {Uint8Array[]} parts
- * @returns {Uint8Array}
- */
-function concat(parts) {
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.byteLength;
-  }
-  return joined;
 }

@@ -231,6 +231,7 @@ export async function loadSnapshotStream(source, options = {}) {
       onProgress?.({ bytes, total });
     }
     finished = true;
+    // Undefined also when the file ended early: the decoder reports how.
     const computed = await hasher?.digest();
     signal?.throwIfAborted(); // an abort during WebCrypto's digest still counts
     const result = load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed)));
