@@ -54,11 +54,15 @@ function throttled(onBytes) {
  */
 async function readChunks(blob, consume, report, signal) {
   const reader = blob.stream().getReader();
+  // An abort cancels a pending read too (a stalled source must not keep it).
+  const onAbort = () => reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
   let bytes = 0;
   try {
     for (;;) {
       signal?.throwIfAborted();
       const { done, value } = await reader.read();
+      signal?.throwIfAborted();
       if (done) return bytes;
       consume(value);
       bytes += value.byteLength;
@@ -68,6 +72,7 @@ async function readChunks(blob, consume, report, signal) {
     reader.cancel().catch(() => {});
     throw error;
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
 }

@@ -51,7 +51,8 @@ export function browserRunner(workerUrl) {
  */
 function workerPool(workerUrl) {
   /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
-  /** @typedef {{ worker: Worker, job: Job | undefined, started: boolean }} Slot */
+  /** @typedef {{ type: "hash", id: number, file: Blob, whole: boolean }} HashMessage */
+  /** @typedef {{ worker: Worker, job: Job | undefined, started: boolean, queued: HashMessage | undefined }} Slot */
   /** @type {Slot[]} */
   const idle = [];
   /** @type {Set<Slot>} */
@@ -69,7 +70,7 @@ function workerPool(workerUrl) {
       ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
       : new Worker(workerUrl, { type: "module" });
     /** @type {Slot} */
-    const slot = { worker, job: undefined, started: false };
+    const slot = { worker, job: undefined, started: false, queued: undefined };
     worker.addEventListener("message", (event) => onMessage(slot, event.data));
     worker.addEventListener("error", (event) => {
       event.preventDefault();
@@ -91,7 +92,11 @@ function workerPool(workerUrl) {
    */
   const onMessage = (slot, message) => {
     if (message.type === "ready") {
+      // Listening now: a job posted earlier could have been dispatched
+      // before the script (or a wrapper's import of it) added its listener.
       slot.started = true;
+      if (slot.queued !== undefined) slot.worker.postMessage(slot.queued);
+      slot.queued = undefined;
       return;
     }
     const job = slot.job;
@@ -111,7 +116,10 @@ function workerPool(workerUrl) {
         const id = nextId;
         nextId += 1;
         slot.job = { id, resolve, reject, onBytes };
-        slot.worker.postMessage({ type: "hash", id, file, whole });
+        /** @type {HashMessage} */
+        const message = { type: "hash", id, file, whole };
+        if (slot.started) slot.worker.postMessage(message);
+        else slot.queued = message;
       });
     },
     close() {
