@@ -76,7 +76,7 @@ export function webCryptoHasher(totalLength) {
   if (typeof subtle?.digest !== "function") return undefined;
   /** @type {Uint8Array[]} covered bytes that came before the header was complete (at most the header) */
   const early = [];
-  /** @type {Uint8Array | undefined} */
+  /** @type {Uint8Array<ArrayBuffer> | undefined} */
   let buffer;
   /** @type {Sha256 | undefined} */
   let fallback;
