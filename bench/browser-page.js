@@ -16,8 +16,12 @@ const toHex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16)
  */
 async function probed(run) {
   let longTask = 0;
+  let longTasks = 0;
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) longTask = Math.max(longTask, entry.duration);
+    for (const entry of list.getEntries()) {
+      longTask = Math.max(longTask, entry.duration);
+      longTasks += 1;
+    }
   });
   observer.observe({ type: "longtask" });
   let gap = 0;
@@ -33,7 +37,7 @@ async function probed(run) {
     const ms = performance.now() - started;
     // Let the observer deliver entries of the last task.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    return { ms, ...value, longTaskMs: longTask, gapMs: gap };
+    return { ms, ...value, longTaskMs: longTask, longTasks, gapMs: gap };
   } finally {
     clearInterval(timer);
     observer.disconnect();

@@ -1,23 +1,19 @@
-// The module Web Worker behind hashFiles (and the snapshot loader's
-// WebCrypto checksum): hashes one job at a time and keeps the page's main
-// thread free. A File arrives as a Blob handle (never a copy of its bytes);
+// The module Web Worker behind hashFiles: hashes one file at a time and
+// keeps the page's main thread free. A File arrives as a Blob handle (never a copy of its bytes);
 // only progress counts and the 32-byte digest go back.
 //
-// Protocol (hash-runners.js and snapshot-checksum.js are the other end):
+// Protocol (hash-runners.js is the other end):
 //   in:  { type: "hash", id, file: Blob, whole: boolean }
-//        { type: "digest", id, bytes: ArrayBuffer }          bytes transferred, digested as they are
 //   out: { type: "ready" }                                   once, at start
 //        { type: "progress", id, bytes }                    throttled
 //        { type: "done", id, digest: Uint8Array(32), bytes } digest transferred
-//        { type: "error", id, name, message }               this job only
+//        { type: "error", id, name, message }               this file only
 //
 // `whole`: read the file into memory and digest it with WebCrypto; else, or
 // where WebCrypto is missing (an insecure context), stream it through SHA-256
 // in wasm. The wasm module is only fetched and instantiated for that case.
-//
-// Chromium runs crypto.subtle.digest synchronously on the calling thread
-// (128 MiB: ~0.5 s), so even bytes already in memory are digested here
-// rather than on a page's main thread.
+// (Chromium runs crypto.subtle.digest synchronously on its caller, so a
+// large digest belongs here rather than on a page's main thread.)
 
 import initWasm from "../artifact_bloom.js";
 import { digestStreaming, digestWhole } from "./hash-blob.js";
@@ -45,25 +41,15 @@ async function hashFile(file, whole, onBytes) {
 }
 
 /**
- * @param {{ type?: string, id?: number, file?: Blob, whole?: boolean, bytes?: ArrayBuffer }} message
+ * @param {{ type?: string, id?: number, file?: Blob, whole?: boolean }} message
  * @returns {Promise<void>}
  */
-async function run({ type, id, file, whole, bytes }) {
-  /** @type {ArrayBuffer | Uint8Array} */
-  let digest;
-  let length;
-  if (type === "digest" && bytes instanceof ArrayBuffer) {
-    length = bytes.byteLength;
-    digest = await globalThis.crypto.subtle.digest("SHA-256", bytes);
-  } else if (type === "hash" && file instanceof Blob) {
-    length = file.size;
-    digest = await hashFile(file, whole === true, (done) => self.postMessage({ type: "progress", id, bytes: done }));
-  } else {
-    throw new TypeError(`hash-worker: unknown message ${JSON.stringify(type)}`);
-  }
+async function run({ type, id, file, whole }) {
+  if (type !== "hash" || !(file instanceof Blob)) throw new TypeError(`hash-worker: unknown message ${JSON.stringify(type)}`);
+  const digest = await hashFile(file, whole === true, (bytes) => self.postMessage({ type: "progress", id, bytes }));
   // Exactly 32 bytes of its own, so transferring it moves nothing else.
   const own = new Uint8Array(digest);
-  self.postMessage({ type: "done", id, digest: own, bytes: length }, [own.buffer]);
+  self.postMessage({ type: "done", id, digest: own, bytes: file.size }, [own.buffer]);
 }
 
 self.addEventListener("message", (event) => {

@@ -67,7 +67,9 @@ export function hashCovered(hasher, chunk, offset) {
  * Chromium's digest runs synchronously on the calling thread (128 MiB:
  * ~0.5 s of a frozen page), so where workers exist the buffer is
  * transferred (not copied) to one, started as soon as the header is known
- * so that it is ready when the last byte arrives.
+ * so that it is ready when the last byte arrives. (Hashing in wasm in that
+ * worker while bytes arrive, finishing with whichever is sooner, was tried:
+ * on this 2-CPU machine it was no faster, the two threads competing.)
  * @param {() => number | undefined} totalLength the file's length once its header has validated
  * @returns {ChecksumHasher | undefined}
  */
@@ -149,7 +151,7 @@ export function webCryptoHasher(totalLength) {
  */
 
 /**
- * A hash-worker.js instance for one digest, or undefined where there are no
+ * A checksum-worker.js instance for one digest, or undefined where there are no
  * workers (or a policy forbids them: the digest then runs on this thread).
  * @returns {DigestWorker | undefined}
  */
@@ -158,7 +160,8 @@ function digestWorker() {
   /** @type {Worker} */
   let worker;
   try {
-    worker = new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" });
+    // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the file.
+    worker = new Worker(new URL("./checksum-worker.js", import.meta.url), { type: "module" });
   } catch {
     return undefined; // e.g. a Content-Security-Policy without worker-src for this origin
   }
@@ -185,7 +188,7 @@ function digestWorker() {
           else if (message.type === "error") reject(new Error(message.message));
         };
         // The buffer is exactly the covered bytes (sized for them), so it moves whole.
-        worker.postMessage({ type: "digest", id: 0, bytes: bytes.buffer }, [bytes.buffer]);
+        worker.postMessage({ type: "digest", bytes: bytes.buffer }, [bytes.buffer]);
       });
     },
     close() {
