@@ -332,6 +332,7 @@ describe("hashFiles in Node (no workers: node:crypto in this thread)", () => {
   test("bad arguments are a TypeError or RangeError naming the parameter", async () => {
     const blob = new Blob(["x"]);
     await assert.rejects(hashFiles(42), { name: "TypeError", message: /^files must be an iterable/ });
+    await assert.rejects(hashFiles("release.tar"), { name: "TypeError", message: /^files must be an iterable/ });
     await assert.rejects(hashFiles([blob, "not a file"]), { name: "TypeError", message: /^files\[1\] must be a Blob or File, got a string/ });
     for (const concurrency of [0, 1.5, -1, Number.NaN, "2"]) {
       await assert.rejects(hashFiles([blob], { concurrency }), { name: "RangeError", message: /^concurrency must be an integer of at least 1/ });

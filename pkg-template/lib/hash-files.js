@@ -90,7 +90,10 @@ export async function hashFiles(files, options = {}) {
 function checkFiles(files) {
   const shape = /** @type {{ [Symbol.iterator]?: unknown, length?: unknown } | null | undefined} */ (files);
   const iterable = typeof shape?.[Symbol.iterator] === "function";
-  if (!iterable && typeof shape?.length !== "number") throw typeError("files", "an iterable of Blob or File objects", files);
+  // A string is iterable, but a file name is not a file.
+  if (typeof files === "string" || (!iterable && typeof shape?.length !== "number")) {
+    throw typeError("files", "an iterable of Blob or File objects", files);
+  }
   const list = Array.from(/** @type {Iterable<unknown> | ArrayLike<unknown>} */ (files));
   list.forEach((file, i) => {
     if (typeof Blob === "undefined" || !(file instanceof Blob)) throw typeError(`files[${i}]`, "a Blob or File", file);
