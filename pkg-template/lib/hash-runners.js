@@ -17,12 +17,11 @@ import { Sha256 } from "./sha256.js";
  */
 
 // Whole files up to this size are hashed from the calling thread even where
-// there are workers: reading and WebCrypto's digest are both asynchronous
-// (the browser does them off this thread) and the share left here, about
-// one copy of the bytes, stays far below a frame; a worker's message round
-// trip would cost more than it saves. Larger files are never read here:
-// Chromium hands the bytes over on the reading thread (32 MiB files cost
-// main-thread tasks of ~250 ms).
+// there are workers: the read is asynchronous, and Chromium's digest, which
+// runs synchronously on its caller, takes ~1–2 ms for 256 KiB here (a task
+// far below a frame); a worker's message round trip would cost more than it
+// saves. Larger files are never read here: reading 32 MiB files and
+// digesting them on a page cost main-thread tasks of ~250 ms.
 const IN_THREAD_BYTES = 1024 * 1024;
 
 /**
