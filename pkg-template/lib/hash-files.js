@@ -1,8 +1,9 @@
 // hashFiles: the SHA-256 of many files, using the machine.
 //
-// In browsers each file is hashed in a pool of module Web Workers (sized
-// from navigator.hardwareConcurrency), so the page's main thread only
-// dispatches Blob handles and receives 32-byte digests:
+// In browsers files over 1 MiB are hashed in a pool of module Web Workers
+// (sized from navigator.hardwareConcurrency), so the page's main thread only
+// dispatches Blob handles and receives 32-byte digests; smaller ones are
+// read and digested from the calling thread (hash-runners.js says why):
 //
 //   - a file of at most `wholeFileLimit` bytes (default 256 MiB) is read
 //     whole and digested by WebCrypto (crypto.subtle.digest: native code,
@@ -56,7 +57,7 @@ const FALLBACK_CONCURRENCY = 4;
  * @property {(progress: HashFilesProgress) => void} [onProgress] called as bytes are hashed (throttled per file)
  * @property {(file: HashedFile) => void} [onFile] called once per file, as soon as its result is known
  * @property {AbortSignal} [signal] aborting rejects with its reason and stops every worker at once
- * @property {number} [concurrency] files hashed at once (= workers); default hardwareConcurrency, at most 8
+ * @property {number} [concurrency] files hashed at once (and the most workers); default hardwareConcurrency, at most 8
  * @property {number} [wholeFileLimit] bytes: files up to this size are read whole for WebCrypto; default 256 MiB
  * @property {string | URL} [workerUrl] a module worker script speaking hash-worker.js's protocol; default the package's own
  */
