@@ -324,6 +324,17 @@ const ROWS = [
   ["initSync", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.initSync(v)],
   ["ABF1_HEADER_LENGTH", "(constant)", "(none)", { type: "custom", check: (o) => (o.ok === 96 ? undefined : describeOutcome(o)) }, () => pkg.ABF1_HEADER_LENGTH],
 
+  // hashFiles (in Node: node:crypto in this thread). An empty list is valid;
+  // strings are refused (a name is not a file).
+  ["hashFiles", "(function)", "files", throws(/files/, { valid: { "[]": okValue([]), "detached Uint8Array (buffer transferred)": okValue([]) } }), (v) => pkg.hashFiles(v)],
+  ["hashFiles", "(function)", "options", accepts, (v) => pkg.hashFiles([new Blob(["x"])], v)],
+  ...[["concurrency"], ["wholeFileLimit", ["0"]], ["onProgress"], ["onFile"], ["signal"], ["workerUrl", ['""', '"ab"']]].map(([field, alsoValid = []]) => {
+    const hashed = (o) => ("ok" in o && o.ok?.[0]?.kind === "success" ? undefined : `expected a digest, ${describeOutcome(o)}`);
+    const valid = Object.fromEntries(["undefined", ...alsoValid].map((label) => [label, hashed]));
+    return ["hashFiles", "(function)", `options.${field}`, throws(new RegExp(`^${field}`), { valid }), (v) => pkg.hashFiles([new Blob(["x"])], { [field]: v })];
+  }),
+  ["DEFAULT_WHOLE_FILE_LIMIT", "(constant)", "(none)", { type: "custom", check: (o) => (o.ok === 256 * 1024 * 1024 ? undefined : describeOutcome(o)) }, () => pkg.DEFAULT_WHOLE_FILE_LIMIT],
+
   // Snapshots
   ["loadSnapshot", "(function)", "bytes", bytes(/bytes/), (v) => pkg.loadSnapshot(v)],
   ["readSnapshotHeader", "(function)", "bytes", bytes(/bytes/), (v) => pkg.readSnapshotHeader(v)],

@@ -153,6 +153,79 @@ export declare function sha256(bytes: Uint8Array): Uint8Array;
  */
 export declare function wasmMemoryBytes(): number;
 
+/** `hashFiles`' default `wholeFileLimit`: 256 MiB. */
+export declare const DEFAULT_WHOLE_FILE_LIMIT: number;
+
+/**
+ * One file's outcome in `hashFiles`: its 32-byte SHA-256, or why there is
+ * none — `readFailed` (the file vanished or became unreadable; `message`
+ * has the browser's error) or `workerFailed` (a hashing worker could not
+ * start or stopped).
+ */
+export type HashFileResult =
+  | Readonly<{ kind: "success"; value: Uint8Array }>
+  | Readonly<{ kind: "failure"; error: "readFailed" | "workerFailed"; message: string }>;
+
+export type HashFilesProgress = Readonly<{
+  /** Bytes processed so far over all files (never decreases; read bytes for files read whole). */
+  bytes: number;
+  /** The sum of the files' sizes, once all are known (undefined until then). */
+  total: number | undefined;
+  /** The file that advanced: its position in `files`. */
+  index: number;
+  /** That file's bytes processed so far. */
+  fileBytes: number;
+}>;
+
+export type HashFilesOptions = {
+  /** Called as bytes are processed (throttled per file; the last call has `bytes === total`). */
+  onProgress?: (progress: HashFilesProgress) => void;
+  /** Called once per file as soon as its result is known; `ms` from the start of its hashing. */
+  onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number }>) => void;
+  /** Aborting rejects with the signal's reason and stops every worker at once. */
+  signal?: AbortSignal;
+  /** Files hashed at once (and the most workers): default `navigator.hardwareConcurrency`, at most 8 (4 when unknown). */
+  concurrency?: number;
+  /**
+   * Files up to this many bytes are read whole and digested by WebCrypto;
+   * larger ones stream through SHA-256 in wasm. The files held whole at any
+   * moment total at most this many bytes. Default `DEFAULT_WHOLE_FILE_LIMIT`.
+   */
+  wholeFileLimit?: number;
+  /** A module worker script that speaks `lib/hash-worker.js`'s protocol (default: that file). */
+  workerUrl?: string | URL;
+};
+
+/**
+ * The SHA-256 of each file, in the order given, using the machine: in
+ * browsers files up to `wholeFileLimit` (256 MiB) are read whole and
+ * digested by WebCrypto (native code), larger ones — and every file where
+ * WebCrypto is missing, i.e. outside a secure context — stream through
+ * SHA-256 in wasm; files over 1 MiB are hashed in a pool of module workers
+ * sized from `navigator.hardwareConcurrency`, so the page's main thread
+ * only hands over Blob handles. Memory: at most `wholeFileLimit` bytes held
+ * whole at once (WebCrypto copies them once more while it digests), plus
+ * one stream chunk per streamed file. In Node (no workers) files stream
+ * through node:crypto in the calling thread.
+ *
+ * One unreadable file fails alone; the promise rejects only for bad
+ * arguments (TypeError, RangeError), an abort (the signal's reason) or a
+ * callback that throws.
+ *
+ * @example
+ * ```ts
+ * const results = await hashFiles(input.files, {
+ *   onFile: ({ index, result }) => {
+ *     if (result.kind === "success") decide(index, result.value);
+ *   },
+ * });
+ * ```
+ */
+export declare function hashFiles(
+  files: Iterable<Blob> | ArrayLike<Blob>,
+  options?: HashFilesOptions,
+): Promise<HashFileResult[]>;
+
 /** Every field of the ABF1 header (docs/ABF1.md), as loaded. */
 export type SnapshotHeader = Readonly<{
   formatVersion: number;

@@ -1,5 +1,6 @@
-// The precheck page: load the catalog's Bloom snapshot, hash files in a Web
-// Worker, and decide per file whether an upload is needed.
+// The precheck page: load the catalog's Bloom snapshot, hash files with the
+// package's hashFiles (WebCrypto up to its size limit, streaming wasm above
+// it, in Web Workers), and decide per file whether an upload is needed.
 //
 //   filter says "definitely absent" → upload; no request is made at all;
 //   filter says "maybe"             → ask the server's exact existence API at
@@ -13,9 +14,10 @@ const SNAPSHOT_URL = "/snapshot";
 // A filter for 100 million artifacts at 1 % is ~120 MB; refuse anything far
 // beyond that rather than let a bad server exhaust the tab's memory.
 const MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024;
-// Two workers let small files finish while a huge one is still hashing,
-// without competing with the page for every core.
-const WORKER_COUNT = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 2));
+// Rows for a big drop are added in slices of this long, so the page keeps
+// painting (in Chromium each File's first `size` is a round trip to the
+// browser process).
+const ROW_SLICE_MS = 8;
 
 // What each snapshot load failure means to the person looking at the page.
 const LOAD_ERRORS = {
@@ -63,6 +65,13 @@ const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0"
 // Snapshot
 
 let api; // the package's browser build, once imported
+
+// The package (and its wasm module), loaded once for the snapshot and the files.
+const packageReady = (async () => {
+  api = await import("/pkg/web.js");
+  await api.default(); // instantiate the wasm module (fetched beside web.js)
+  return api;
+})();
 
 function showLoadFailure(code, message) {
   document.body.dataset.snapshot = "failed";
@@ -131,8 +140,7 @@ function showSnapshot(snapshot, service, loadMs) {
 
 async function loadCatalog() {
   try {
-    api = await import("/pkg/web.js");
-    await api.default(); // instantiate the wasm module (fetched beside web.js)
+    await packageReady;
   } catch (error) {
     return showLoadFailure("wasmUnavailable", error?.message);
   }
@@ -157,12 +165,7 @@ async function loadCatalog() {
 const catalog = loadCatalog();
 
 // ---------------------------------------------------------------------------
-// Files: hashing in workers, then the verdict
-
-const jobs = new Map(); // id → { id, file, row }
-const queue = []; // ids waiting for a free worker
-const pool = []; // { worker, job }
-let nextId = 0;
+// Files: hashing (hashFiles), then the verdict
 
 function createRow(file) {
   const row = $("file-row").content.firstElementChild.cloneNode(true);
@@ -189,41 +192,15 @@ function setVerdict(job, state, badge, text) {
   updateSummary();
 }
 
-function spawnWorker() {
-  // Resolved against this module, so the page also works under a sub-path.
-  const slot = { worker: new Worker(new URL("hash-worker.js", import.meta.url), { type: "module" }), job: undefined };
-  slot.worker.addEventListener("message", (event) => onWorkerMessage(slot, event.data));
-  // A worker that crashed (or whose script failed to load) fails only the job
-  // in hand; the next job gets a fresh worker.
-  slot.worker.addEventListener("error", (event) => {
-    event.preventDefault();
-    const job = slot.job;
-    slot.worker.terminate();
-    pool.splice(pool.indexOf(slot), 1);
-    if (job) setVerdict(job, "error", "Error", `Hashing failed: ${event.message || "the hashing worker stopped"}.`);
-    pump();
-  });
-  pool.push(slot);
-  return slot;
-}
-
-/** Hands queued files to idle workers. */
-function pump() {
-  while (queue.length > 0) {
-    const slot = pool.find((s) => s.job === undefined) ?? (pool.length < WORKER_COUNT ? spawnWorker() : undefined);
-    if (slot === undefined) return;
-    slot.job = jobs.get(queue.shift());
-    slot.worker.postMessage({ id: slot.job.id, file: slot.job.file }); // a Blob handle, not a copy
+function onHashed(job, result, ms) {
+  if (result.kind === "failure") {
+    const text = result.error === "workerFailed"
+      ? `Hashing failed: ${result.message}.`
+      : `Could not read the file (${result.message}).`;
+    return setVerdict(job, "error", "Error", text);
   }
-}
-
-function onWorkerMessage(slot, message) {
-  const job = jobs.get(message.id);
-  if (message.type === "progress") return setProgress(job, message.bytes);
-  slot.job = undefined;
-  pump();
-  if (message.type === "error") return setVerdict(job, "error", "Error", `Could not read the file (${message.message}).`);
-  const { digest, bytes, ms } = message;
+  const digest = result.value;
+  const bytes = job.file.size;
   const hex = toHex(digest);
   setProgress(job, bytes);
   const { row } = job;
@@ -235,6 +212,27 @@ function onWorkerMessage(slot, message) {
   job.hashed = `Hashed in ${formatDuration(ms)}${bytes >= 1e6 && ms > 0 ? ` at ${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s` : ""}`;
   setMeta(job, "");
   decide(job, digest);
+}
+
+/** Hashes one drop of files; each is decided as soon as its digest is in. */
+async function hashJobs(jobs) {
+  try {
+    await packageReady;
+  } catch (error) {
+    for (const job of jobs) setVerdict(job, "error", "Error", `Hashing failed: ${LOAD_ERRORS.wasmUnavailable}`);
+    return;
+  }
+  try {
+    await api.hashFiles(jobs.map((job) => job.file), {
+      // The page's own worker entry (it loads the package's hash worker).
+      workerUrl: new URL("hash-worker.js", import.meta.url),
+      onProgress: ({ index, fileBytes }) => setProgress(jobs[index], fileBytes),
+      onFile: ({ index, result, ms }) => onHashed(jobs[index], result, ms),
+    });
+  } catch (error) {
+    // Only a bug can get here (no signal is passed): never leave rows spinning.
+    for (const job of jobs) if (!job.row.dataset.verdict && !job.row.dataset.digest) setVerdict(job, "error", "Error", `Hashing failed: ${error?.message}.`);
+  }
 }
 
 function setMeta(job, requests) {
@@ -272,15 +270,19 @@ async function decide(job, digest) {
   }
 }
 
-function addFiles(files) {
-  for (const file of files) {
-    const id = nextId;
-    nextId += 1;
-    jobs.set(id, { id, file, row: createRow(file) });
-    queue.push(id);
+async function addFiles(fileList) {
+  const files = Array.from(fileList);
+  const jobs = [];
+  for (let i = 0; i < files.length;) {
+    const sliceEnd = performance.now() + ROW_SLICE_MS;
+    do {
+      jobs.push({ file: files[i], row: createRow(files[i]) });
+      i += 1;
+    } while (i < files.length && performance.now() < sliceEnd);
+    if (i < files.length) await new Promise((resolve) => setTimeout(resolve, 0));
   }
   updateSummary();
-  pump();
+  if (jobs.length > 0) hashJobs(jobs);
 }
 
 function updateSummary() {

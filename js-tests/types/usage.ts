@@ -12,6 +12,10 @@ import init, {
   loadSnapshotStream,
   sha256,
   wasmMemoryBytes,
+  DEFAULT_WHOLE_FILE_LIMIT,
+  hashFiles,
+  type HashFileResult,
+  type HashFilesOptions,
   type BloomError,
   type BloomSpec,
   type FetchSnapshotOptions,
@@ -131,6 +135,25 @@ export function hashFile(chunks: readonly Uint8Array[]): Uint8Array {
   const oneShot: Uint8Array = sha256(digest);
   const memory: number = wasmMemoryBytes();
   return memory > 0 ? oneShot : digest;
+}
+
+export async function hashPicked(files: readonly Blob[], signal: AbortSignal): Promise<Uint8Array[]> {
+  const options: HashFilesOptions = {
+    signal,
+    concurrency: 2,
+    wholeFileLimit: DEFAULT_WHOLE_FILE_LIMIT / 4,
+    onProgress: ({ bytes, total, index, fileBytes }) => {
+      const share: number | undefined = total === undefined ? undefined : bytes / total;
+      return share ?? index + fileBytes;
+    },
+    onFile: ({ index, result, ms }) => (result.kind === "success" ? result.value.length : `${index} ${result.error} ${result.message} ${ms}`),
+  };
+  const results: HashFileResult[] = await hashFiles(files, options);
+  // @ts-expect-error a digest exists only on success
+  results[0]?.value;
+  // @ts-expect-error concurrency is a number
+  await hashFiles(files, { concurrency: "2" });
+  return results.flatMap((r) => (r.kind === "success" ? [r.value] : []));
 }
 
 // @ts-expect-error the constructor is private: use ArtifactBloomFilter.create

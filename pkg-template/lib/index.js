@@ -3,6 +3,7 @@
 // (`artifact-bloom/variants`, their own wasm module).
 export { ArtifactBloomFilter, dedupePacked } from "./filter.js";
 export { Sha256, sha256 } from "./sha256.js";
+export { DEFAULT_WHOLE_FILE_LIMIT, hashFiles } from "./hash-files.js";
 export { wasmMemoryBytes } from "./memory.js";
 export {
   ABF1_HEADER_LENGTH,

@@ -17,6 +17,7 @@ import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadli
 import { isUint8Array, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { toWasm } from "./memory.js";
+import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 
 /** Size of the fixed ABF1 header. */
 export const ABF1_HEADER_LENGTH = 96;
@@ -63,8 +64,7 @@ function prehash(bytes) {
   // wasm; only private memory takes the native path.
   if (nativeHasher === undefined || bytes.byteLength < ABF1_HEADER_LENGTH || isShared(bytes)) return undefined;
   const hasher = nativeHasher();
-  hasher.update(bytes.subarray(0, 64));
-  hasher.update(bytes.subarray(ABF1_HEADER_LENGTH));
+  hashCovered(hasher, bytes, 0);
   return hasher.digest();
 }
 
@@ -180,13 +180,6 @@ function abortReason(signal) {
   return signal.reason ?? new DOMException("The snapshot load was aborted", "AbortError");
 }
 
-/** Feeds the checksummed parts of a chunk at stream offset `offset` to `hasher`. */
-function hashCovered(hasher, chunk, offset) {
-  const end = offset + chunk.byteLength;
-  if (offset < 64) hasher.update(chunk.subarray(0, Math.min(chunk.byteLength, 64 - offset)));
-  if (end > ABF1_HEADER_LENGTH) hasher.update(chunk.subarray(Math.max(0, ABF1_HEADER_LENGTH - offset)));
-}
-
 /**
  * The stream options' checks, shared with fetchSnapshot (which must refuse
  * bad options before it sends a request) and SnapshotHolder.startPolling.
@@ -225,10 +218,11 @@ export async function loadSnapshotStream(source, options = {}) {
   const idle = { ms: checkTimeout("idleTimeoutMs", options?.idleTimeoutMs, Infinity), timers: checkTimers(options?.timers) };
   signal?.throwIfAborted();
   const iterator = chunksOf(source);
-  // In Node the checksum is hashed here with node:crypto (≈ 4× faster than
-  // wasm); the decoder still compares it. The hashed bytes are [0, 64) and
-  // [96, end): the header without its checksum field, then the payload.
-  const hasher = nativeHasher?.();
+  // The checksum is hashed here natively where possible — node:crypto in
+  // Node, else WebCrypto once the whole payload is in (both several times
+  // faster than wasm); the decoder still compares it. Without either (an
+  // insecure browser context) the decoder hashes in wasm as bytes arrive.
+  const hasher = nativeHasher?.() ?? webCryptoHasher(() => decoder.totalLength());
   // The decoder compares a valid header's total length with maxBytes itself.
   const decoder = hasher === undefined ? new RawSnapshotDecoder(maxBytes) : RawSnapshotDecoder.withExternalChecksum(maxBytes);
   let bytes = 0;
@@ -257,10 +251,14 @@ export async function loadSnapshotStream(source, options = {}) {
       onProgress?.({ bytes, total: decoder.totalLength() });
     }
     finished = true;
-    const result = load(() => (hasher === undefined ? decoder.finish() : decoder.finishWithChecksum(hasher.digest())));
+    // Undefined also when the file ended early: the decoder reports how.
+    const computed = await hasher?.digest();
+    signal?.throwIfAborted(); // an abort during WebCrypto's digest still counts
+    const result = load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed)));
     return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
   } finally {
     decoder.free();
+    hasher?.close?.();
     // Stop a producer we no longer read from (failure, abort, or exception).
     // Not awaited: a stalled async generator only finishes its return() after
     // its pending step settles, and the caller must not wait for that.

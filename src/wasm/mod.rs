@@ -9,6 +9,8 @@
 //! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
 #[cfg(feature = "artifact")]
+mod checksum;
+#[cfg(feature = "artifact")]
 mod delta;
 #[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;

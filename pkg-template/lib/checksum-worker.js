@@ -1,0 +1,23 @@
+// The module Web Worker that digests a browser snapshot load's checksummed
+// bytes (ABF1 load step 8) with WebCrypto, off the page's main thread:
+// Chromium runs crypto.subtle.digest synchronously on its caller, and 128 MiB
+// would freeze a page for ~0.5 s. It imports nothing, so it starts at once.
+//
+// Protocol (snapshot-checksum.js is the other end):
+//   in:  { type: "digest", bytes: ArrayBuffer }   transferred
+//   out: { type: "ready" }                        once, at start: listening
+//        { type: "done", digest: Uint8Array(32) }
+//        { type: "error", message }
+
+self.addEventListener("message", ({ data }) => {
+  if (data?.type !== "digest" || !(data.bytes instanceof ArrayBuffer)) return;
+  globalThis.crypto.subtle.digest("SHA-256", data.bytes).then(
+    (digest) => {
+      const own = new Uint8Array(digest);
+      self.postMessage({ type: "done", digest: own }, [own.buffer]);
+    },
+    (error) => self.postMessage({ type: "error", message: error?.message ?? String(error) }),
+  );
+});
+
+self.postMessage({ type: "ready" });

@@ -1,0 +1,279 @@
+// hashFiles: the SHA-256 of many files, using the machine.
+//
+// In browsers files over 1 MiB are hashed in a pool of module Web Workers
+// (sized from navigator.hardwareConcurrency), so the page's main thread only
+// dispatches Blob handles and receives 32-byte digests; smaller ones are
+// read and digested from the calling thread (hash-runners.js says why):
+//
+//   - a file of at most `wholeFileLimit` bytes (default 256 MiB) is read
+//     whole and digested by WebCrypto (crypto.subtle.digest: native code,
+//     ~4× SHA-256 in wasm, but it cannot stream);
+//   - a larger file — or any file where WebCrypto is missing (a page served
+//     over plain http from a host other than localhost is not a secure
+//     context) — is streamed through SHA-256 in wasm, in flat memory.
+//
+// Memory stays bounded: the files read whole at any moment total at most
+// `wholeFileLimit` bytes (a file waits for room), and streamed files hold
+// one chunk each. WebCrypto copies its input once more while it digests, so
+// the peak is about twice the bytes held whole.
+//
+// Where there are no workers (Node), files are hashed in this thread: with
+// node:crypto streaming in Node (no whole reads at all), else as above.
+
+import { typeError, rangeError } from "./errors.js";
+import { browserRunner, inlineRunner } from "./hash-runners.js";
+
+/** Files up to this size are read whole and hashed by WebCrypto (256 MiB). */
+export const DEFAULT_WHOLE_FILE_LIMIT = 256 * 1024 * 1024;
+
+// One worker per logical CPU, within reason: beyond 8 the disk, not the
+// CPU, limits how fast files arrive.
+const MAX_DEFAULT_CONCURRENCY = 8;
+const FALLBACK_CONCURRENCY = 4;
+
+/**
+ * @typedef {{ kind: "success", value: Uint8Array }
+ *   | { kind: "failure", error: "readFailed" | "workerFailed", message: string }} HashFileResult
+ */
+
+/**
+ * @typedef {object} HashFilesProgress
+ * @property {number} bytes bytes hashed so far, over all files (never decreases)
+ * @property {number | undefined} total the sum of the files' sizes, once all are known (in browsers
+ *   reading many files' sizes takes a moment, and hashing starts meanwhile)
+ * @property {number} index the file that advanced (its position in `files`)
+ * @property {number} fileBytes that file's bytes hashed so far
+ */
+
+/**
+ * @typedef {object} HashedFile
+ * @property {number} index the file's position in `files`
+ * @property {HashFileResult} result its digest, or why it has none
+ * @property {number} ms milliseconds from the start of its hashing to the result
+ */
+
+/**
+ * @typedef {object} HashFilesOptions
+ * @property {(progress: HashFilesProgress) => void} [onProgress] called as bytes are hashed (throttled per file)
+ * @property {(file: HashedFile) => void} [onFile] called once per file, as soon as its result is known
+ * @property {AbortSignal} [signal] aborting rejects with its reason and stops every worker at once
+ * @property {number} [concurrency] files hashed at once (and the most workers); default hardwareConcurrency, at most 8
+ * @property {number} [wholeFileLimit] bytes: files up to this size are read whole for WebCrypto; default 256 MiB
+ * @property {string | URL} [workerUrl] a module worker script speaking hash-worker.js's protocol; default the package's own
+ */
+
+/** @typedef {import("./hash-runners.js").Runner} Runner */
+
+/**
+ * SHA-256 of each file, in the order given. One unreadable file fails alone
+ * (its result is `{ kind: "failure", error: "readFailed", message }`); the
+ * promise rejects only for bad arguments, an abort, or a throwing callback.
+ * @param {Iterable<Blob> | ArrayLike<Blob>} files Files or Blobs (a FileList, an array…)
+ * @param {HashFilesOptions} [options]
+ * @returns {Promise<HashFileResult[]>}
+ */
+export async function hashFiles(files, options = {}) {
+  const list = checkFiles(files);
+  const settings = checkOptions(options ?? {});
+  settings.signal?.throwIfAborted();
+  const runner = typeof Worker === "function" ? browserRunner(settings.workerUrl) : inlineRunner();
+  try {
+    return await schedule(list, runner, settings);
+  } finally {
+    runner.close();
+  }
+}
+
+/**
+ * @param {unknown} files
+ * @returns {Blob[]}
+ */
+function checkFiles(files) {
+  const shape = /** @type {{ [Symbol.iterator]?: unknown, length?: unknown } | null | undefined} */ (files);
+  const iterable = typeof shape?.[Symbol.iterator] === "function";
+  // A string is iterable, but a file name is not a file.
+  if (typeof files === "string" || (!iterable && typeof shape?.length !== "number")) {
+    throw typeError("files", "an iterable of Blob or File objects", files);
+  }
+  const list = Array.from(/** @type {Iterable<unknown> | ArrayLike<unknown>} */ (files));
+  list.forEach((file, i) => {
+    if (typeof Blob === "undefined" || !(file instanceof Blob)) throw typeError(`files[${i}]`, "a Blob or File", file);
+  });
+  return /** @type {Blob[]} */ (list);
+}
+
+/**
+ * @param {HashFilesOptions} options
+ * @returns {Required<Pick<HashFilesOptions, "concurrency" | "wholeFileLimit">> & HashFilesOptions}
+ */
+function checkOptions(options) {
+  const { onProgress, onFile, signal, concurrency = defaultConcurrency(), wholeFileLimit = DEFAULT_WHOLE_FILE_LIMIT, workerUrl } = options;
+  if (onProgress !== undefined && typeof onProgress !== "function") throw typeError("onProgress", "a function", onProgress);
+  if (onFile !== undefined && typeof onFile !== "function") throw typeError("onFile", "a function", onFile);
+  if (signal !== undefined && typeof signal?.throwIfAborted !== "function") throw typeError("signal", "an AbortSignal", signal);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw rangeError("concurrency", "an integer of at least 1", concurrency);
+  if (typeof wholeFileLimit !== "number" || !(wholeFileLimit >= 0)) {
+    throw rangeError("wholeFileLimit", "a non-negative number of bytes", wholeFileLimit);
+  }
+  if (workerUrl !== undefined && typeof workerUrl !== "string" && !(workerUrl instanceof URL)) {
+    throw typeError("workerUrl", "a string or URL", workerUrl);
+  }
+  return { onProgress, onFile, signal, concurrency, wholeFileLimit, workerUrl };
+}
+
+/** @returns {number} */
+function defaultConcurrency() {
+  const cpus = globalThis.navigator?.hardwareConcurrency;
+  if (!Number.isSafeInteger(cpus) || cpus < 1) return FALLBACK_CONCURRENCY;
+  return Math.min(cpus, MAX_DEFAULT_CONCURRENCY);
+}
+
+/**
+ * @param {AbortSignal} signal
+ * @returns {unknown}
+ */
+function abortReason(signal) {
+  return signal.reason ?? new DOMException("hashFiles was aborted", "AbortError");
+}
+
+// Chromium answers the first `size` of a picked File with a synchronous
+// round trip to the browser process (~0.5 ms each, more on a busy machine):
+// sizes are read in slices of at most this long, yielding in between, so
+// 500 files never block the page for a quarter of a second at once.
+const SIZE_SLICE_MS = 8;
+
+/**
+ * Lets other tasks (input, rendering, timers) run: a message-channel task
+ * queues behind them (setTimeout would add 4 ms per slice; scheduler.yield
+ * resumes ahead of timers, starving them).
+ * @returns {Promise<void>}
+ */
+function yieldToHost() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(undefined);
+  });
+}
+
+/**
+ * Runs the files through `runner`: at most `concurrency` at once, and files
+ * read whole totalling at most `wholeFileLimit` bytes at once; a file that
+ * does not fit waits (in order) until enough earlier ones finished. Sizes
+ * are read ahead in slices while the first files already hash.
+ * @param {Blob[]} list
+ * @param {Runner} runner
+ * @param {ReturnType<typeof checkOptions>} settings
+ * @returns {Promise<HashFileResult[]>}
+ */
+function schedule(list, runner, { onProgress, onFile, signal, concurrency, wholeFileLimit }) {
+  return new Promise((resolve, reject) => {
+    /** @type {HashFileResult[]} */
+    const results = new Array(list.length);
+    const sizes = new Float64Array(list.length);
+    const done = new Float64Array(list.length); // bytes hashed per file
+    let sized = 0; // sizes[0, sized) are known
+    /** @type {number | undefined} */
+    let total;
+    let hashed = 0;
+    let next = 0;
+    let running = 0;
+    let settled = 0;
+    let heldWhole = 0;
+    let stopped = false;
+
+    /** @param {unknown} reason */
+    const stop = (reason) => {
+      if (stopped) return;
+      stopped = true;
+      signal?.removeEventListener("abort", onAbort);
+      runner.close();
+      reject(reason);
+    };
+    const onAbort = () => stop(abortReason(/** @type {AbortSignal} */ (signal)));
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    /** A callback that throws ends the whole call with its error. */
+    const call = (/** @type {() => void} */ fn) => {
+      try {
+        fn();
+      } catch (error) {
+        stop(error);
+      }
+    };
+    /** @type {number | undefined} the `bytes` of the last event that had a `total` */
+    let reported;
+    const report = (/** @type {number} */ index) => {
+      if (total !== undefined) reported = hashed;
+      if (onProgress) call(() => onProgress({ bytes: hashed, total, index, fileBytes: done[index] }));
+    };
+    const advance = (/** @type {number} */ index, /** @type {number} */ bytes) => {
+      if (stopped || !(bytes > done[index])) return;
+      hashed += bytes - done[index];
+      done[index] = bytes;
+      report(index);
+    };
+
+    const readSizes = async () => {
+      while (!stopped && sized < list.length) {
+        const sliceEnd = performance.now() + SIZE_SLICE_MS;
+        do {
+          sizes[sized] = list[sized].size;
+          sized += 1;
+        } while (sized < list.length && performance.now() < sliceEnd);
+        if (sized === list.length) total = sizes.reduce((sum, size) => sum + size, 0);
+        pump();
+        if (sized < list.length) await yieldToHost();
+      }
+    };
+
+    const pump = () => {
+      while (!stopped && running < concurrency && next < sized) {
+        const index = next;
+        const size = sizes[index];
+        const whole = runner.canWhole && size <= wholeFileLimit;
+        if (whole && heldWhole + size > wholeFileLimit) return; // room comes back as files finish
+        next += 1;
+        running += 1;
+        if (whole) heldWhole += size;
+        const started = performance.now();
+        runner.run(list[index], whole, (bytes) => advance(index, bytes), signal)
+          .then((digest) => /** @type {HashFileResult} */ ({ kind: "success", value: digest }), failure)
+          .then((result) => {
+            if (stopped) return;
+            running -= 1;
+            if (whole) heldWhole -= size;
+            results[index] = result;
+            if (result.kind === "success") advance(index, size);
+            if (onFile) call(() => onFile({ index, result, ms: performance.now() - started }));
+            settled += 1;
+            if (settled === list.length) {
+              // The last event always says all bytes are in (empty files never advance).
+              if (reported !== total) report(index);
+              stopped = true;
+              signal?.removeEventListener("abort", onAbort);
+              resolve(results);
+            } else {
+              pump();
+            }
+          });
+      }
+    };
+    if (list.length === 0) resolve(results);
+    else readSizes().catch(stop);
+  });
+}
+
+/**
+ * A failed file's result: the worker's own failure, else the read error.
+ * @param {unknown} error
+ * @returns {HashFileResult}
+ */
+function failure(error) {
+  const { name = "Error", message = String(error), code } = /** @type {{ name?: string, message?: string, code?: string }} */ (error ?? {});
+  if (code === "workerFailed") return { kind: "failure", error: "workerFailed", message };
+  return { kind: "failure", error: "readFailed", message: `${name}: ${message}` };
+}
