@@ -137,6 +137,9 @@ for (const module of MODULES) {
     target: "node20",
     outfile: cjs,
     logLevel: "warning",
+    // hashFiles' `new URL("./hash-worker.js", import.meta.url)` only runs
+    // where `Worker` exists (browsers); in Node it hashes with node:crypto.
+    logOverride: { "empty-import-meta": "silent" },
   });
   const api = require(cjs);
   const names = Object.keys(api).filter((name) => name !== "default" && name !== "__esModule");

@@ -9,15 +9,21 @@
 //        { type: "done", digest: Uint8Array(32) }
 //        { type: "error", message }
 
+// A worker's global scope (the DOM lib types `self` as a Window, whose
+// postMessage takes a target origin).
+const workerScope = /** @type {{ postMessage(message: unknown, transfer?: Transferable[]): void }} */ (
+  /** @type {unknown} */ (self)
+);
+
 self.addEventListener("message", ({ data }) => {
   if (data?.type !== "digest" || !(data.bytes instanceof ArrayBuffer)) return;
   globalThis.crypto.subtle.digest("SHA-256", data.bytes).then(
     (digest) => {
       const own = new Uint8Array(digest);
-      self.postMessage({ type: "done", digest: own }, [own.buffer]);
+      workerScope.postMessage({ type: "done", digest: own }, [own.buffer]);
     },
-    (error) => self.postMessage({ type: "error", message: error?.message ?? String(error) }),
+    (error) => workerScope.postMessage({ type: "error", message: error?.message ?? String(error) }),
   );
 });
 
-self.postMessage({ type: "ready" });
+workerScope.postMessage({ type: "ready" });

@@ -15,9 +15,14 @@
 // (Chromium runs crypto.subtle.digest synchronously on its caller, so a
 // large digest belongs here rather than on a page's main thread.)
 
-import initWasm from "../artifact_bloom.js";
 import { digestStreaming, digestWhole } from "./hash-blob.js";
 import { Sha256 } from "./sha256.js";
+
+// A worker's global scope (the DOM lib types `self` as a Window, whose
+// postMessage takes a target origin).
+const workerScope = /** @type {{ postMessage(message: unknown, transfer?: Transferable[]): void }} */ (
+  /** @type {unknown} */ (self)
+);
 
 /** @type {Promise<unknown> | undefined} */
 let wasmReady;
@@ -31,8 +36,10 @@ let wasmReady;
 async function hashFile(file, whole, onBytes) {
   const subtle = globalThis.crypto?.subtle;
   if (whole && typeof subtle?.digest === "function") return digestWhole(file, subtle, onBytes);
-  // artifact_bloom_bg.wasm beside the glue; a failed load is retried by the next file.
-  wasmReady ??= initWasm().catch((error) => {
+  // The embedded wasm module, instantiated when this import is evaluated
+  // (only now: a worker that only digests with WebCrypto never compiles it);
+  // a failed load is retried by the next file.
+  wasmReady ??= import("../artifact_bloom_instance.js").catch((error) => {
     wasmReady = undefined;
     throw error;
   });
@@ -46,10 +53,10 @@ async function hashFile(file, whole, onBytes) {
  */
 async function run({ type, id, file, whole }) {
   if (type !== "hash" || !(file instanceof Blob)) throw new TypeError(`hash-worker: unknown message ${JSON.stringify(type)}`);
-  const digest = await hashFile(file, whole === true, (bytes) => self.postMessage({ type: "progress", id, bytes }));
+  const digest = await hashFile(file, whole === true, (bytes) => workerScope.postMessage({ type: "progress", id, bytes }));
   // Exactly 32 bytes of its own, so transferring it moves nothing else.
   const own = new Uint8Array(digest);
-  self.postMessage({ type: "done", id, digest: own, bytes: file.size }, [own.buffer]);
+  workerScope.postMessage({ type: "done", id, digest: own, bytes: file.size }, [own.buffer]);
 }
 
 self.addEventListener("message", (event) => {
@@ -57,8 +64,8 @@ self.addEventListener("message", (event) => {
   run(message).catch((error) => {
     // A file that vanished or became unreadable (NotReadableError) fails
     // alone; the worker keeps serving.
-    self.postMessage({ type: "error", id: message.id, name: error?.name ?? "Error", message: error?.message ?? String(error) });
+    workerScope.postMessage({ type: "error", id: message.id, name: error?.name ?? "Error", message: error?.message ?? String(error) });
   });
 });
 
-self.postMessage({ type: "ready" });
+workerScope.postMessage({ type: "ready" });
