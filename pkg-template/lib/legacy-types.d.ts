@@ -75,7 +75,7 @@ export declare class ArtifactBloomFilter extends WasmResource<"ArtifactBloomFilt
    * Bitwise OR of two filters with the same bitCount and hashCount (e.g.
    * partial filters over digest shards); inserted counts add up.
    */
-  static union(a: ArtifactBloomFilter, b: ArtifactBloomFilter): Result<ArtifactBloomFilter, "incompatibleFilters">;
+  static union(a: ArtifactBloomFilter, b: ArtifactBloomFilter): Result<ArtifactBloomFilter, "incompatibleFilters" | "outOfMemory">;
   /**
    * `false`: definitely absent. `true`: maybe present — never an answer.
    * @throws {RangeError} when `digest` is not a 32-byte `Uint8Array`.
