@@ -20,7 +20,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The timer functions a time limit uses (default: the global ones).
- * @typedef {{ setTimeout(callback: () => void, ms: number): unknown, clearTimeout(handle: unknown): void }} Timers
+ * @typedef {import("./client-types.js").Timers} Timers
  */
 
 /** @type {Timers} */

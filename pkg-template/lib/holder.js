@@ -15,48 +15,135 @@ import { checkTimeout, DEFAULT_TIMEOUT_MS } from "./deadline.js";
 import { checkStreamOptions, fetchSnapshot } from "./snapshot.js";
 
 /**
- * Throws unless `snapshot` is `{ catalogVersion, filter }` with a safe-integer
- * catalogVersion ≥ 0 and a live (not freed) ArtifactBloomFilter.
+ * @import {
+ *   ArtifactIndexSnapshot,
+ *   SnapshotHolderOptions,
+ *   SnapshotLoaderResult,
+ *   SnapshotPollingOptions,
+ *   SnapshotRefreshResult,
+ * } from "./types.js"
+ */
+
+/**
+ * A listener `onReplace` registered.
+ *
+ * @typedef {(next: ArtifactIndexSnapshot, previous: ArtifactIndexSnapshot) => void} ReplaceListener
+ */
+
+/**
+ * A loader `refreshFrom` runs.
+ *
+ * @typedef {(current: ArtifactIndexSnapshot) => SnapshotLoaderResult | Promise<SnapshotLoaderResult>} SnapshotLoader
+ */
+
+/**
+ * A timer handle; Node's has `unref()` (a browser's is a number).
+ *
+ * @typedef {{ unref?: () => void } | undefined} NodeTimer
+ */
+
+/**
+ * One `startPolling` run: its controller, the pending timer, and the
+ * caller's signal with the listener that stops the session.
+ *
+ * @typedef {{
+ *   controller: AbortController;
+ *   timer: ReturnType<typeof setTimeout> | undefined;
+ *   signal: AbortSignal | undefined;
+ *   onAbort: () => void;
+ * }} PollingSession
+ */
+
+/**
+ * Internal: throws unless `snapshot` is `{ catalogVersion, filter }` with a
+ * safe-integer catalogVersion ≥ 0 and a live (not freed) ArtifactBloomFilter.
+ *
+ * @param {unknown} snapshot
+ * @param {string} [parameter] the argument's name, for the error
+ * @returns {asserts snapshot is ArtifactIndexSnapshot}
  */
 export function validateSnapshot(snapshot, parameter = "snapshot") {
   if (snapshot === null || typeof snapshot !== "object") {
     throw typeError(parameter, "an object { catalogVersion, filter }", snapshot);
   }
-  const version = snapshot.catalogVersion;
+  const version = /** @type {{ catalogVersion?: unknown }} */ (snapshot).catalogVersion;
   if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
     throw rangeError(`${parameter}.catalogVersion`, "an integer from 0 to 2^53 - 1", version);
   }
-  const filter = snapshot.filter;
+  const filter = /** @type {{ filter?: unknown }} */ (snapshot).filter;
   if (!(filter instanceof ArtifactBloomFilter)) {
     throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
   }
   if (filter.freed) throw rangeError(`${parameter}.filter`, "an ArtifactBloomFilter that is not freed", filter);
 }
 
+/**
+ * @param {unknown} error
+ * @returns {string}
+ */
 function messageOf(error) {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * `value` when it is undefined or a function; else a TypeError naming `parameter`.
+ *
+ * @template {Function | undefined} T
+ * @param {string} parameter
+ * @param {T} value
+ * @returns {T}
+ */
 function optionalFunction(parameter, value) {
   if (value !== undefined && typeof value !== "function") throw typeError(parameter, "a function", value);
   return value;
 }
 
+/**
+ * The seed's atomically replaced "currentSnapshot reference". Publishes only
+ * complete, validated snapshots (safe-integer catalogVersion ≥ 0, a filter
+ * that is not freed) and, by default, only newer catalogVersions. A failed
+ * refresh keeps the old snapshot in service — never an empty filter.
+ *
+ * The holder never frees a replaced snapshot's filter, because a reader may
+ * still be using it: free it yourself once in-flight calls are done (e.g.
+ * from `onReplace`, after a grace period), or let the GC reclaim it.
+ *
+ * @example
+ * ```ts
+ * const holder = new SnapshotHolder(initial);
+ * holder.onReplace((next, previous) => setTimeout(() => previous.filter.free(), 60_000));
+ * const result = await holder.refreshFrom(() => fetchSnapshot(url, { etag: holder.current().etag }));
+ * if (result.outcome === "failure") log.warn(`snapshot refresh failed: ${result.message}`);
+ * ```
+ */
 export class SnapshotHolder {
+  /** @type {ArtifactIndexSnapshot} */
   #snapshot;
+  /** @type {boolean} */
   #allowSameOrOlder;
+  /** @type {() => number} */
   #now;
+  /** @type {((error: unknown) => void) | undefined} */
   #onError;
+  /** @type {Set<ReplaceListener>} */
   #listeners = new Set();
   #replaceCount = 0;
   #loadFailureCount = 0;
   #staleCount = 0;
   #notModifiedCount = 0;
+  /** @type {Readonly<{ error: string; message: string; at: Date }> | undefined} */
   #lastFailure;
+  /** @type {PollingSession | undefined} */
   #polling;
   // Snapshots that polling loaded itself (no caller holds them but the holder).
+  /** @type {WeakSet<ArtifactIndexSnapshot>} */
   #owned = new WeakSet();
 
+  /**
+   * @param {ArtifactIndexSnapshot} initialSnapshot
+   * @param {SnapshotHolderOptions} [options]
+   * @throws {TypeError | RangeError} for an invalid snapshot or option.
+   */
   constructor(initialSnapshot, options = {}) {
     validateSnapshot(initialSnapshot, "initialSnapshot");
     const { allowSameOrOlder = false, now = Date.now, onError } = options ?? {};
@@ -68,7 +155,11 @@ export class SnapshotHolder {
     this.#snapshot = initialSnapshot;
   }
 
-  /** The snapshot in service. Take it once per query and use only that one. */
+  /**
+   * The snapshot in service. Take it once per query and use only that one.
+   *
+   * @returns {ArtifactIndexSnapshot}
+   */
   current() {
     return this.#snapshot;
   }
@@ -77,6 +168,11 @@ export class SnapshotHolder {
    * Swaps in a validated snapshot, by default only a newer catalogVersion.
    * Returns the previous snapshot (not freed). Throws, keeping the old one,
    * when the snapshot is invalid or not newer.
+   *
+   * @param {ArtifactIndexSnapshot} snapshot
+   * @returns {ArtifactIndexSnapshot} the previous snapshot (not freed)
+   * @throws {RangeError} when its catalogVersion is not newer (unless
+   *   `allowSameOrOlder`), or it is invalid (the old snapshot stays).
    */
   replace(snapshot) {
     validateSnapshot(snapshot);
@@ -103,7 +199,12 @@ export class SnapshotHolder {
     return previous;
   }
 
-  /** Calls `callback(next, previous)` after every swap; returns an unsubscribe function. */
+  /**
+   * Calls `callback(next, previous)` after every swap; returns an unsubscribe function.
+   *
+   * @param {ReplaceListener} callback
+   * @returns {() => void} unsubscribes `callback`
+   */
   onReplace(callback) {
     if (typeof callback !== "function") throw typeError("callback", "a function", callback);
     this.#listeners.add(callback);
@@ -115,7 +216,10 @@ export class SnapshotHolder {
   /**
    * Runs `loader(currentSnapshot)` (a snapshot load result, or a throw) and
    * swaps in a newer snapshot. Never rejects for a load problem: it answers
-   * `{ replaced, outcome, error?, message? }`.
+   * `{ replaced, outcome, error?, message? }` (see `SnapshotRefreshResult`).
+   *
+   * @param {SnapshotLoader} loader
+   * @returns {Promise<SnapshotRefreshResult>}
    */
   async refreshFrom(loader) {
     if (typeof loader !== "function") {
@@ -127,7 +231,13 @@ export class SnapshotHolder {
   // `owned`: the holder loaded the snapshot itself (polling), so nobody else
   // can hold a snapshot it declines, and it frees it. `signal`: a throw after
   // this signal aborted is the holder's own stop, not a load failure.
+  /**
+   * @param {SnapshotLoader} loader
+   * @param {{ owned: boolean; signal?: AbortSignal; freeReplacedAfterMs?: number }} how
+   * @returns {Promise<SnapshotRefreshResult>}
+   */
   async #refresh(loader, { owned, signal, freeReplacedAfterMs }) {
+    /** @type {SnapshotLoaderResult | undefined} */
     let result;
     try {
       result = await loader(this.#snapshot);
@@ -158,7 +268,7 @@ export class SnapshotHolder {
       validateSnapshot(snapshot, "loaded snapshot");
     } catch (error) {
       decline();
-      return this.#failed("invalidSnapshot", error.message);
+      return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
     }
     if (!this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
       // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
@@ -166,12 +276,13 @@ export class SnapshotHolder {
       decline();
       return { replaced: false, outcome: "stale" };
     }
+    /** @type {ArtifactIndexSnapshot} */
     let previous;
     try {
       previous = this.replace(snapshot);
     } catch (error) {
       decline();
-      return this.#failed("invalidSnapshot", error.message);
+      return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
     }
     if (owned) this.#owned.add(snapshot);
     // Opt-in (polling): free a replaced snapshot that polling itself loaded,
@@ -180,17 +291,30 @@ export class SnapshotHolder {
     if (freeReplacedAfterMs !== undefined && this.#owned.has(previous)) {
       this.#owned.delete(previous);
       const timer = setTimeout(() => previous.filter.free(), freeReplacedAfterMs);
-      timer?.unref?.();
+      /** @type {NodeTimer} */ (/** @type {unknown} */ (timer))?.unref?.();
     }
     return { replaced: true, outcome: "replaced" };
   }
 
+  /**
+   * Counts and records a failed refresh.
+   *
+   * @param {string} error
+   * @param {string} message
+   * @returns {SnapshotRefreshResult}
+   */
   #failed(error, message) {
     this.#loadFailureCount += 1;
     this.#lastFailure = Object.freeze({ error, message, at: new Date(this.#now()) });
     return { replaced: false, outcome: "failure", error, message };
   }
 
+  /**
+   * Hands `error` to `onError`, if any (never throws).
+   *
+   * @param {unknown} error
+   * @returns {void}
+   */
   #report(error) {
     try {
       this.#onError?.(error);
@@ -199,32 +323,57 @@ export class SnapshotHolder {
     }
   }
 
-  /** Swaps that happened (replace and successful refreshes). */
+  /**
+   * Swaps that happened (replace and successful refreshes).
+   *
+   * @returns {number}
+   */
   get replaceCount() {
     return this.#replaceCount;
   }
 
-  /** Refreshes that failed; the previous snapshot stayed in service. */
+  /**
+   * Failed refreshes (`artifact_bloom.snapshot.load_failure.count`); the
+   * previous snapshot stayed in service.
+   *
+   * @returns {number}
+   */
   get loadFailureCount() {
     return this.#loadFailureCount;
   }
 
-  /** Refreshes that loaded a snapshot no newer than the one in service. */
+  /**
+   * Refreshes that loaded a snapshot no newer than the one in service.
+   *
+   * @returns {number}
+   */
   get staleCount() {
     return this.#staleCount;
   }
 
-  /** Refreshes answered "not modified" (HTTP 304). */
+  /**
+   * Refreshes answered "not modified" (HTTP 304).
+   *
+   * @returns {number}
+   */
   get notModifiedCount() {
     return this.#notModifiedCount;
   }
 
-  /** `{ error, message, at }` of the last failed refresh, or undefined. */
+  /**
+   * `{ error, message, at }` of the last failed refresh, or undefined.
+   *
+   * @returns {Readonly<{ error: string; message: string; at: Date }> | undefined}
+   */
   get lastFailure() {
     return this.#lastFailure;
   }
 
-  /** True while `startPolling` is active. */
+  /**
+   * True while `startPolling` is active.
+   *
+   * @returns {boolean}
+   */
   get polling() {
     return this.#polling !== undefined;
   }
@@ -239,9 +388,7 @@ export class SnapshotHolder {
    * and polling goes on.
    *
    * @param {string | URL} url
-   * @param {{ intervalMs: number, immediate?: boolean, fetch?: typeof globalThis.fetch, signal?: AbortSignal,
-   *   headers?: Record<string, string>, maxBytes?: number, timeoutMs?: number,
-   *   freeReplacedAfterMs?: number, onRefresh?: (result: object) => void }} options
+   * @param {SnapshotPollingOptions} options
    * @returns {void}
    */
   startPolling(url, options) {
@@ -273,10 +420,12 @@ export class SnapshotHolder {
     if (signal?.aborted) return;
 
     const controller = new AbortController();
+    /** @type {PollingSession} */
     const session = { controller, timer: undefined, signal, onAbort: () => this.#stopSession(session) };
     signal?.addEventListener("abort", session.onAbort, { once: true });
     this.#polling = session;
 
+    /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
     const load = async (current) => {
       const result = await fetchSnapshot(url, {
         etag: current.etag, fetch, headers, maxBytes, timeoutMs, signal: controller.signal,
@@ -288,9 +437,10 @@ export class SnapshotHolder {
       }
       return result;
     };
+    /** @param {number} delay */
     const schedule = (delay) => {
       session.timer = setTimeout(tick, delay);
-      session.timer?.unref?.(); // Node: polling must never keep the process alive.
+      /** @type {NodeTimer} */ (/** @type {unknown} */ (session.timer))?.unref?.(); // Node: polling must never keep the process alive.
     };
     const tick = async () => {
       session.timer = undefined;
@@ -306,11 +456,19 @@ export class SnapshotHolder {
     schedule(immediate ? 0 : intervalMs);
   }
 
-  /** Stops polling and aborts a fetch in flight. Safe to call when not polling. */
+  /**
+   * Stops polling and aborts a fetch in flight. Safe to call when not polling.
+   *
+   * @returns {void}
+   */
   stopPolling() {
     if (this.#polling !== undefined) this.#stopSession(this.#polling);
   }
 
+  /**
+   * @param {PollingSession} session
+   * @returns {void}
+   */
   #stopSession(session) {
     if (this.#polling === session) this.#polling = undefined;
     if (session.timer !== undefined) clearTimeout(session.timer);

@@ -11,8 +11,8 @@ import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadli
 import { httpError, isUint8Array, rangeError, typeError } from "./errors.js";
 
 /**
- * @typedef {import("./deadline.js").Timers} Timers
- * @typedef {{ fetch?: typeof fetch, timeoutMs?: number, timers?: Timers }} HttpArtifactRepositoryOptions
+ * @import { HttpArtifactRepositoryOptions, Timers } from "./client-types.js"
+ * @import { CatalogVersion } from "./types.js"
  */
 
 /** @param {unknown} catalogVersion */
@@ -50,17 +50,48 @@ function statusError(request, response, expected) {
   return httpError(status, "unexpectedStatus", `${request} answered ${came}; expected ${expected}`);
 }
 
-/** Drops a body we will not read, so the connection is released. */
+/**
+ * Drops a body we will not read, so the connection is released.
+ *
+ * @param {Response} response
+ * @returns {void}
+ */
 function discard(response) {
   response.body?.cancel().catch(() => {});
 }
 
+/**
+ * An ArtifactRepository backed by the `artifact-bloom serve` existence API:
+ * `HEAD /blobs/sha256/<hex>?catalogVersion=N` and `POST /blobs:findMissing`.
+ * Only the repository's own 200/404 is an answer; anything else — a
+ * redirect, another status, a malformed body, a timeout — rejects with an
+ * `HttpClientError` (`code`, `status`), never "absent" or "exists".
+ *
+ * @example
+ * ```ts
+ * const repository = new HttpArtifactRepository("http://127.0.0.1:8080/", { timeoutMs: 5_000 });
+ * try {
+ *   await repository.existsAtVersionAsync(digest, 43);
+ * } catch (error) {
+ *   if ((error as HttpClientError).code === "timeout") retryLater();
+ * }
+ * ```
+ */
 export class HttpArtifactRepository {
+  /** @type {URL} */
   #base;
+  /** @type {typeof fetch} */
   #fetch;
+  /** @type {number} */
   #timeoutMs;
+  /** @type {Timers} */
   #timers;
-  /** Requests sent so far, by kind (for summaries; the server counts too). */
+  /**
+   * Requests sent so far, by kind (for summaries; the server counts too).
+   *
+   * @readonly
+   * @type {{ exists: number; findMissing: number }}
+   */
   requests = { exists: 0, findMissing: 0 };
 
   /**
@@ -68,6 +99,7 @@ export class HttpArtifactRepository {
    * @param {HttpArtifactRepositoryOptions} [options] `fetch` (default
    *   globalThis.fetch); `timeoutMs` per request, body included (default
    *   30 000; Infinity for none); `timers` ({ setTimeout, clearTimeout }, for tests)
+   * @throws {TypeError | RangeError} for a bad baseUrl, fetch, timeoutMs or timers.
    */
   constructor(baseUrl, options) {
     if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
@@ -110,7 +142,7 @@ export class HttpArtifactRepository {
    * HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404).
    *
    * @param {Uint8Array} digest
-   * @param {number} catalogVersion
+   * @param {CatalogVersion} catalogVersion
    * @param {AbortSignal} [signal]
    * @returns {Promise<boolean>}
    */
@@ -137,7 +169,7 @@ export class HttpArtifactRepository {
    * POST /blobs:findMissing → one boolean (exists) per digest, in order.
    *
    * @param {readonly Uint8Array[]} digests
-   * @param {number} catalogVersion
+   * @param {CatalogVersion} catalogVersion
    * @param {AbortSignal} [signal]
    * @returns {Promise<boolean[]>}
    */
@@ -180,11 +212,11 @@ export class HttpArtifactRepository {
     // A malformed answer must never read as "everything exists": that would
     // skip uploads of blobs the repository lacks.
     if (body?.catalogVersion !== catalogVersion || !Array.isArray(body.missing)
-      || !body.missing.every((hex) => typeof hex === "string")) {
+      || !body.missing.every((/** @type {unknown} */ hex) => typeof hex === "string")) {
       throw httpError(200, "malformedResponse",
         `${request} answered a malformed body (expected { catalogVersion: ${catalogVersion}, missing: [hex…] })`);
     }
-    const absent = new Set(body.missing.map((hex) => hex.toLowerCase()));
+    const absent = new Set(body.missing.map((/** @type {string} */ hex) => hex.toLowerCase()));
     return hexes.map((hex) => !absent.has(hex));
   }
 }

@@ -27,10 +27,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
 
 /**
- * @typedef {object} RegistryCredentials
- * @property {string} [username] for Basic auth, or sent to the token realm
- * @property {string} [password]
- * @property {string} [token] a bearer token to send as is (no challenge flow)
+ * @typedef {import("./client-types.js").RegistryCredentials} RegistryCredentials
+ * @typedef {import("./client-types.js").RegistryRequestCounts} RegistryRequestCounts
  */
 
 /**
@@ -39,17 +37,6 @@ const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:
  * @property {RegistryCredentials} [credentials] none: anonymous
  * @property {number} [timeoutMs] per request, body included (default 30 000)
  * @property {() => number} [now] clock in epoch ms, for token expiry (default Date.now)
- */
-
-/**
- * @typedef {object} RegistryRequestCounts
- * @property {number} head
- * @property {number} get
- * @property {number} post
- * @property {number} patch
- * @property {number} put
- * @property {number} delete
- * @property {number} token requests to the token realm
  */
 
 /**

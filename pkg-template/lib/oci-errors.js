@@ -4,10 +4,7 @@
 
 import { typeError } from "./errors.js";
 
-/**
- * @typedef {"unauthorized" | "denied" | "notFound" | "redirect" | "tooManyRequests" | "serverError"
- *   | "unexpectedStatus" | "timeout" | "networkError" | "badResponse" | "digestMismatch"} OciRegistryErrorCode
- */
+/** @typedef {import("./client-types.js").OciRegistryErrorCode} OciRegistryErrorCode */
 
 /** An HTTP or transport failure talking to a registry. */
 export class OciRegistryError extends Error {

@@ -29,15 +29,7 @@ const CLIENT = Symbol("client");
  * @typedef {import("./oci-client.js").RegistryRequestCounts} RegistryRequestCounts
  */
 
-/**
- * @typedef {object} OciRegistryRepositoryOptions
- * @property {typeof fetch} [fetch] a fetch implementation (default: globalThis.fetch)
- * @property {RegistryCredentials} [credentials] none: anonymous
- * @property {number} [timeoutMs] per request (default 30 000)
- * @property {number} [concurrency] HEADs in flight in one existsManyAtVersionAsync / findMissingAsync call (default 8)
- * @property {number} [catalogVersion] the only catalogVersion this repository may be asked about
- * @property {() => number} [now] clock in epoch ms, for token expiry (default Date.now)
- */
+/** @typedef {import("./client-types.js").OciRegistryRepositoryOptions} OciRegistryRepositoryOptions */
 
 /** @param {Uint8Array} digest @returns {string} */
 function toHex(digest) {

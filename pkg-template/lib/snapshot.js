@@ -19,19 +19,71 @@ import { ArtifactBloomFilter } from "./filter.js";
 import { toWasm } from "./memory.js";
 import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 
-/** Size of the fixed ABF1 header. */
+/**
+ * @import { RawFilter } from "../artifact_bloom.js"
+ * @import { DecodeResult } from "./variant-types.js"
+ * @import {
+ *   CatalogVersion,
+ *   FetchSnapshotOptions,
+ *   SnapshotHeader,
+ *   SnapshotHeaderResult,
+ *   SnapshotLoadError,
+ *   SnapshotMeta,
+ *   SnapshotResult,
+ *   SnapshotSource,
+ *   SnapshotStreamOptions,
+ * } from "./types.js"
+ * @import { Timers } from "./client-types.js"
+ */
+
+/**
+ * A streaming SHA-256 (node:crypto's, in Node).
+ *
+ * @typedef {{ update(bytes: Uint8Array): unknown; digest(): Uint8Array }} NativeHasher
+ */
+
+/**
+ * The chunks of a snapshot source, read one at a time.
+ *
+ * @typedef {{
+ *   next(): IteratorResult<Uint8Array> | Promise<IteratorResult<Uint8Array>>;
+ *   return?(): unknown;
+ * }} ChunkIterator
+ */
+
+/**
+ * A source that may be an (async) iterable: checked before use.
+ *
+ * @typedef {Partial<AsyncIterable<Uint8Array> & Iterable<Uint8Array>>} MaybeIterable
+ */
+
+/** Size of the fixed ABF1 header in bytes (96). */
 export const ABF1_HEADER_LENGTH = 96;
 
+/**
+ * @param {SnapshotLoadError} error
+ * @param {string} message
+ * @returns {{ kind: "failure"; error: SnapshotLoadError; message: string }}
+ */
 function loadFailure(error, message) {
   return { kind: "failure", error, message };
 }
 
 
-/** `{ catalogVersion, filter, header }` from the raw `{ header, filter }`. */
+/**
+ * `{ catalogVersion, filter, header }` from the raw `{ header, filter }`.
+ *
+ * @param {{ header: SnapshotHeader; filter: RawFilter }} raw what the raw decoders return (the filter still unwrapped)
+ * @param {SnapshotMeta | undefined} meta
+ * @returns {Extract<SnapshotResult, { kind: "success" }>["value"]}
+ */
 function toSnapshot(raw, meta) {
+  /** @type {{ catalogVersion: CatalogVersion; filter: ArtifactBloomFilter; header: SnapshotHeader; lastModified?: Date; etag?: string; source?: string }} */
   const snapshot = {
     catalogVersion: raw.header.catalogVersion,
-    filter: ArtifactBloomFilter._wrap(raw.filter),
+    // filter.js is still typed in legacy-types.d.ts, which does not declare its internal `_wrap`.
+    filter: /** @type {typeof ArtifactBloomFilter & { _wrap(raw: RawFilter): ArtifactBloomFilter }} */ (
+      ArtifactBloomFilter)._wrap(raw.filter),
     header: Object.freeze(raw.header),
   };
   // Only the documented facts are copied: nothing in `meta` can override
@@ -47,18 +99,34 @@ function toSnapshot(raw, meta) {
 // A native SHA-256 (node:crypto), registered by the Node entry point as a
 // factory of `{ update(bytes), digest() }`. The browser build leaves it unset
 // and hashes in wasm.
+/** @type {(() => NativeHasher) | undefined} */
 let nativeHasher;
 
-/** Internal: registers the native hasher factory. */
+/**
+ * Internal: registers the native SHA-256 factory (the Node entry point does).
+ *
+ * @internal
+ * @param {() => NativeHasher} factory
+ * @returns {void}
+ */
 export function _useNativeSha256(factory) {
   nativeHasher = factory;
 }
 
+/**
+ * @param {Uint8Array} bytes
+ * @returns {boolean}
+ */
 function isShared(bytes) {
   return typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer;
 }
 
-/** Step 8's SHA-256 computed natively, or undefined to hash in wasm. */
+/**
+ * Step 8's SHA-256 computed natively, or undefined to hash in wasm.
+ *
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array | undefined}
+ */
 function prehash(bytes) {
   // A shared buffer could change between hashing here and the copy into
   // wasm; only private memory takes the native path.
@@ -68,13 +136,27 @@ function prehash(bytes) {
   return hasher.digest();
 }
 
-/** Loads a complete ABF1 file from memory. */
+/**
+ * Loads a complete ABF1 file from memory. Never returns a partially usable filter.
+ *
+ * @example
+ * ```ts
+ * const loaded = loadSnapshot(new Uint8Array(await readFile("catalog.abf1")));
+ * if (loaded.kind === "failure") throw new Error(`${loaded.error}: ${loaded.message}`);
+ * const { catalogVersion, filter } = loaded.value;
+ * ```
+ *
+ * @param {Uint8Array} bytes the whole file
+ * @param {SnapshotMeta} [meta] copied onto the snapshot (e.g. the file's mtime as `lastModified`)
+ * @returns {SnapshotResult}
+ */
 export function loadSnapshot(bytes, meta) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
   // Steps 1–5 from the first 96 bytes alone: a bad header — or a buffer far
   // longer than its header declares — is decided without hashing or copying
   // the whole input into wasm memory (which never shrinks again).
-  const header = load(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)));
+  const header = /** @type {DecodeResult<SnapshotHeader, SnapshotLoadError>} */ (
+    load(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))));
   if (header.kind === "failure") return header;
   const total = ABF1_HEADER_LENGTH + header.value.payloadLength;
   if (bytes.byteLength > total) {
@@ -85,20 +167,36 @@ export function loadSnapshot(bytes, meta) {
   }
   const digest = prehash(bytes);
   // toWasm: a file that does not fit in wasm memory is `outOfMemory`, not a trap.
-  const result = load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest)));
+  const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
+    load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest))));
   return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
 }
 
 /**
  * Reads just the header (load steps 1–5) — for tools that show what a
- * corrupted file claims. Returns the usual result shape.
+ * (possibly corrupted) file's header claims. Returns the usual result shape.
+ *
+ * @param {Uint8Array} bytes the file, or at least its first 96 bytes
+ * @returns {SnapshotHeaderResult}
  */
 export function readSnapshotHeader(bytes) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
-  return load(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))));
+  return /** @type {SnapshotHeaderResult} */ (
+    load(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)))));
 }
 
-/** Encodes a filter and its catalog version as ABF1 bytes. */
+/**
+ * Encodes a filter and its catalog version as ABF1 bytes.
+ *
+ * @param {ArtifactBloomFilter} filter
+ * @param {{ catalogVersion: CatalogVersion }} options
+ * @returns {Uint8Array<ArrayBuffer>}
+ * @throws {RangeError} when catalogVersion is not an integer in 0..2^53−1.
+ * @throws {Error} with `code: "invalidFilter"` when the filter could not be
+ *   loaded back — e.g. a `union` whose summed insertedItemCount exceeds
+ *   expectedItemCount (ABF1 requires inserted ≤ expected).
+ * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for the output.
+ */
 export function encodeSnapshot(filter, options) {
   if (!(filter instanceof ArtifactBloomFilter)) {
     throw typeError("filter", "an ArtifactBloomFilter", filter);
@@ -107,27 +205,40 @@ export function encodeSnapshot(filter, options) {
   if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
     throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", version);
   }
-  return rawEncodeSnapshot(filter._raw(), version);
+  return /** @type {Uint8Array<ArrayBuffer>} */ (rawEncodeSnapshot(filter._raw(), version));
 }
 
-/** Turns a Response, ReadableStream or (async) iterable into an async iterator of chunks. */
+/**
+ * Turns a Response, ReadableStream or (async) iterable into an iterator of chunks.
+ *
+ * @param {SnapshotSource} source checked here: anything else throws a TypeError
+ * @returns {ChunkIterator}
+ */
 function chunksOf(source) {
   if (typeof Response !== "undefined" && source instanceof Response) {
     return source.body === null ? emptyChunks() : readerChunks(source.body);
   }
   if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return readerChunks(source);
-  if (source != null && typeof source[Symbol.asyncIterator] === "function") return source[Symbol.asyncIterator]();
-  if (source != null && typeof source[Symbol.iterator] === "function" && !isUint8Array(source)) {
-    return source[Symbol.iterator]();
+  // What is left should be an (async) iterable; a caller's JavaScript may pass anything.
+  if (source != null && typeof (/** @type {MaybeIterable} */ (source))[Symbol.asyncIterator] === "function") {
+    return /** @type {AsyncIterable<Uint8Array>} */ (source)[Symbol.asyncIterator]();
+  }
+  if (source != null && typeof (/** @type {MaybeIterable} */ (source))[Symbol.iterator] === "function" && !isUint8Array(source)) {
+    return /** @type {Iterable<Uint8Array>} */ (source)[Symbol.iterator]();
   }
   throw typeError("source", "a ReadableStream, a Response or an (async) iterable of Uint8Array chunks", source);
 }
 
+/** @returns {AsyncGenerator<Uint8Array, void, undefined>} */
 async function* emptyChunks() {}
 
 // A plain iterator over a stream reader (not an async generator): `return()`
 // must cancel the stream at once — closing the HTTP connection — even while
 // a read is pending, which a suspended generator cannot do.
+/**
+ * @param {ReadableStream<Uint8Array>} stream
+ * @returns {ChunkIterator}
+ */
 function readerChunks(stream) {
   const reader = stream.getReader();
   const release = () => {
@@ -158,13 +269,19 @@ const IDLE = Symbol("idle");
 /**
  * The next chunk; a rejection with the signal's reason as soon as it aborts;
  * or IDLE when `idle.ms` pass first (the timer is cleared on every path).
+ *
+ * @param {ChunkIterator} iterator
+ * @param {AbortSignal | undefined} signal
+ * @param {{ ms: number; timers: Timers }} idle
+ * @returns {Promise<IteratorResult<Uint8Array> | typeof IDLE>}
  */
 function nextOrAbort(iterator, signal, idle) {
   const pending = Promise.resolve(iterator.next());
   if (signal === undefined && idle.ms === Infinity) return pending;
   return new Promise((resolve, reject) => {
     let stopTimer = () => {};
-    const onAbort = () => settle(reject, abortReason(signal));
+    const onAbort = () => settle(reject, abortReason(/** @type {AbortSignal} */ (signal)));
+    /** @type {<T>(how: (value: T) => void, value: T) => void} */
     const settle = (how, value) => {
       stopTimer();
       signal?.removeEventListener("abort", onAbort);
@@ -176,6 +293,10 @@ function nextOrAbort(iterator, signal, idle) {
   });
 }
 
+/**
+ * @param {AbortSignal} signal
+ * @returns {unknown}
+ */
 function abortReason(signal) {
   return signal.reason ?? new DOMException("The snapshot load was aborted", "AbortError");
 }
@@ -183,6 +304,11 @@ function abortReason(signal) {
 /**
  * The stream options' checks, shared with fetchSnapshot (which must refuse
  * bad options before it sends a request) and SnapshotHolder.startPolling.
+ *
+ * @internal
+ * @param {SnapshotStreamOptions | undefined} options
+ * @returns {void}
+ * @throws {TypeError | RangeError} for a bad option
  */
 export function checkStreamOptions(options) {
   const { maxBytes = Infinity, onProgress, idleTimeoutMs, timers } = options ?? {};
@@ -207,10 +333,16 @@ export function checkStreamOptions(options) {
  * caller's own stream may pause by design — fetchSnapshot passes its
  * `timeoutMs`), `timers` (injectable for tests).
  *
- * @param {ReadableStream<Uint8Array> | Response | AsyncIterable<Uint8Array> | Iterable<Uint8Array>} source
- * @param {{ maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
- *   signal?: AbortSignal, meta?: object, idleTimeoutMs?: number, timers?: import("./deadline.js").Timers }} [options]
- * @returns {Promise<{ kind: "success", value: object } | { kind: "failure", error: string, message: string }>}
+ * @example
+ * ```ts
+ * const loaded = await loadSnapshotStream(fs.createReadStream("catalog.abf1"), {
+ *   onProgress: ({ bytes, total }) => console.log(bytes, total),
+ * });
+ * ```
+ *
+ * @param {SnapshotSource} source
+ * @param {SnapshotStreamOptions} [options]
+ * @returns {Promise<SnapshotResult>}
  */
 export async function loadSnapshotStream(source, options = {}) {
   const { maxBytes = Infinity, onProgress, signal, meta } = options ?? {};
@@ -244,7 +376,7 @@ export async function loadSnapshotStream(source, options = {}) {
       if (bytes + chunk.byteLength > maxBytes) {
         return loadFailure("tooLarge", `the snapshot exceeds maxBytes (${maxBytes}); ${bytes + chunk.byteLength} bytes arrived`);
       }
-      const pushed = load(() => decoder.push(toWasm(chunk)));
+      const pushed = /** @type {DecodeResult<void, SnapshotLoadError>} */ (load(() => decoder.push(toWasm(chunk))));
       if (pushed.kind === "failure") return pushed;
       if (hasher !== undefined) hashCovered(hasher, chunk, bytes);
       bytes += chunk.byteLength;
@@ -254,7 +386,8 @@ export async function loadSnapshotStream(source, options = {}) {
     // Undefined also when the file ended early: the decoder reports how.
     const computed = await hasher?.digest();
     signal?.throwIfAborted(); // an abort during WebCrypto's digest still counts
-    const result = load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed)));
+    const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
+      load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed))));
     return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
   } finally {
     decoder.free();
@@ -279,12 +412,14 @@ export async function loadSnapshotStream(source, options = {}) {
  * checksum, catalogVersion). The snapshot carries `etag` and `lastModified`
  * from the response; an `httpError` failure carries the `status`.
  *
+ * @example
+ * ```ts
+ * const loaded = await fetchSnapshot("/snapshot", { onProgress: ({ bytes, total }) => {} });
+ * ```
+ *
  * @param {string | URL} url
- * @param {{ etag?: string, headers?: Record<string, string>, fetch?: typeof globalThis.fetch, timeoutMs?: number,
- *   maxBytes?: number, onProgress?: (progress: { bytes: number, total: number | undefined }) => void,
- *   signal?: AbortSignal, idleTimeoutMs?: number, timers?: import("./deadline.js").Timers }} [options]
- * @returns {Promise<{ kind: "success", value: object }
- *   | { kind: "failure", error: string, message: string, status?: number }>}
+ * @param {FetchSnapshotOptions} [options]
+ * @returns {Promise<SnapshotResult>}
  */
 export async function fetchSnapshot(url, options = {}) {
   options ??= {};
@@ -300,12 +435,13 @@ export async function fetchSnapshot(url, options = {}) {
   // The limit covers the wait for the response headers; the body gets an
   // idle limit below (a large snapshot may take longer than timeoutMs).
   const deadline = startDeadline(signal, timeoutMs, timers, `GET ${url}`);
+  /** @type {Response} */
   let response;
   try {
     response = await fetchImpl(url, { headers: requestHeaders, signal: deadline.signal });
   } catch (error) {
     if (!deadline.expired) throw error;
-    return loadFailure("timeout", deadline.reason.message);
+    return loadFailure("timeout", /** @type {Error} */ (deadline.reason).message);
   } finally {
     deadline.clear();
   }

@@ -2,13 +2,15 @@
 // code): scripts/emit-types.mjs has tsc emit lib/types.d.ts from this file,
 // and the package's index.d.ts re-exports every type. The shapes
 // (`BloomSpec`, `BloomError`, `Result<T>`) are the TypeScript reference's.
-// The other filters' types are in variant-types.js.
+// The HTTP clients' types are in client-types.js, the other filters' in
+// variant-types.js.
 //
 // Readonly object types are written as type literals (`readonly` needs
 // them), so their fields are documented in the type's own comment; mutable
 // ones use `@property`, which documents each field.
 
 /** @import { ArtifactBloomFilter } from "./filter.js" */
+/** @import { Timers } from "./client-types.js" */
 
 // ==== The reference filter ===================================================
 
@@ -25,22 +27,27 @@
  */
 
 /**
- * The reference's build errors.
+ * The reference's build errors, then `outOfMemory` (not the reference's):
+ * WebAssembly memory, which grows to 4 GiB at most and never shrinks, had no
+ * room for the digests' copy or the bit array.
  *
  * @typedef {"invalidExpectedItemCount"
  *   | "invalidFalsePositiveRate"
  *   | "capacityExceeded"
  *   | "filterTooLarge"
- *   | "invalidDigest"} BloomError
+ *   | "invalidDigest"
+ *   | "outOfMemory"} BloomError
  */
 
 /**
  * The reference's result shape: plain objects, compared with `deepEqual`.
+ * Only an `outOfMemory` failure carries a `message` (the bytes it could not
+ * reserve).
  *
  * @template TValue
  * @template {string} [TError=BloomError]
  * @typedef {{ readonly kind: "success"; readonly value: TValue }
- *   | { readonly kind: "failure"; readonly error: TError }} Result
+ *   | { readonly kind: "failure"; readonly error: TError; readonly message?: string }} Result
  */
 
 // ==== ABF1 snapshots =========================================================
@@ -66,9 +73,17 @@
 
 /**
  * ABF1 load failures, in the order the loader checks them, plus the
- * stream/HTTP ones: `tooLarge` (`loadSnapshotStream`: more than `maxBytes`),
- * `httpError` (`fetchSnapshot`: a non-2xx answer) and `notModified`
- * (`fetchSnapshot` with `etag`: the server answered 304).
+ * stream/HTTP ones:
+ *
+ * - `tooLarge`: `loadSnapshotStream` got more than `maxBytes` (decided from
+ *   the header, before anything is reserved).
+ * - `outOfMemory`: WebAssembly memory (4 GiB at most, never shrinking) had
+ *   no room for the file's copy or the bit array.
+ * - `httpError`: `fetchSnapshot` got a non-2xx answer (the failure carries `status`).
+ * - `notModified`: `fetchSnapshot` with `etag`: the server answered 304.
+ * - `timeout`: `fetchSnapshot` got no response headers within `timeoutMs`,
+ *   or no body bytes for that long; `loadSnapshotStream` got no chunk for
+ *   `idleTimeoutMs`. The source is cancelled (the connection dropped).
  *
  * @typedef {"truncated"
  *   | "badMagic"
@@ -78,15 +93,23 @@
  *   | "lengthMismatch"
  *   | "checksumMismatch"
  *   | "tooLarge"
+ *   | "outOfMemory"
  *   | "httpError"
- *   | "notModified"} SnapshotLoadError
+ *   | "notModified"
+ *   | "timeout"} SnapshotLoadError
  */
 
 /**
- * A load result: the snapshot, or the spec's error code and a message.
+ * A load result: the snapshot, or the spec's error code and a message; an
+ * `httpError` failure carries the HTTP `status` that came.
  *
  * @typedef {{ readonly kind: "success"; readonly value: ArtifactIndexSnapshot & { header: SnapshotHeader } }
- *   | { readonly kind: "failure"; readonly error: SnapshotLoadError; readonly message: string }} SnapshotResult
+ *   | {
+ *     readonly kind: "failure";
+ *     readonly error: SnapshotLoadError;
+ *     readonly message: string;
+ *     readonly status?: number;
+ *   }} SnapshotResult
  */
 
 /**
@@ -129,7 +152,13 @@
  * Options of `loadSnapshotStream` (and `fetchSnapshot`).
  *
  * @typedef {object} SnapshotStreamOptions
- * @property {number} [maxBytes] Refuse files larger than this (failure `tooLarge`), checked from the header.
+ * @property {number} [maxBytes] Refuse files larger than this (failure `tooLarge`): checked from the
+ *   header, before anything is reserved for the payload.
+ * @property {number} [idleTimeoutMs] No chunk for this many milliseconds: failure `timeout`, and the
+ *   source is cancelled. Default: no limit for a stream you pass in (your source may pause by
+ *   design); `fetchSnapshot` uses its `timeoutMs`. A positive number (Infinity: no limit);
+ *   anything else throws a RangeError.
+ * @property {Timers} [timers] Timer functions for the idle limit (tests).
  * @property {(progress: SnapshotProgress) => void} [onProgress] Called after each chunk; `total` is known once 96 bytes arrived.
  * @property {AbortSignal} [signal] Aborting rejects the load with the signal's reason.
  * @property {SnapshotMeta} [meta] Copied onto the snapshot (e.g. the file's mtime as `lastModified`).
@@ -138,12 +167,19 @@
 /**
  * Options of `fetchSnapshot`: the stream options, plus `etag` (sent as
  * If-None-Match: a 304 answers the failure `notModified`), extra request
- * `headers` and a `fetch` implementation (default `globalThis.fetch`).
+ * `headers`, a `fetch` implementation (default `globalThis.fetch`) and
+ * `timeoutMs`: the wait for the response headers, and (unless
+ * `idleTimeoutMs` is given) the longest pause between body chunks; past it,
+ * failure `timeout`. Default 30 000; Infinity for none. A download that
+ * keeps sending is not cut off — bound the whole load with
+ * `signal: AbortSignal.timeout(ms)`. Redirects are followed (the file proves
+ * itself: magic, checksum, catalogVersion).
  *
  * @typedef {SnapshotStreamOptions & {
  *   etag?: string;
  *   headers?: Record<string, string>;
  *   fetch?: typeof fetch;
+ *   timeoutMs?: number;
  * }} FetchSnapshotOptions
  */
 
@@ -286,7 +322,7 @@
  * snapshot in service is unchanged); `notModified` (HTTP 304) and `stale` (a
  * snapshot no newer than the one in service) are not failures; `aborted`
  * only happens when polling is stopped mid-fetch. A failure's `error` is the
- * load result's code (e.g. "checksumMismatch", "httpError"), or
+ * load result's code (e.g. "checksumMismatch", "httpError", "timeout"), or
  * "loaderThrew", "invalidLoadResult", "invalidSnapshot".
  *
  * @typedef {{ readonly replaced: true; readonly outcome: "replaced" }
@@ -323,6 +359,10 @@
  * - `signal`: aborting it stops polling (and aborts a fetch in flight).
  * - `headers`: extra request headers.
  * - `maxBytes`: refuse snapshots larger than this (`tooLarge` failure).
+ * - `timeoutMs`: `fetchSnapshot`'s `timeoutMs` for each poll (default
+ *   30 000; Infinity for none): a poll that gets no headers, or no body
+ *   bytes, for that long is a failure `timeout` — counted in
+ *   `loadFailureCount`, the snapshot in service kept, polling goes on.
  * - `freeReplacedAfterMs`: free a snapshot that polling loaded once a newer
  *   one replaced it, this many milliseconds later (long enough for calls
  *   that started on it to finish). Default: never — the
@@ -337,6 +377,7 @@
  *   readonly signal?: AbortSignal;
  *   readonly headers?: Record<string, string>;
  *   readonly maxBytes?: number;
+ *   readonly timeoutMs?: number;
  *   readonly freeReplacedAfterMs?: number;
  *   readonly onRefresh?: (result: SnapshotRefreshResult) => void;
  * }} SnapshotPollingOptions

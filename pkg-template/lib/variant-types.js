@@ -57,7 +57,8 @@
  *   | "filterTooLarge"
  *   | "hashCountTooLarge"
  *   | "lengthMismatch"
- *   | "nonZeroPadding"} TlbfDecodeError
+ *   | "nonZeroPadding"
+ *   | "outOfMemory"} TlbfDecodeError
  */
 
 /**
@@ -79,7 +80,8 @@
  *   | "wordIndexOutOfRange"
  *   | "wordIndicesNotIncreasing"
  *   | "zeroWordValue"
- *   | "nonCanonicalEncoding"} MergeableDecodeError
+ *   | "nonCanonicalEncoding"
+ *   | "outOfMemory"} MergeableDecodeError
  */
 
 /**
@@ -126,7 +128,8 @@
  *   | "invalidBitCount"
  *   | "zeroHashCount"
  *   | "hashCountTooLarge"
- *   | "lengthMismatch"} ScalableDecodeError
+ *   | "lengthMismatch"
+ *   | "outOfMemory"} ScalableDecodeError
  */
 
 /**

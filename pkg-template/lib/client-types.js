@@ -1,0 +1,127 @@
+// The public types of the package's HTTP clients (HttpArtifactRepository,
+// OciRegistryRepository, the snapshot fetch's time limits), as JSDoc
+// typedefs only (no runtime code). scripts/emit-types.mjs has tsc emit
+// lib/client-types.d.ts from this file, and the package's index.d.ts
+// re-exports every type. The modules that use them (deadline.js,
+// http-repository.js, oci-*.js) alias these typedefs instead of restating
+// them. Kept apart from types.js so each file stays readable.
+//
+// Readonly object types are written as type literals (`readonly` needs
+// them), so their fields are documented in the type's own comment.
+
+// ==== Time limits ============================================================
+
+/**
+ * The timer functions a time limit uses (default: the global `setTimeout` /
+ * `clearTimeout`). Inject them to drive time limits in tests without waiting
+ * on the clock; they are called as methods of this object.
+ *
+ * @typedef {{
+ *   setTimeout(callback: () => void, ms: number): unknown;
+ *   clearTimeout(handle: unknown): void;
+ * }} Timers
+ */
+
+// ==== HttpArtifactRepository =================================================
+
+/**
+ * Why an `HttpArtifactRepository` call rejected:
+ * - `redirect`: a 3xx (or a browser's opaque redirect, status 0). Redirects
+ *   are never followed: an existence answer comes only from the repository.
+ * - `unexpectedStatus`: any other status but 200/404 (HEAD) or 200 (findMissing).
+ * - `malformedResponse`: a findMissing 200 whose body is not
+ *   `{ catalogVersion, missing: [hex…] }` for the version asked.
+ * - `timeout`: no complete answer within `timeoutMs` (no `status`).
+ *
+ * @typedef {"redirect" | "unexpectedStatus" | "malformedResponse" | "timeout"} HttpClientErrorCode
+ */
+
+/**
+ * The Error an `HttpArtifactRepository` call rejects with for a non-answer.
+ * `status` is the HTTP status that came; absent on `timeout`.
+ *
+ * @typedef {Error & {
+ *   readonly code: HttpClientErrorCode;
+ *   readonly status?: number;
+ * }} HttpClientError
+ */
+
+/**
+ * Options of `new HttpArtifactRepository`.
+ *
+ * @typedef {object} HttpArtifactRepositoryOptions
+ * @property {typeof fetch} [fetch] A fetch implementation (default `globalThis.fetch`).
+ * @property {number} [timeoutMs] Per request, body included: past it the call rejects with code
+ *   `timeout` (name "TimeoutError"). Default 30 000; Infinity for none. A caller's aborted
+ *   `signal` still rejects with the caller's reason.
+ * @property {Timers} [timers] Timer functions for the limit (tests).
+ */
+
+// ==== OciRegistryRepository ==================================================
+
+/**
+ * Registry credentials: none (anonymous), username/password, or a bearer token sent as is.
+ *
+ * - `username` / `password`: Basic auth, or sent (Basic) to the Bearer token realm.
+ * - `token`: a ready bearer token, sent on every request; no challenge flow.
+ *
+ * @typedef {{
+ *   readonly username?: string;
+ *   readonly password?: string;
+ *   readonly token?: string;
+ * }} RegistryCredentials
+ */
+
+/**
+ * Options of `new OciRegistryRepository`.
+ *
+ * - `fetch`: a fetch implementation (default: `globalThis.fetch`).
+ * - `credentials`: none: anonymous.
+ * - `timeoutMs`: per request, body included (default 30 000).
+ * - `concurrency`: HEADs in flight in one `existsManyAtVersionAsync` /
+ *   `findMissingAsync` call (default 8).
+ * - `catalogVersion`: the only catalogVersion this repository may be asked
+ *   about; others reject with code `catalogVersionMismatch`.
+ * - `now`: clock in epoch milliseconds, for bearer-token expiry (default `Date.now`).
+ *
+ * @typedef {{
+ *   readonly fetch?: typeof fetch;
+ *   readonly credentials?: RegistryCredentials;
+ *   readonly timeoutMs?: number;
+ *   readonly concurrency?: number;
+ *   readonly catalogVersion?: number;
+ *   readonly now?: () => number;
+ * }} OciRegistryRepositoryOptions
+ */
+
+/**
+ * Requests an OciRegistryRepository sent, by method, plus token-realm requests (`token`).
+ *
+ * @typedef {object} RegistryRequestCounts
+ * @property {number} head
+ * @property {number} get
+ * @property {number} post
+ * @property {number} patch
+ * @property {number} put
+ * @property {number} delete
+ * @property {number} token Requests to the token realm.
+ */
+
+/**
+ * Why an `OciRegistryError` was thrown: a registry answer that was not the
+ * expected one (by status), or no answer at all (`timeout`, `networkError`).
+ *
+ * @typedef {"unauthorized"
+ *   | "denied"
+ *   | "notFound"
+ *   | "redirect"
+ *   | "tooManyRequests"
+ *   | "serverError"
+ *   | "unexpectedStatus"
+ *   | "timeout"
+ *   | "networkError"
+ *   | "badResponse"
+ *   | "digestMismatch"} OciRegistryErrorCode
+ */
+
+export {};
