@@ -39,7 +39,7 @@ import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 /**
  * A streaming SHA-256 (node:crypto's, in Node).
  *
- * @typedef {{ update(bytes: Uint8Array): unknown; digest(): Uint8Array }} NativeHasher
+ * @typedef {{ update(bytes: Uint8Array): unknown; digest(): Uint8Array; close?: () => void }} NativeHasher
  */
 
 /**
@@ -354,8 +354,10 @@ export async function loadSnapshotStream(source, options = {}) {
   // Node, else WebCrypto once the whole payload is in (both several times
   // faster than wasm); the decoder still compares it. Without either (an
   // insecure browser context) the decoder hashes in wasm as bytes arrive.
+  /** @type {NativeHasher | import("./snapshot-checksum.js").ChecksumHasher | undefined} */
   const hasher = nativeHasher?.() ?? webCryptoHasher(() => decoder.totalLength());
   // The decoder compares a valid header's total length with maxBytes itself.
+  /** @type {RawSnapshotDecoder} */
   const decoder = hasher === undefined ? new RawSnapshotDecoder(maxBytes) : RawSnapshotDecoder.withExternalChecksum(maxBytes);
   let bytes = 0;
   let finished = false;
