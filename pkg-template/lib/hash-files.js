@@ -32,34 +32,41 @@ const MAX_DEFAULT_CONCURRENCY = 8;
 const FALLBACK_CONCURRENCY = 4;
 
 /**
- * @typedef {{ kind: "success", value: Uint8Array }
- *   | { kind: "failure", error: "readFailed" | "workerFailed", message: string }} HashFileResult
+ * One file's outcome in `hashFiles`: its 32-byte SHA-256, or why there is
+ * none — `readFailed` (the file vanished or became unreadable; `message` has
+ * the browser's error) or `workerFailed` (a hashing worker could not start or
+ * stopped).
+ *
+ * @typedef {Readonly<{ kind: "success"; value: Uint8Array }>
+ *   | Readonly<{ kind: "failure"; error: "readFailed" | "workerFailed"; message: string }>} HashFileResult
  */
 
 /**
- * @typedef {object} HashFilesProgress
- * @property {number} bytes bytes hashed so far, over all files (never decreases)
- * @property {number | undefined} total the sum of the files' sizes, once all are known (in browsers
- *   reading many files' sizes takes a moment, and hashing starts meanwhile)
- * @property {number} index the file that advanced (its position in `files`)
- * @property {number} fileBytes that file's bytes hashed so far
+ * @typedef {Readonly<{
+ *   bytes: number;
+ *   total: number | undefined;
+ *   index: number;
+ *   fileBytes: number;
+ * }>} HashFilesProgress `bytes`: processed so far over all files (never
+ *   decreases); `total`: the sum of the files' sizes, once all are known;
+ *   `index`: the file that advanced; `fileBytes`: that file's bytes so far.
  */
 
 /**
- * @typedef {object} HashedFile
- * @property {number} index the file's position in `files`
- * @property {HashFileResult} result its digest, or why it has none
- * @property {number} ms milliseconds from the start of its hashing to the result
- */
-
-/**
- * @typedef {object} HashFilesOptions
- * @property {(progress: HashFilesProgress) => void} [onProgress] called as bytes are hashed (throttled per file)
- * @property {(file: HashedFile) => void} [onFile] called once per file, as soon as its result is known
- * @property {AbortSignal} [signal] aborting rejects with its reason and stops every worker at once
- * @property {number} [concurrency] files hashed at once (and the most workers); default hardwareConcurrency, at most 8
- * @property {number} [wholeFileLimit] bytes: files up to this size are read whole for WebCrypto; default 256 MiB
- * @property {string | URL} [workerUrl] a module worker script speaking hash-worker.js's protocol; default the package's own
+ * @typedef {{
+ *   onProgress?: (progress: HashFilesProgress) => void;
+ *   onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number }>) => void;
+ *   signal?: AbortSignal;
+ *   concurrency?: number;
+ *   wholeFileLimit?: number;
+ *   workerUrl?: string | URL;
+ * }} HashFilesOptions `onProgress`: called as bytes are processed
+ *   (throttled per file); `onFile`: once per file, as soon as its result is
+ *   known; `signal`: aborting rejects with its reason and stops every worker;
+ *   `concurrency`: files hashed at once (default hardwareConcurrency, at most
+ *   8); `wholeFileLimit`: files up to this many bytes are read whole for
+ *   WebCrypto (default 256 MiB); `workerUrl`: a module worker speaking
+ *   hash-worker.js's protocol.
  */
 
 /** @typedef {import("./hash-runners.js").Runner} Runner */
