@@ -1,4 +1,4 @@
-//! The mergeable Bloom filter of seed 003: a state-based CRDT whose join is
+//! The mergeable Bloom filter (MBLF): a state-based CRDT whose join is
 //! the bitwise OR of the shared [`BitArray`], with sparse deltas.
 //!
 //! Probes: `h1 = murmur3(x, 0)`, `h2 = murmur3(x, h1)`,

@@ -35,7 +35,7 @@ impl Hasher for DigestPrefixHasher {
 /// not a multiple of 32 (`Some(Err)` when the set and the output, about twice
 /// the input, cannot be reserved). The reference counts `insertedItemCount`
 /// as given, so a publisher de-duplicates first to make it an exact unique
-/// count (seed 000: "Provide an exact unique count as metadata").
+/// count (the catalog design: "Provide an exact unique count as metadata").
 pub fn dedup_packed(packed: &[u8]) -> Option<Result<(Vec<u8>, u64), OutOfMemory>> {
     if packed.len() % DIGEST_LENGTH != 0 {
         return None;

@@ -1,5 +1,5 @@
 //! A scalable Bloom filter (Almeida, Baquero, Preguiça, Hutchison 2007;
-//! seed 004 step 5): a chain of plain filters that grows instead of
+//! the sizing study's step 5): a chain of plain filters that grows instead of
 //! saturating. No deletes.
 //!
 //! Stage i holds `c0·g^i` items at rate `p0·r^i` with `p0 = p·(1 − r)`, so by

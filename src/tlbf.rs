@@ -1,4 +1,4 @@
-//! TLBF: the Bloom filter of seed 002, byte-compatible with
+//! TLBF: the Bloom filter byte-compatible with
 //! `tl_ds::bloom::Bloom` and the Python dedup implementation.
 //!
 //! Probes are FNV-1a 64 plus the SplitMix64 finalizer (Kirsch–Mitzenmacher
@@ -107,7 +107,7 @@ pub struct TlBloom {
 }
 
 impl TlBloom {
-    /// Sizes for n items at false-positive rate p (seed 002 "Sizing").
+    /// Sizes for n items at false-positive rate p (the TLBF format's "Sizing").
     pub fn with_rate(n: u64, p: f64) -> Result<Self, TlbfError> {
         let (m, k) = checked_optimal_params(n, p)?;
         Self::empty(m, k)

@@ -140,7 +140,7 @@ export class MergeableDelta extends WasmResource {
 }
 
 /**
- * The mergeable Bloom filter of seed 003: a state-based CRDT whose merge is
+ * The mergeable Bloom filter (MBLF): a state-based CRDT whose merge is
  * bitwise OR. Union-only (no removes). Probes: Kirsch–Mitzenmacher double
  * hashing with MurmurHash3_x86_32 (`h1 = murmur(x, 0)`, `h2 = murmur(x, h1)`).
  * Replicas created with the same arguments have the same shape.

@@ -39,7 +39,7 @@ function createRaw(options) {
 }
 
 /**
- * A scalable Bloom filter (Almeida et al. 2007; seed 004 step 5): a chain of
+ * A scalable Bloom filter (Almeida et al. 2007): a chain of
  * plain filters, stage i holding `initialCapacity · growthFactor^i` items at
  * rate `p·(1 − r)·r^i`, so the compound rate stays under p however many
  * items arrive (until the 2^30-bit / 256-stage limit). No deletes.

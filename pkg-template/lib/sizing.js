@@ -25,7 +25,7 @@ function checkHashCount(k) {
 }
 
 /**
- * Seed 004's optimum for n items at rate p: `m = ceil(−n·ln p / ln² 2)` bits,
+ * The classic optimum for n items at rate p: `m = ceil(−n·ln p / ln² 2)` bits,
  * `k = max(1, round(m/n · ln 2))` (half away from zero).
  *
  * @example

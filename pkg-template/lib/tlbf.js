@@ -13,7 +13,7 @@ import { WasmResource } from "./resource.js";
 const internal = Symbol("artifact-bloom TlBloom internal");
 
 /**
- * The TLBF filter of seed 002, byte-compatible with `tl_ds::bloom::Bloom` and
+ * The TLBF filter, byte-compatible with `tl_ds::bloom::Bloom` and
  * the Python dedup implementation (FNV-1a 64 + SplitMix64 double hashing).
  * `contains` false: never inserted; true: probably inserted. Inserting more
  * than the designed n is allowed — the rate degrades; watch `fillRatio`.

@@ -133,7 +133,7 @@
  */
 
 /**
- * Seed 004's optimum: `m` bits and `k` probes.
+ * The classic optimum: `m` bits and `k` probes.
  *
  * @typedef {{ m: number; k: number }} OptimalParams
  */

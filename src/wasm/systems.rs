@@ -1,6 +1,6 @@
-//! Raw bindings of the other seed systems: the TLBF filter (seed 002), the
-//! mergeable CRDT filter and its deltas (seed 003), the scalable chain and the
-//! sizing helpers (seed 004). `pkg-template/lib/{tlbf,mergeable,scalable,sizing}.js` wraps them and
+//! Raw bindings of the other filters: the TLBF filter, the
+//! mergeable CRDT filter and its deltas (MBLF), the scalable chain (SBLF) and the
+//! sizing helpers. `pkg-template/lib/{tlbf,mergeable,scalable,sizing}.js` wraps them and
 //! does all JavaScript-value validation; this layer re-checks what it
 //! receives and turns every core error into `error::coded(code, message)`.
 //!
@@ -55,7 +55,7 @@ fn count<E: Coded>(value: f64, invalid: E) -> Result<u64, JsValue> {
     item_count_from_f64(value).ok_or_else(|| fail(invalid))
 }
 
-// ---- TLBF (seed 002) ----------------------------------------------------
+// ---- TLBF ----------------------------------------------------------------
 
 #[wasm_bindgen]
 pub struct RawTlBloom {
@@ -117,7 +117,7 @@ impl RawTlBloom {
     }
 }
 
-// ---- Mergeable filter and deltas (seed 003) ------------------------------
+// ---- Mergeable filter and deltas (MBLF) ------------------------------
 
 /// Writes a delta as `[bitCount, hashCount, (wordIndex, low 32 bits, high 32
 /// bits)…]` (bitCount ≤ 2^30 fits a u32) into `out`, replacing its content.
@@ -273,7 +273,7 @@ impl RawMergeableFilter {
     }
 }
 
-// ---- Scalable chain (seed 004 step 5) -------------------------------------
+// ---- Scalable chain (SBLF) -------------------------------------------
 
 #[wasm_bindgen]
 pub struct RawScalableFilter {
@@ -346,7 +346,7 @@ impl RawScalableFilter {
     }
 }
 
-// ---- Sizing (seed 004 steps 4 and 6) --------------------------------------
+// ---- Sizing helpers ------------------------------------------------------
 
 /// `[m, k]` of the seed's optimum, or a coded sizing error.
 #[wasm_bindgen(js_name = sizingOptimalParams)]
