@@ -319,6 +319,7 @@ const ROWS = [
   ["sha256", "(function)", "bytes", bytes(/bytes/), (v) => pkg.sha256(v)],
   ["dedupePacked", "(function)", "packed", packed(/packed/), (v) => pkg.dedupePacked(v)],
   ["wasmMemoryBytes", "(function)", "(none)", { type: "custom", check: (o) => (typeof o.ok === "number" && o.ok > 0 ? undefined : describeOutcome(o)) }, (v) => (v === NO_ARG ? pkg.wasmMemoryBytes() : pkg.wasmMemoryBytes(v))],
+  ["variantsMemoryBytes", "(function)", "(none)", { type: "custom", check: (o) => (typeof o.ok === "number" && o.ok > 0 ? undefined : describeOutcome(o)) }, (v) => (v === NO_ARG ? variantsEntry.variantsMemoryBytes() : variantsEntry.variantsMemoryBytes(v))],
   ["init", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.init(v)],
   ["default", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.default(v)],
   ["initSync", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.initSync(v)],
