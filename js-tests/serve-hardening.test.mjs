@@ -219,6 +219,11 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     assert.equal((await head(server.base, members[0])).status, 200);
     let seen;
     for (let round = 0; round < 1500 && seen?.reloadFailures !== 1; round += 1) {
+      // A request is what makes serve look at the file: if the previous
+      // test's reload (of regular.txt) is still in flight, the broken file is
+      // only noticed by a request after it — so keep asking, do not assume
+      // the HEAD above came late enough (on a busy machine it does not).
+      await head(server.base, members[0]);
       seen = await stats(server.base);
       if (seen.reloadFailures !== 1) await sleep(20);
     }

@@ -50,10 +50,11 @@ async function loadInPage({ names, probes }) {
   for (const name of names) {
     const url = `/v/${name}`;
     const before = window.spy.slice();
-    const fetched = describe(await pkg.fetchSnapshot(url));
+    // checksumWorkerMinBytes 0: these files are small, and the worker path is the one under test.
+    const fetched = describe(await pkg.fetchSnapshot(url, { checksumWorkerMinBytes: 0 }));
     const fetchDigests = window.spy.slice(before.length);
     const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
-    const streamed = describe(await pkg.loadSnapshotStream(chunked(bytes)));
+    const streamed = describe(await pkg.loadSnapshotStream(chunked(bytes), { checksumWorkerMinBytes: 0 }));
     results[name] = { fetched, streamed, fetchDigests, streamDigests: window.spy.slice(before.length + fetchDigests.length) };
   }
   return results;

@@ -311,8 +311,11 @@ function abortReason(signal) {
  * @throws {TypeError | RangeError} for a bad option
  */
 export function checkStreamOptions(options) {
-  const { maxBytes = Infinity, onProgress, idleTimeoutMs, timers } = options ?? {};
+  const { maxBytes = Infinity, onProgress, idleTimeoutMs, timers, checksumWorkerMinBytes = 0 } = options ?? {};
   checkTimeout("idleTimeoutMs", idleTimeoutMs, Infinity);
+  if (typeof checksumWorkerMinBytes !== "number" || !(checksumWorkerMinBytes >= 0)) {
+    throw rangeError("checksumWorkerMinBytes", "a non-negative number of bytes (Infinity: never a worker)", checksumWorkerMinBytes);
+  }
   checkTimers(timers);
   if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
     throw rangeError("maxBytes", "a non-negative number", maxBytes);
@@ -355,7 +358,7 @@ export async function loadSnapshotStream(source, options = {}) {
   // faster than wasm); the decoder still compares it. Without either (an
   // insecure browser context) the decoder hashes in wasm as bytes arrive.
   /** @type {NativeHasher | import("./snapshot-checksum.js").ChecksumHasher | undefined} */
-  const hasher = nativeHasher?.() ?? webCryptoHasher(() => decoder.totalLength());
+  const hasher = nativeHasher?.() ?? webCryptoHasher(() => decoder.totalLength(), options?.checksumWorkerMinBytes);
   // The decoder compares a valid header's total length with maxBytes itself.
   /** @type {RawSnapshotDecoder} */
   const decoder = hasher === undefined ? new RawSnapshotDecoder(maxBytes) : RawSnapshotDecoder.withExternalChecksum(maxBytes);

@@ -159,6 +159,11 @@
  *   design); `fetchSnapshot` uses its `timeoutMs`. A positive number (Infinity: no limit);
  *   anything else throws a RangeError.
  * @property {Timers} [timers] Timer functions for the idle limit (tests).
+ * @property {number} [checksumWorkerMinBytes] Browsers: from this many checksummed bytes on (default
+ *   8 MiB), the WebCrypto digest runs in a worker (lib/checksum-worker.js) so the page's thread is not
+ *   blocked; below it, on the calling thread. 0: always a worker; Infinity: never. The worker file is
+ *   emitted by bundlers that follow `new URL(…, import.meta.url)` (Vite, webpack); with esbuild or
+ *   Rollup it is not, and a large snapshot's worker request fails (then the digest runs in-thread).
  * @property {(progress: SnapshotProgress) => void} [onProgress] Called after each chunk; `total` is known once 96 bytes arrived.
  * @property {AbortSignal} [signal] Aborting rejects the load with the signal's reason.
  * @property {SnapshotMeta} [meta] Copied onto the snapshot (e.g. the file's mtime as `lastModified`).
