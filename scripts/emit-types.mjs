@@ -57,6 +57,9 @@ declare global {
   interface SymbolConstructor {
     readonly dispose: unique symbol;
   }
+  interface Disposable {
+    [Symbol.dispose](): void;
+  }
 }
 `;
 

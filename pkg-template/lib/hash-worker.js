@@ -11,10 +11,13 @@
 //
 // `whole`: read the file into memory and digest it with WebCrypto; else, or
 // where WebCrypto is missing (an insecure context), stream it through SHA-256
-// in wasm. The wasm module is only fetched and instantiated for that case.
+// in wasm.
 // (Chromium runs crypto.subtle.digest synchronously on its caller, so a
 // large digest belongs here rather than on a page's main thread.)
 
+// The embedded wasm module, instantiated when this worker starts (a static
+// import: Vite's default iife worker format cannot split a dynamic one).
+import "../artifact_bloom_instance.js";
 import { digestStreaming, digestWhole } from "./hash-blob.js";
 import { Sha256 } from "./sha256.js";
 
@@ -24,8 +27,6 @@ const workerScope = /** @type {{ postMessage(message: unknown, transfer?: Transf
   /** @type {unknown} */ (self)
 );
 
-/** @type {Promise<unknown> | undefined} */
-let wasmReady;
 
 /**
  * @param {Blob} file
@@ -36,14 +37,6 @@ let wasmReady;
 async function hashFile(file, whole, onBytes) {
   const subtle = globalThis.crypto?.subtle;
   if (whole && typeof subtle?.digest === "function") return digestWhole(file, subtle, onBytes);
-  // The embedded wasm module, instantiated when this import is evaluated
-  // (only now: a worker that only digests with WebCrypto never compiles it);
-  // a failed load is retried by the next file.
-  wasmReady ??= import("../artifact_bloom_instance.js").catch((error) => {
-    wasmReady = undefined;
-    throw error;
-  });
-  await wasmReady;
   return digestStreaming(file, new Sha256(), onBytes);
 }
 

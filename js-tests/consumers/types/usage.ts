@@ -40,6 +40,35 @@ import init, {
   type SnapshotRefreshResult,
   type SnapshotResult,
   type SnapshotStreamOptions,
+  DEFAULT_WHOLE_FILE_LIMIT,
+  OciRegistryError,
+  OciRegistryRepository,
+  applySnapshotDelta,
+  composeSnapshotDeltas,
+  encodeSnapshotDelta,
+  hashFiles,
+  readSnapshotDeltaHeader,
+  type FetchSnapshotOptions,
+  type HashFileResult,
+  type HashFilesOptions,
+  type HashFilesProgress,
+  type HttpArtifactRepositoryOptions,
+  type HttpClientError,
+  type HttpClientErrorCode,
+  type OciRegistryErrorCode,
+  type OciRegistryRepositoryOptions,
+  type RegistryCredentials,
+  type RegistryRequestCounts,
+  type SnapshotDeltaApplyError,
+  type SnapshotDeltaComposeError,
+  type SnapshotDeltaEncodeError,
+  type SnapshotDeltaError,
+  type SnapshotDeltaHeader,
+  type SnapshotDeltaResult,
+  type SnapshotHeaderResult,
+  type SnapshotProgress,
+  type SnapshotSource,
+  type Timers,
 } from "artifact-bloom";
 import {
   MergeableBloomFilter,
@@ -50,7 +79,9 @@ import {
   expectedFillRatio,
   fppFromFillRatio,
   optimalParams,
+  variantsMemoryBytes,
   type BloomItem,
+  type OptimalParams,
   type Bytes as VariantBytes,
   type DecodeResult,
   type MergeableDecodeError,
@@ -139,7 +170,8 @@ export function useVariants(): number {
   const scalable = new ScalableBloomFilter(options).add("bob");
   const scalableLoaded: DecodeResult<ScalableBloomFilter, ScalableDecodeError> = ScalableBloomFilter.decode(scalable.encode());
 
-  const { m, k } = optimalParams(1_000, 0.01);
+  const sized: OptimalParams = optimalParams(1_000, 0.01);
+  const { m, k } = sized;
   const fill = expectedFillRatio(1_000, m, k);
   const rates = [fppFromFillRatio(fill, k), alertFillRatio(0.01, k)];
   const code: SystemsArgumentError = "invalidHashCount";
@@ -147,5 +179,37 @@ export function useVariants(): number {
   tl.free();
   replica.free();
   scalable.free();
-  return [owned(tlBytes), tlLoaded, entries, decoded, scalableLoaded, rates, code].length;
+  return [owned(tlBytes), tlLoaded, entries, decoded, scalableLoaded, rates, code, variantsMemoryBytes()].length;
+}
+
+/** The HTTP clients, the registry repository, deltas and hashFiles (typed, never run). */
+export async function useClientsAndDeltas(base: ArtifactIndexSnapshot, target: ArtifactIndexSnapshot, files: readonly Blob[]): Promise<number> {
+  const timers: Timers = { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as number) };
+  const httpOptions: HttpArtifactRepositoryOptions = { timeoutMs: 5_000, timers };
+  const http = new HttpArtifactRepository("https://catalog.example/", httpOptions);
+  const fetchOptions: FetchSnapshotOptions = { timeoutMs: 10_000, etag: "\"v1\"" };
+  const fetched = await fetchSnapshot("https://catalog.example/snapshot", fetchOptions);
+  const header: SnapshotHeaderResult = readSnapshotHeader(new Uint8Array(96));
+  const progress: SnapshotProgress = { bytes: 0, total: undefined };
+  const source: SnapshotSource = [new Uint8Array(96)];
+  const httpCode: HttpClientErrorCode = "redirect";
+  const onFailure = (error: HttpClientError): number | undefined => error.status;
+
+  const credentials: RegistryCredentials = { username: "ci", password: "secret" };
+  const ociOptions: OciRegistryRepositoryOptions = { credentials, timeoutMs: 5_000 };
+  const registry = new OciRegistryRepository("https://registry.example", "team/app", ociOptions);
+  const counts: RegistryRequestCounts | undefined = undefined;
+  const ociCode: OciRegistryErrorCode = "unauthorized";
+  const isRegistryError = (error: unknown): boolean => error instanceof OciRegistryError;
+
+  const delta: SnapshotDeltaResult<Uint8Array, SnapshotDeltaEncodeError> = encodeSnapshotDelta(base, target);
+  const bytes = delta.kind === "success" ? delta.value : new Uint8Array(0);
+  const applied: SnapshotResult | SnapshotDeltaResult<never, SnapshotDeltaApplyError> = applySnapshotDelta(base, bytes);
+  const composed: SnapshotDeltaResult<Uint8Array, SnapshotDeltaComposeError> = composeSnapshotDeltas(bytes, bytes);
+  const deltaHeader: SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError> = readSnapshotDeltaHeader(bytes);
+
+  const hashOptions: HashFilesOptions = { concurrency: 2, wholeFileLimit: DEFAULT_WHOLE_FILE_LIMIT, onProgress: (p: HashFilesProgress) => void p.bytes };
+  const hashed: HashFileResult[] = await hashFiles(files, hashOptions);
+  return [http, fetched, header, progress, source, httpCode, onFailure, registry, counts, ociCode, isRegistryError,
+    applied, composed, deltaHeader, hashed].length;
 }
