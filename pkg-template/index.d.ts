@@ -346,6 +346,8 @@ export type SnapshotStreamOptions = {
   idleTimeoutMs?: number;
   /** Timer functions for the idle limit (tests). */
   timers?: Timers;
+  /** Browsers: checksummed bytes from which the WebCrypto digest runs in a worker (default 8 MiB). */
+  checksumWorkerMinBytes?: number;
   /** Called after each chunk; `total` is known once 96 bytes arrived. */
   onProgress?: (progress: { bytes: number; total: number | undefined }) => void;
   /** Aborting rejects the load with the signal's reason. */
