@@ -12,27 +12,14 @@
 // its 4 GiB limit: the test runner's own heap stays small) and prints one
 // JSON line. No bound depends on time; every loop is bounded.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
+import { runChild as runChildModule } from "./helpers/child.mjs";
 
-const HERE = fileURLToPath(new URL(".", import.meta.url));
 const MIB = 2 ** 20;
 const GIB = 2 ** 30;
 const mib = (bytes) => (bytes / MIB).toFixed(1);
 
-/** Runs `source` as an ES module in `node --expose-gc` from js-tests/; returns its last stdout line as JSON. */
-function runChild(source, timeout = 180_000) {
-  const result = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", source], {
-    cwd: HERE,
-    encoding: "utf8",
-    timeout,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  assert.equal(result.status, 0, `child failed (${result.signal ?? result.status}):\n${result.stderr}`);
-  const lines = result.stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const runChild = (source, timeout = 180_000) => runChildModule(source, timeout);
 
 // Shared by the children: a valid ABF1 header declaring `bitCount` bits (the
 // checksum is irrelevant: steps 1–5 decide before the payload), and a

@@ -19,24 +19,10 @@
 //   GC it stays within a few MB. The bound, 24 MB, is a fifth of what leaking
 //   every cycle's bit array (120 MB) would add, yet far above the noise.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
+import { runChild as runChildModule } from "./helpers/child.mjs";
 
-const HERE = fileURLToPath(new URL(".", import.meta.url));
-
-/** Runs `source` as an ES module in `node --expose-gc` from js-tests/; returns its last stdout line as JSON. */
-function runChild(source, timeout = 60_000) {
-  const result = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", source], {
-    cwd: HERE,
-    encoding: "utf8",
-    timeout,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  assert.equal(result.status, 0, `child failed (${result.signal ?? result.status}):\n${result.stderr}`);
-  const lines = result.stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const runChild = (source, timeout = 60_000) => runChildModule(source, timeout);
 
 const PRELUDE = `
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot, wasmMemoryBytes } from "artifact-bloom";

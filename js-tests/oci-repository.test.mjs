@@ -11,14 +11,14 @@ import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, ArtifactExistenceService, OciRegistryError, OciRegistryRepository } from "artifact-bloom";
 import { tempDir } from "./helpers/cli.mjs";
 import { deterministicBytes, sharedBaseImages } from "./helpers/oci-layout.mjs";
-import { hexOf, publishFromRegistry, pushLayout } from "./helpers/oci-steps.mjs";
-import { startDeadRegistry, startProxy } from "./helpers/registry-proxy.mjs";
+import { hexOf, proxyPool, pushFirstImage } from "./helpers/oci-steps.mjs";
+import { startDeadRegistry } from "./helpers/registry-proxy.mjs";
 import { headsOf, startRegistry } from "./helpers/registry.mjs";
 
 let registry;
 let dir;
 let images;
-const proxies = [];
+const proxies = proxyPool(() => registry.url);
 const bytesOf = (digest) => Uint8Array.from(Buffer.from(hexOf(digest), "hex"));
 let present; // digests of image A in repository "lib"
 let absent; // digests of B's new blobs (not pushed)
@@ -28,23 +28,17 @@ before(async () => {
   dir = await tempDir("oci-repository");
   images = sharedBaseImages({ label: "repo" });
   const layout = await images.builder.write(join(dir.path, "layout"));
-  const empty = join(dir.path, "empty.abf1");
-  assert.equal((await publishFromRegistry(registry.url, "lib", empty)).run.code, 0);
-  assert.equal((await pushLayout(layout, `${registry.host}/lib:a`, empty)).run.code, 0);
+  await pushFirstImage(registry, layout, "lib", join(dir.path, "empty.abf1"));
   present = [images.configA.digest, ...images.base.map((layer) => layer.descriptor.digest)].map(bytesOf);
   absent = [images.configB.digest, ...images.fresh.map((layer) => layer.descriptor.digest)].map(bytesOf);
 });
 after(async () => {
-  for (const proxy of proxies) await proxy.stop();
+  await proxies.stopAll();
   await registry?.stop();
   await dir?.remove();
 });
 
-const proxy = async (options) => {
-  const started = await startProxy(registry.url, options);
-  proxies.push(started);
-  return started;
-};
+const proxy = (options) => proxies.start(options);
 
 describe("HEAD /v2/<name>/blobs/<digest>", () => {
   test("200 → true, 404 → false; one HEAD per question; findMissingAsync keeps input order", async () => {

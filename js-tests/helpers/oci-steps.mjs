@@ -1,8 +1,10 @@
 // The steps the registry tests and the demo repeat, through the real
 // `artifact-bloom` binary: publish a repository's snapshot, push a layout,
 // and look at the registry directly (not through the code under test).
+import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { runCli } from "./cli.mjs";
+import { startProxy } from "./registry-proxy.mjs";
 
 /**
  * `publish --from-registry` → { run, summary } (summary parsed from --json).
@@ -86,4 +88,34 @@ export async function uploadBlobDirect(registryUrl, repository, digest, bytes) {
   const done = await fetch(location, { method: "PUT", headers: { "content-type": "application/octet-stream" }, body: bytes });
   await done.arrayBuffer();
   if (done.status !== 201) throw new Error(`PUT upload answered ${done.status}`);
+}
+
+/**
+ * Pushes the layout as `repository:a` into an empty repository, the way a
+ * first push really happens: against the snapshot of that empty repository
+ * (written to `emptySnapshot`), so every blob is uploaded.
+ */
+export async function pushFirstImage(registry, layoutDir, repository, emptySnapshot) {
+  assert.equal((await publishFromRegistry(registry.url, repository, emptySnapshot)).run.code, 0);
+  const { run } = await pushLayout(layoutDir, `${registry.host}/${repository}:a`, emptySnapshot);
+  assert.equal(run.code, 0, run.stderr);
+}
+
+/**
+ * Proxies (auth, faults) in front of the suite's registry: `start(options)`
+ * as in startProxy, and `stopAll()` for the suite's after().
+ * @param {() => string} upstream the registry URL (known once before() ran)
+ */
+export function proxyPool(upstream) {
+  const started = [];
+  return {
+    async start(options) {
+      const proxy = await startProxy(upstream(), options);
+      started.push(proxy);
+      return proxy;
+    },
+    async stopAll() {
+      for (const proxy of started.splice(0)) await proxy.stop();
+    },
+  };
 }

@@ -176,13 +176,21 @@ export async function startProxy(target, { auth = "none", users = {}, service = 
 }
 
 /**
- * A "registry" that is down: it accepts TCP connections and resets them at
- * once (no HTTP answer ever), on 127.0.0.1 port 0 — deterministic, unlike a
+ * A "registry" that is down: it accepts TCP connections and resets them
+ * (no HTTP answer ever), on 127.0.0.1 port 0 — deterministic, unlike a
  * released port that another process could take.
  */
-export async function startDeadRegistry() {
+export async function startDeadRegistry({ resetOn = "request" } = {}) {
   const { createServer: createTcpServer } = await import("node:net");
-  const server = createTcpServer((socket) => socket.resetAndDestroy());
+  // resetOn "request": RST once the request's first bytes are in, so the
+  // client is surely reading and sees ECONNRESET. resetOn "accept": RST at
+  // once — Node 20's fetch can then miss the reset (its connect callback runs
+  // after the socket already closed; traced with NODE_DEBUG=net,fetch) and
+  // wait until the caller's time limit.
+  const server = createTcpServer((socket) => {
+    if (resetOn === "accept") socket.resetAndDestroy();
+    else socket.once("data", () => socket.resetAndDestroy());
+  });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
   return {
