@@ -87,7 +87,15 @@ for (const module of MODULES) {
       rawWasm, "-o", wasm,
     ]);
   }
-  const glue = readFileSync(join(out, `${module.name}.js`), "utf8");
+  // src/wasm/error.rs imports `codedError` from the crate-root path of
+  // pkg-template/lib/errors.js, which wasm-bindgen copies under snippets/:
+  // the glue uses the package's own lib/errors.js instead (one module, so
+  // the messages and `codeOf` are the ones the rest of lib/ uses).
+  const glue = readFileSync(join(out, `${module.name}.js`), "utf8").replace(
+    /(["'])\.\/snippets\/[^"']*\/pkg-template\/lib\/errors\.js\1/g,
+    '"./lib/errors.js"',
+  );
+  if (glue.includes("snippets/")) throw new Error(`${module.name}.js imports a snippet the package does not ship`);
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
