@@ -13,8 +13,9 @@
 
 use core::fmt;
 
-/// One named value of an error.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One named value of an error. Equal when bit for bit equal, so an error
+/// carrying a NaN equals itself (two decoders must agree on it).
+#[derive(Clone, Copy, Debug)]
 pub enum Value {
     /// A count, length, version or position (JS gets a number, or a BigInt
     /// above 2^53 − 1 so nothing is rounded).
@@ -25,6 +26,18 @@ pub enum Value {
     Word(&'static str),
     /// Four bytes as they were found (a magic number).
     Bytes4([u8; 4]),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Number(a), Value::Number(b)) => a.to_bits() == b.to_bits(),
+            (Value::Integer(a), Value::Integer(b)) => a == b,
+            (Value::Word(a), Value::Word(b)) => a == b,
+            (Value::Bytes4(a), Value::Bytes4(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 /// Where an error's fields are written: the JS adapter (an object), or

@@ -17,13 +17,18 @@ use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH
 pub struct Header {
     pub format_version: u16,
     pub hash_protocol_version: u16,
+    #[serde(serialize_with = "serialize_count")]
     pub catalog_version: u64,
+    #[serde(serialize_with = "serialize_count")]
     pub bit_count: u64,
     pub hash_count: u32,
     pub reserved: u32,
+    #[serde(serialize_with = "serialize_count")]
     pub expected_item_count: u64,
+    #[serde(serialize_with = "serialize_count")]
     pub inserted_item_count: u64,
     pub target_fpp: f64,
+    #[serde(serialize_with = "serialize_count")]
     pub payload_length: u64,
     /// Lowercase hex in JS: a 32-byte array would arrive as 32 numbers.
     #[serde(serialize_with = "serialize_hex")]
@@ -187,6 +192,17 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
         out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     out
+}
+
+/// A count as a JS number: serde's `u64` path (a BigInt check whose error
+/// formats the value) is never taken, so it links no `core::fmt` into the
+/// wasm. Counts of a valid header are at most 2^53 − 1; natively a count
+/// above `u32::MAX` is written as a float.
+pub(crate) fn serialize_count<S: Serializer>(count: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    match u32::try_from(*count) {
+        Ok(small) => serializer.serialize_u32(small),
+        Err(_) => serializer.serialize_f64(*count as f64),
+    }
 }
 
 fn serialize_hex<S: Serializer>(bytes: &[u8; CHECKSUM_LENGTH], serializer: S) -> Result<S::Ok, S::Error> {

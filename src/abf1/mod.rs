@@ -27,6 +27,7 @@ use crate::layout::BloomSpec;
 
 pub use error::{EncodeError, LoadError};
 pub use header::{parse_header, Header};
+pub(crate) use header::{serialize_count, to_hex};
 pub use stream::StreamDecoder;
 
 /// The first four bytes of every ABF1 file.
