@@ -174,6 +174,8 @@ const BUNDLE_INPUTS = {
   "main entry": 'export { ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256 } from "./web.js";',
   variants: 'export * from "./variants/index.js";',
 };
+/** Issue 12's size target: the main entry's browser bundle, gzipped. */
+const BUNDLE_TARGETS = { "main entry": 40 * 1024 };
 const sizes = [];
 for (const module of MODULES) {
   const wasm = readFileSync(join(pkg, `${module.name}_bg.wasm`));
@@ -187,9 +189,11 @@ for (const module of MODULES) {
     logLevel: "warning",
   });
   const js = bundle.outputFiles[0].contents;
+  const target = BUNDLE_TARGETS[module.label];
+  const verdict = target === undefined ? "" : ` (target ≤ ${kib(target)}: ${gzipped(js) <= target ? "MET" : "MISSED"})`;
   sizes.push(
     `  ${module.label.padEnd(10)} ${module.name}_bg.wasm ${kib(wasm.length)} raw, ${kib(gzipped(wasm))} gzipped; `
-      + `browser bundle (esbuild --bundle --minify, wasm embedded) ${kib(js.length)}, ${kib(gzipped(js))} gzipped`,
+      + `browser bundle (esbuild --bundle --minify, wasm embedded) ${kib(js.length)}, ${kib(gzipped(js))} gzipped${verdict}`,
   );
 }
 
