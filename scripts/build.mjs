@@ -87,7 +87,15 @@ for (const module of MODULES) {
       rawWasm, "-o", wasm,
     ]);
   }
-  const glue = readFileSync(join(out, `${module.name}.js`), "utf8");
+  // src/wasm/error.rs imports `codedError` from the crate-root path of
+  // pkg-template/lib/errors.js, which wasm-bindgen copies under snippets/:
+  // the glue uses the package's own lib/errors.js instead (one module, so
+  // the messages and `codeOf` are the ones the rest of lib/ uses).
+  const glue = readFileSync(join(out, `${module.name}.js`), "utf8").replace(
+    /(["'])\.\/snippets\/[^"']*\/pkg-template\/lib\/errors\.js\1/g,
+    '"./lib/errors.js"',
+  );
+  if (glue.includes("snippets/")) throw new Error(`${module.name}.js imports a snippet the package does not ship`);
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
@@ -166,6 +174,8 @@ const BUNDLE_INPUTS = {
   "main entry": 'export { ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256 } from "./web.js";',
   variants: 'export * from "./variants/index.js";',
 };
+/** Issue 12's size target: the main entry's browser bundle, gzipped. */
+const BUNDLE_TARGETS = { "main entry": 40 * 1024 };
 const sizes = [];
 for (const module of MODULES) {
   const wasm = readFileSync(join(pkg, `${module.name}_bg.wasm`));
@@ -179,9 +189,11 @@ for (const module of MODULES) {
     logLevel: "warning",
   });
   const js = bundle.outputFiles[0].contents;
+  const target = BUNDLE_TARGETS[module.label];
+  const verdict = target === undefined ? "" : ` (target ≤ ${kib(target)}: ${gzipped(js) <= target ? "MET" : "MISSED"})`;
   sizes.push(
     `  ${module.label.padEnd(10)} ${module.name}_bg.wasm ${kib(wasm.length)} raw, ${kib(gzipped(wasm))} gzipped; `
-      + `browser bundle (esbuild --bundle --minify, wasm embedded) ${kib(js.length)}, ${kib(gzipped(js))} gzipped`,
+      + `browser bundle (esbuild --bundle --minify, wasm embedded) ${kib(js.length)}, ${kib(gzipped(js))} gzipped${verdict}`,
   );
 }
 

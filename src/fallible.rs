@@ -16,7 +16,6 @@
 //! allocation that meets a full memory.
 
 use std::alloc::{alloc_zeroed, Layout};
-use std::fmt;
 use std::mem::size_of;
 
 /// What a large reservation must leave free besides itself.
@@ -42,19 +41,21 @@ impl OutOfMemory {
     }
 }
 
-impl fmt::Display for OutOfMemory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: could not reserve {} bytes (WebAssembly memory grows to 4 GiB at most and never \
-             shrinks; free() filters that are no longer needed)",
-            Self::CODE,
-            self.requested_bytes
-        )
+impl crate::error::Coded for OutOfMemory {
+    fn code(&self) -> &'static str {
+        Self::CODE
+    }
+
+    fn domain(&self) -> &'static str {
+        "memory"
+    }
+
+    fn fields(&self, out: &mut dyn crate::error::Fields) {
+        out.integer("requested", self.requested_bytes);
     }
 }
 
-impl std::error::Error for OutOfMemory {}
+crate::error::display_coded!(OutOfMemory);
 
 /// An empty vector with room for exactly `count` values (no later push up to
 /// `count` reallocates).
@@ -131,6 +132,6 @@ mod tests {
         assert_eq!(refused.requested_bytes, ((usize::MAX / 4) as u64).saturating_mul(8));
         assert!(with_capacity::<u64>(usize::MAX / 2).is_err());
         let text = refused.to_string();
-        assert!(text.starts_with("outOfMemory: could not reserve "), "{text}");
+        assert!(text.starts_with("outOfMemory (requested "), "{text}");
     }
 }

@@ -49,32 +49,25 @@ impl BloomError {
             BloomError::OutOfMemory => crate::fallible::OutOfMemory::CODE,
         }
     }
+}
 
-    /// A sentence for people: what was expected.
-    pub fn describe(self) -> &'static str {
-        match self {
-            BloomError::InvalidExpectedItemCount => "expectedItemCount must be an integer from 1 to 2^30",
-            BloomError::InvalidFalsePositiveRate => {
-                "targetFalsePositiveRate must be a finite number strictly between 0 and 1"
-            }
-            BloomError::CapacityExceeded => "more digests were given than expectedItemCount",
-            BloomError::FilterTooLarge => "no layout with at most 2^30 bits and 32 hashes meets the target rate",
-            BloomError::InvalidDigest => "every digest must be a 32-byte Uint8Array",
-            BloomError::OutOfMemory => {
-                "not enough memory for the filter's bit array: WebAssembly memory grows to \
-                 4 GiB at most and never shrinks (free() filters that are no longer needed)"
-            }
+impl crate::error::Coded for BloomError {
+    fn code(&self) -> &'static str {
+        BloomError::code(*self)
+    }
+
+    fn domain(&self) -> &'static str {
+        "layout"
+    }
+
+    fn fields(&self, out: &mut dyn crate::error::Fields) {
+        if *self == BloomError::OutOfMemory {
+            out.word("purpose", "for the filter's bit array");
         }
     }
 }
 
-impl core::fmt::Display for BloomError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}: {}", self.code(), self.describe())
-    }
-}
-
-impl std::error::Error for BloomError {}
+crate::error::display_coded!(BloomError);
 
 /// What the caller asks for. `expected_item_count` is an `f64` because that is
 /// what JavaScript hands over; [`validate_spec`] decides whether it is a usable

@@ -12,6 +12,7 @@
 pub mod abf1;
 pub mod bits;
 pub mod delta;
+pub mod error;
 pub mod fallible;
 pub mod filter;
 pub mod hashing;

@@ -51,6 +51,22 @@ macro_rules! coded_errors {
         }
 
         impl std::error::Error for $name {}
+
+        /// The variants' messages are fixed sentences: the JS layer shows
+        /// `detail` as the message.
+        impl $crate::error::Coded for $name {
+            fn code(&self) -> &'static str {
+                $name::code(*self)
+            }
+
+            fn domain(&self) -> &'static str {
+                "variants"
+            }
+
+            fn fields(&self, out: &mut dyn $crate::error::Fields) {
+                out.word("detail", $name::message(*self));
+            }
+        }
     };
 }
 pub(crate) use coded_errors;

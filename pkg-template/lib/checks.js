@@ -17,7 +17,7 @@
 //     TypeError naming `item`;
 //   - any method after `free()` throws (resource.js).
 
-import { codeOf, isUint8Array, rangeError, typeError } from "./errors.js";
+import { codeOf, failureOf, isUint8Array, rangeError, typeError } from "./errors.js";
 
 /** @import { DecodeResult, SystemsArgumentError } from "./variant-types.js" */
 
@@ -143,12 +143,8 @@ export function load(call) {
   try {
     return { kind: "success", value: call() };
   } catch (error) {
-    const code = codeOf(error);
-    if (code === undefined) throw error;
-    return {
-      kind: "failure",
-      error: /** @type {TError} */ (code),
-      message: /** @type {Error} */ (error).message,
-    };
+    const failure = failureOf(/** @type {unknown} */ (error));
+    if (failure === undefined) throw error;
+    return /** @type {{ kind: "failure", error: TError, message: string }} */ (failure);
   }
 }

@@ -1,5 +1,8 @@
-// Every error the JavaScript layer throws is made here, so messages share one
-// shape: what the parameter had to be, and what actually came.
+// Every error the package throws is made here, so messages share one shape:
+// what the parameter had to be, and what actually came. That includes the
+// wasm's errors: the Rust core keeps a code and numbers (`Coded`,
+// src/error.rs) and the binding (src/wasm/error.rs) calls `codedError` below,
+// which builds the sentence, so the wasm carries no message text.
 
 /**
  * A short, human description of any value, for error messages.
@@ -145,4 +148,156 @@ export function timeoutError(what, timeoutMs) {
   });
   error.name = "TimeoutError";
   return error;
+}
+
+/**
+ * The data of a coded wasm error: numbers (a BigInt above 2^53 − 1), words,
+ * magic bytes, nested coded errors (`inner`, `mismatch`).
+ *
+ * @typedef {{ [name: string]: number | bigint | string | Uint8Array | CodedFields | undefined }} CodedFields
+ */
+
+/** @param {unknown} bytes */
+const spacedHex = (bytes) => Array.from(/** @type {Uint8Array} */ (bytes), (b) => b.toString(16).padStart(2, "0")).join(" ");
+
+/** @param {CodedFields} f */
+const memory = (f) =>
+  `${f.requested === undefined ? "not enough memory" : `could not reserve ${f.requested} bytes`} ${f.purpose}: `
+  + "WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)";
+
+/** @param {CodedFields} f */
+const magic = (f) =>
+  `expected magic "${String.fromCharCode(.../** @type {Uint8Array} */ (f.expected))}" (${spacedHex(f.expected)}), found ${spacedHex(f.got)}`;
+
+/** @type {Record<string, string>} */
+const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less than" };
+
+/**
+ * The sentence of each code, per domain (the same code reads differently for
+ * a snapshot and a delta); `*` covers every code of a domain.
+ *
+ * @type {Record<string, Record<string, (f: CodedFields) => string>>}
+ */
+const MESSAGES = {
+  snapshot: {
+    truncated: (f) => `the snapshot is truncated: expected at least ${f.expected} bytes (96-byte header + payloadLength), got ${f.got}`,
+    badMagic: magic,
+    unsupportedFormatVersion: (f) => `formatVersion ${f.got} is not supported (expected ${f.expected})`,
+    unsupportedHashProtocol: (f) => `hashProtocolVersion ${f.got} is not supported (expected ${f.expected})`,
+    invalidHeader: (f) => `invalid header field ${f.field}: must be ${f.rule}${f.bound === undefined ? "" : ` = ${f.bound}`}, got ${f.got}`,
+    lengthMismatch: (f) => `the snapshot must be exactly ${f.expected} bytes (96-byte header + payloadLength), got ${f.got}`,
+    checksumMismatch: () => "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload",
+    tooLarge: (f) => `the header declares ${f.declared} bytes, more than maxBytes (${f.limit})`,
+    outOfMemory: memory,
+  },
+  encode: {
+    catalogVersionOutOfRange: (f) => `catalogVersion must be an integer from 0 to ${f.limit} (2^53 - 1), got ${f.got}`,
+    invalidFilter: (f) => `the filter cannot be written as ABF1: ${nestedMessage(f.inner)}`,
+    outOfMemory: memory,
+  },
+  layout: {
+    invalidExpectedItemCount: () => "expectedItemCount must be an integer from 1 to 2^30",
+    invalidFalsePositiveRate: () => "targetFalsePositiveRate must be a finite number strictly between 0 and 1",
+    capacityExceeded: () => "more digests were given than expectedItemCount",
+    filterTooLarge: () => "no layout with at most 2^30 bits and 32 hashes meets the target rate",
+    invalidDigest: () => "every digest must be a 32-byte Uint8Array",
+    outOfMemory: memory,
+  },
+  memory: { outOfMemory: (f) => memory({ purpose: "in wasm memory", ...f }) },
+  delta: {
+    truncated: (f) => `the delta is truncated: expected at least ${f.expected} bytes, got ${f.got}`,
+    badMagic: magic,
+    unsupportedFormatVersion: (f) => `delta formatVersion ${f.got} is not supported (expected ${f.expected})`,
+    unsupportedPositionEncoding: (f) => `positionEncoding ${f.got} is not supported (expected ${f.expected})`,
+    invalidTargetHeader: (f) => `the delta's target ABF1 header is invalid: ${nestedMessage(f.inner)}`,
+    invalidHeader: (f) => `invalid delta header field ${f.field}: must be ${BOUND_WORDS[String(f.bound)]} ${f.limit}, got ${f.got}`,
+    lengthMismatch: (f) => `the delta must be exactly ${f.expected} bytes (200-byte header + bodyLength + 32-byte checksum), got ${f.got}`,
+    checksumMismatch: () => "the delta's SHA-256 trailer does not match the bytes before it",
+    positionsTruncated: (f) => `the delta body ends after ${f.decoded} of its ${f.expected} positions`,
+    positionOutOfRange: (f) => `position ${f.index} of the delta names zero bit ${f.rank}, but the base has only ${f.zeroCount} zero bits`,
+    nonCanonicalPositions: (f) => `the positions use ${f.usedBits} of the body's ${f.bodyBits} bits: only zero padding to the next byte may follow`,
+    wrongBase: (f) => `the snapshot is not the base this delta applies to: ${nestedMessage(f.mismatch)}`,
+    resultChecksumMismatch: () => "the rebuilt snapshot does not match the target header's checksum",
+    incompatibleLayout: (f) =>
+      `a delta needs the same layout: base bitCount ${f.baseBitCount} / hashCount ${f.baseHashCount}, target ${f.targetBitCount} / ${f.targetHashCount}`,
+    notSuperset: (f) => `the target clears ${f.removedBits} bits set in the base (the first at position ${f.firstPosition}): a delta only adds bits`,
+    notNewer: (f) => `the target catalogVersion must be greater than the base's ${f.baseCatalogVersion}, got ${f.got}`,
+    notChained: (f) => `the second delta does not start where the first ends: ${nestedMessage(f.mismatch)}`,
+    outOfMemory: memory,
+  },
+  deltaTarget: { "*": (f) => `the rebuilt target does not load: ${nestedMessage(f.inner)}` },
+  deltaBase: {
+    catalogVersion: (f) => `catalogVersion ${f.expected} expected, got ${f.got}`,
+    layout: (f) => `layout bitCount ${f.expectedBitCount} / hashCount ${f.expectedHashCount} expected, got ${f.gotBitCount} / ${f.gotHashCount}`,
+    setBitCount: (f) => `${f.expected} set bits expected, got ${f.got}`,
+    payloadChecksum: () => "the SHA-256 of the bit array differs",
+  },
+  binding: {
+    outOfMemory: memory,
+    digestLength: (f) => `${f.parameter} must be a 32-byte SHA-256 digest, got ${f.got} bytes`,
+    packedLength: (f) => `${f.parameter} must hold whole 32-byte digests (a length that is a multiple of 32), got ${f.got} bytes`,
+    invalidCatalogVersion: (f) => `${f.parameter} must be an integer from 0 to 2^53 - 1, got ${f.got}`,
+    decoderFinished: () => "this decoder already finished; create a new one",
+    hasherFinished: () => "this Sha256 already returned its digest; create a new one",
+    inputNotStaged: (f) => `the raw call expected ${f.expected} input bytes, more than inputBuffer() staged (${f.got})`,
+    incompatibleFilters: (f) =>
+      `filters must have the same bitCount and hashCount: ${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,
+  },
+  // The other filters' failures are fixed sentences, kept with them in Rust.
+  variants: { "*": (f) => String(f.detail) },
+};
+
+/** Binding codes that are a value of the right type but the wrong size: thrown as plain RangeErrors. */
+const RANGE_CODES = new Set(["digestLength", "packedLength"]);
+
+/**
+ * The sentence for a coded error of `domain`: what was expected, what came.
+ *
+ * @param {string} domain
+ * @param {string} code
+ * @param {CodedFields} fields
+ * @returns {string}
+ */
+export function codedMessage(domain, code, fields) {
+  const messages = MESSAGES[domain];
+  const message = messages?.[code] ?? messages?.["*"];
+  return message === undefined ? code : message(fields);
+}
+
+/** @param {unknown} nested a `{ domain, code, …fields }` object from the wasm */
+function nestedMessage(nested) {
+  const fields = /** @type {CodedFields & { domain: string, code: string }} */ (nested);
+  return codedMessage(fields.domain, fields.code, fields);
+}
+
+/**
+ * The JS error for a failure of the wasm layer, called by the binding
+ * (src/wasm/error.rs): an `ArtifactBloomError` with `code` and the fields as
+ * properties, or a `RangeError` for a wrong size at query time.
+ *
+ * @param {string} domain
+ * @param {string} code
+ * @param {CodedFields} fields
+ * @returns {Error}
+ */
+export function codedError(domain, code, fields) {
+  const message = codedMessage(domain, code, fields);
+  if (domain === "binding" && RANGE_CODES.has(code)) return new RangeError(message);
+  const error = Object.assign(new Error(message), fields, { code });
+  error.name = "ArtifactBloomError";
+  return error;
+}
+
+/**
+ * A coded error as the reference's failure result; undefined for any other
+ * error (a bug, which the caller rethrows).
+ *
+ * @template {string} [TError=string]
+ * @param {unknown} error
+ * @returns {{ kind: "failure", error: TError, message: string } | undefined}
+ */
+export function failureOf(error) {
+  const code = codeOf(error);
+  if (code === undefined) return undefined;
+  return { kind: "failure", error: /** @type {TError} */ (code), message: /** @type {Error} */ (error).message };
 }

@@ -2,13 +2,11 @@
 //!
 //! One variant per failure of the spec's load table, so a caller (the JS
 //! binding) can map each to the reference's error code without parsing text.
-//! `code()` is the stable machine word; `message()` is for people and says
-//! what was expected and what arrived. `write_message` writes the same words
-//! without allocating, so the binding can report an allocation failure even
-//! when no memory is left.
+//! Both are [`Coded`]: `code()` is the stable machine word and the data stay
+//! numbers; the sentence (what was expected and what arrived) is built from
+//! them by `pkg-template/lib/errors.js`.
 
-use core::fmt;
-
+use crate::error::{display_coded, Coded, Fields, Value};
 use crate::fallible::OutOfMemory;
 
 use super::{FORMAT_VERSION, HASH_PROTOCOL_VERSION, MAGIC, MAX_CATALOG_VERSION};
@@ -28,8 +26,10 @@ pub enum LoadError {
     /// `hashProtocolVersion` is not 1.
     UnsupportedHashProtocol(u16),
     /// Any other header rule broken; `field` is the camelCase field name of
-    /// the first broken rule in the layout table's order.
-    InvalidHeader { field: &'static str, reason: String },
+    /// the first broken rule in the layout table's order, `expected` the
+    /// rule ("a multiple of 64"), `bound` the value the rule names when it
+    /// comes from the header itself (`insertedItemCount` ≤ `expectedItemCount`).
+    InvalidHeader { field: &'static str, expected: &'static str, bound: Option<u64>, got: Value },
     /// Bytes remain after the payload. A streaming decoder reports as `got`
     /// the bytes received when it noticed, a lower bound of the real length.
     LengthMismatch { expected: u64, got: u64 },
@@ -64,70 +64,59 @@ impl LoadError {
         }
     }
 
-    /// A sentence for people: what was expected and what came.
+    /// The code and the fields as text (natively; JS builds the sentence).
     pub fn message(&self) -> String {
-        let mut text = String::new();
-        // Writing to a String cannot fail.
-        let _ = self.write_message(&mut text);
-        text
+        crate::error::Described(self).to_string()
+    }
+}
+
+impl Coded for LoadError {
+    fn code(&self) -> &'static str {
+        LoadError::code(self)
     }
 
-    /// [`LoadError::message`] written to `out`, allocating nothing itself.
-    pub fn write_message(&self, out: &mut dyn fmt::Write) -> fmt::Result {
-        match self {
-            LoadError::Truncated { needed, got } => write!(
-                out,
-                "the snapshot is truncated: expected at least {needed} bytes \
-                 (96-byte header + payloadLength), got {got}"
-            ),
+    fn domain(&self) -> &'static str {
+        "snapshot"
+    }
+
+    fn fields(&self, out: &mut dyn Fields) {
+        match *self {
+            LoadError::Truncated { needed, got } | LoadError::LengthMismatch { expected: needed, got } => {
+                out.integer("expected", needed);
+                out.integer("got", got);
+            }
             LoadError::BadMagic { found } => {
-                write!(out, "expected magic \"")?;
-                for byte in MAGIC {
-                    out.write_char(char::from(byte))?;
-                }
-                write!(out, "\" (")?;
-                write_spaced_hex(out, &MAGIC)?;
-                write!(out, "), found ")?;
-                write_spaced_hex(out, found)
+                out.value("expected", Value::Bytes4(MAGIC));
+                out.value("got", Value::Bytes4(found));
             }
             LoadError::UnsupportedFormatVersion(found) => {
-                write!(out, "formatVersion {found} is not supported (expected {FORMAT_VERSION})")
+                out.integer("expected", u64::from(FORMAT_VERSION));
+                out.integer("got", u64::from(found));
             }
             LoadError::UnsupportedHashProtocol(found) => {
-                write!(out, "hashProtocolVersion {found} is not supported (expected {HASH_PROTOCOL_VERSION})")
+                out.integer("expected", u64::from(HASH_PROTOCOL_VERSION));
+                out.integer("got", u64::from(found));
             }
-            LoadError::InvalidHeader { field, reason } => {
-                write!(out, "invalid header field {field}: {reason}")
+            LoadError::InvalidHeader { field, expected, bound, got } => {
+                out.word("field", field);
+                out.word("rule", expected);
+                if let Some(bound) = bound {
+                    out.integer("bound", bound);
+                }
+                out.value("got", got);
             }
-            LoadError::LengthMismatch { expected, got } => write!(
-                out,
-                "the snapshot must be exactly {expected} bytes (96-byte header + payloadLength), \
-                 got {got}"
-            ),
-            LoadError::ChecksumMismatch => {
-                write!(out, "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload")
-            }
+            LoadError::ChecksumMismatch => {}
             LoadError::TooLarge { declared, limit } => {
-                write!(out, "the header declares {declared} bytes, more than maxBytes ({limit})")
+                out.integer("declared", declared);
+                out.integer("limit", limit);
             }
-            LoadError::OutOfMemory { requested } => write!(
-                out,
-                "could not reserve {requested} bytes for the snapshot's bit array: WebAssembly \
-                 memory grows to 4 GiB at most and never shrinks (free() filters that are no \
-                 longer needed)"
-            ),
+            LoadError::OutOfMemory { requested } => {
+                out.integer("requested", requested);
+                out.word("purpose", "for the snapshot's bit array");
+            }
         }
     }
 }
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.code())?;
-        self.write_message(f)
-    }
-}
-
-impl std::error::Error for LoadError {}
 
 /// Why a filter could not be written as ABF1.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,11 +124,11 @@ pub enum EncodeError {
     /// The catalog version is above 2^53 − 1, so JS could not read it back
     /// exactly.
     CatalogVersionOutOfRange(u64),
-    /// The filter's own fields break a header rule, so the file would not
-    /// load (e.g. a union whose inserted counts add up past
-    /// `expectedItemCount`). Writing it anyway would publish a snapshot every
-    /// client rejects.
-    InvalidFilter { field: &'static str, reason: String },
+    /// The filter's own fields break a header rule (the load error says
+    /// which), so the file would not load (e.g. a union whose inserted counts
+    /// add up past `expectedItemCount`). Writing it anyway would publish a
+    /// snapshot every client rejects.
+    InvalidFilter(LoadError),
     /// The output buffer (`requested` bytes) could not be reserved.
     OutOfMemory { requested: u64 },
 }
@@ -154,55 +143,47 @@ impl EncodeError {
     pub fn code(&self) -> &'static str {
         match self {
             EncodeError::CatalogVersionOutOfRange(_) => "catalogVersionOutOfRange",
-            EncodeError::InvalidFilter { .. } => "invalidFilter",
+            EncodeError::InvalidFilter(_) => "invalidFilter",
             EncodeError::OutOfMemory { .. } => OutOfMemory::CODE,
         }
     }
 
-    pub fn message(&self) -> String {
-        let mut text = String::new();
-        // Writing to a String cannot fail.
-        let _ = self.write_message(&mut text);
-        text
-    }
-
-    /// [`EncodeError::message`] written to `out`, allocating nothing itself.
-    pub fn write_message(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+    /// The camelCase header field the filter breaks, if that is the failure.
+    pub fn field(&self) -> Option<&'static str> {
         match self {
-            EncodeError::CatalogVersionOutOfRange(found) => write!(
-                out,
-                "catalogVersion must be an integer from 0 to {MAX_CATALOG_VERSION} (2^53 - 1), \
-                 got {found}"
-            ),
-            EncodeError::InvalidFilter { field, reason } => {
-                write!(out, "the filter cannot be written as ABF1, field {field}: {reason}")
+            EncodeError::InvalidFilter(LoadError::InvalidHeader { field, .. }) => Some(field),
+            _ => None,
+        }
+    }
+
+    /// The code and the fields as text (natively; JS builds the sentence).
+    pub fn message(&self) -> String {
+        crate::error::Described(self).to_string()
+    }
+}
+
+impl Coded for EncodeError {
+    fn code(&self) -> &'static str {
+        EncodeError::code(self)
+    }
+
+    fn domain(&self) -> &'static str {
+        "encode"
+    }
+
+    fn fields(&self, out: &mut dyn Fields) {
+        match self {
+            EncodeError::CatalogVersionOutOfRange(found) => {
+                out.integer("limit", MAX_CATALOG_VERSION);
+                out.integer("got", *found);
             }
-            EncodeError::OutOfMemory { requested } => write!(
-                out,
-                "could not reserve {requested} bytes for the encoded snapshot: WebAssembly \
-                 memory grows to 4 GiB at most and never shrinks (free() filters that are no \
-                 longer needed)"
-            ),
+            EncodeError::InvalidFilter(inner) => out.inner("inner", inner),
+            EncodeError::OutOfMemory { requested } => {
+                out.integer("requested", *requested);
+                out.word("purpose", "for the encoded snapshot");
+            }
         }
     }
 }
 
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.code())?;
-        self.write_message(f)
-    }
-}
-
-impl std::error::Error for EncodeError {}
-
-/// `41 42 46 31`: bytes as the spec writes them.
-fn write_spaced_hex(out: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
-    for (index, byte) in bytes.iter().enumerate() {
-        if index > 0 {
-            out.write_char(' ')?;
-        }
-        write!(out, "{byte:02x}")?;
-    }
-    Ok(())
-}
+display_coded!(LoadError, EncodeError);

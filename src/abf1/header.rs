@@ -7,6 +7,7 @@ use serde::Serializer;
 
 use super::error::LoadError;
 use super::*;
+use crate::error::Value;
 use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH_COUNT, MINIMUM_BIT_COUNT};
 
 /// The decoded header. Serialized (for JS) with camelCase names; every u64
@@ -16,13 +17,18 @@ use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH
 pub struct Header {
     pub format_version: u16,
     pub hash_protocol_version: u16,
+    #[serde(serialize_with = "serialize_count")]
     pub catalog_version: u64,
+    #[serde(serialize_with = "serialize_count")]
     pub bit_count: u64,
     pub hash_count: u32,
     pub reserved: u32,
+    #[serde(serialize_with = "serialize_count")]
     pub expected_item_count: u64,
+    #[serde(serialize_with = "serialize_count")]
     pub inserted_item_count: u64,
     pub target_fpp: f64,
+    #[serde(serialize_with = "serialize_count")]
     pub payload_length: u64,
     /// Lowercase hex in JS: a 32-byte array would arrive as 32 numbers.
     #[serde(serialize_with = "serialize_hex")]
@@ -97,62 +103,62 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
 /// the error names the first broken field. Shared with the encoder so it
 /// never writes a file the loader would reject.
 pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
+    let integer = Value::Integer;
     if h.catalog_version > MAX_CATALOG_VERSION {
         return invalid(
             "catalogVersion",
-            format!(
-                "must be at most 2^53 - 1 = {MAX_CATALOG_VERSION} (exact as a JS number), got {}",
-                h.catalog_version
-            ),
+            "at most 2^53 - 1 (exact as a JS number)",
+            Some(MAX_CATALOG_VERSION),
+            integer(h.catalog_version),
         );
     }
     if h.bit_count % 64 != 0 {
-        return invalid("bitCount", format!("must be a multiple of 64, got {}", h.bit_count));
+        return invalid("bitCount", "a multiple of 64", None, integer(h.bit_count));
     }
     if !(MINIMUM_BIT_COUNT..=MAXIMUM_BIT_COUNT).contains(&h.bit_count) {
-        return invalid(
-            "bitCount",
-            format!("must be from {MINIMUM_BIT_COUNT} to 2^30 = {MAXIMUM_BIT_COUNT}, got {}", h.bit_count),
-        );
+        const _: () = assert!(MINIMUM_BIT_COUNT == 64 && MAXIMUM_BIT_COUNT == 1 << 30);
+        return invalid("bitCount", "from 64 to 2^30", Some(MAXIMUM_BIT_COUNT), integer(h.bit_count));
     }
     if !(1..=MAXIMUM_HASH_COUNT).contains(&h.hash_count) {
-        return invalid("hashCount", format!("must be from 1 to {MAXIMUM_HASH_COUNT}, got {}", h.hash_count));
+        const _: () = assert!(MAXIMUM_HASH_COUNT == 32);
+        return invalid("hashCount", "from 1 to 32", None, integer(u64::from(h.hash_count)));
     }
     if h.reserved != 0 {
-        return invalid("reserved", format!("must be 0, got {}", h.reserved));
+        return invalid("reserved", "0", None, integer(u64::from(h.reserved)));
     }
     if !(1..=MAXIMUM_EXPECTED_ITEM_COUNT).contains(&h.expected_item_count) {
+        const _: () = assert!(MAXIMUM_EXPECTED_ITEM_COUNT == 1 << 30);
         return invalid(
             "expectedItemCount",
-            format!("must be from 1 to 2^30 = {MAXIMUM_EXPECTED_ITEM_COUNT}, got {}", h.expected_item_count),
+            "from 1 to 2^30",
+            Some(MAXIMUM_EXPECTED_ITEM_COUNT),
+            integer(h.expected_item_count),
         );
     }
     if h.inserted_item_count > h.expected_item_count {
         return invalid(
             "insertedItemCount",
-            format!("must be at most expectedItemCount = {}, got {}", h.expected_item_count, h.inserted_item_count),
+            "at most expectedItemCount",
+            Some(h.expected_item_count),
+            integer(h.inserted_item_count),
         );
     }
     let p = h.target_fpp;
     // Written so NaN fails: every comparison with NaN is false.
     if !(p.is_finite() && p > 0.0 && p < 1.0) {
-        return invalid(
-            "targetFpp",
-            format!("must be a finite number strictly between 0 and 1, got {}", crate::numfmt::f64_text(p)),
-        );
+        return invalid("targetFpp", "a finite number strictly between 0 and 1", None, Value::Number(p));
     }
     // bitCount is a validated multiple of 64 here, so the division is exact.
     if h.payload_length != h.bit_count / 8 {
-        return invalid(
-            "payloadLength",
-            format!("must equal bitCount / 8 = {}, got {}", h.bit_count / 8, h.payload_length),
-        );
+        return invalid("payloadLength", "equal to bitCount / 8", Some(h.bit_count / 8), integer(h.payload_length));
     }
     Ok(())
 }
 
-fn invalid(field: &'static str, reason: String) -> Result<(), LoadError> {
-    Err(LoadError::InvalidHeader { field, reason })
+/// Field `field` broke the rule `expected` (whose value is `bound`, when the
+/// rule names one): `got` came.
+fn invalid(field: &'static str, expected: &'static str, bound: Option<u64>, got: Value) -> Result<(), LoadError> {
+    Err(LoadError::InvalidHeader { field, expected, bound, got })
 }
 
 /// `N` bytes at `offset`, or `Truncated` when the input is too short. Never
@@ -177,14 +183,26 @@ fn put(out: &mut [u8; HEADER_LENGTH], offset: usize, field: &[u8]) {
 }
 
 /// Lowercase hex, without pulling in the `hex` crate for 32 bytes.
+/// Digit by digit: `{:02x}` would link `core::fmt`'s hex formatting into the wasm.
 pub(crate) fn to_hex(bytes: &[u8]) -> String {
-    use core::fmt::Write;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len().saturating_mul(2));
     for byte in bytes {
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{byte:02x}");
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     out
+}
+
+/// A count as a JS number: serde's `u64` path (a BigInt check whose error
+/// formats the value) is never taken, so it links no `core::fmt` into the
+/// wasm. Counts of a valid header are at most 2^53 − 1; natively a count
+/// above `u32::MAX` is written as a float.
+pub(crate) fn serialize_count<S: Serializer>(count: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    match u32::try_from(*count) {
+        Ok(small) => serializer.serialize_u32(small),
+        Err(_) => serializer.serialize_f64(*count as f64),
+    }
 }
 
 fn serialize_hex<S: Serializer>(bytes: &[u8; CHECKSUM_LENGTH], serializer: S) -> Result<S::Ok, S::Error> {

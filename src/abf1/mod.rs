@@ -27,6 +27,7 @@ use crate::layout::BloomSpec;
 
 pub use error::{EncodeError, LoadError};
 pub use header::{parse_header, Header};
+pub(crate) use header::{serialize_count, to_hex};
 pub use stream::StreamDecoder;
 
 /// The first four bytes of every ABF1 file.
@@ -130,10 +131,7 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
         checksum: [0; CHECKSUM_LENGTH],
     };
     // Refuse to publish what every loader would reject.
-    header::validate_fields(&header).map_err(|error| match error {
-        LoadError::InvalidHeader { field, reason } => EncodeError::InvalidFilter { field, reason },
-        other => EncodeError::InvalidFilter { field: "header", reason: other.message() },
-    })?;
+    header::validate_fields(&header).map_err(EncodeError::InvalidFilter)?;
     let bits = filter.bits();
     let mut out = fallible::with_capacity(HEADER_LENGTH.saturating_add(bits.byte_count()))?;
     // The header without its checksum first; the checksum covers bytes

@@ -211,7 +211,9 @@ impl PayloadSink {
     fn new(header: &Header, hashed_header: Option<&[u8]>) -> Result<Self, LoadError> {
         let expected_words = usize::try_from(header.bit_count / 64).map_err(|_| LoadError::InvalidHeader {
             field: "bitCount",
-            reason: format!("{} bits do not fit in memory on this platform", header.bit_count),
+            expected: "a bit count that fits in memory on this platform",
+            bound: None,
+            got: crate::error::Value::Integer(header.bit_count),
         })?;
         let hasher = hashed_header.map(|bytes| {
             let mut hasher = Sha256::new();

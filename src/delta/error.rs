@@ -2,12 +2,12 @@
 //! composing two.
 //!
 //! One variant per check of docs/ABD1.md, data kept as numbers so the JS
-//! binding and tools never parse text. `code()` is the stable machine word;
-//! `message()` says what was expected and what came.
-
-use core::fmt;
+//! binding and tools never parse text. [`DeltaError`] is [`Coded`]: `code()`
+//! is the stable machine word; `pkg-template/lib/errors.js` builds the
+//! sentence (what was expected and what came) from its fields.
 
 use crate::abf1::{EncodeError, LoadError};
+use crate::error::{display_coded, Coded, Fields, Value};
 
 /// The bound a header field broke (the value itself is in the error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,12 +17,13 @@ pub enum Limit {
     LessThan(u64),
 }
 
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Limit {
+    /// The bound's word ("atMost", "atLeast", "lessThan") and value.
+    pub fn parts(self) -> (&'static str, u64) {
         match self {
-            Limit::AtMost(n) => write!(f, "at most {n}"),
-            Limit::AtLeast(n) => write!(f, "at least {n}"),
-            Limit::LessThan(n) => write!(f, "less than {n}"),
+            Limit::AtMost(n) => ("atMost", n),
+            Limit::AtLeast(n) => ("atLeast", n),
+            Limit::LessThan(n) => ("lessThan", n),
         }
     }
 }
@@ -51,21 +52,33 @@ pub enum BaseMismatch {
     PayloadChecksum,
 }
 
-impl fmt::Display for BaseMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Coded for BaseMismatch {
+    fn code(&self) -> &'static str {
         match self {
-            BaseMismatch::CatalogVersion { expected, got } => {
-                write!(f, "catalogVersion {expected} expected, got {got}")
+            BaseMismatch::CatalogVersion { .. } => "catalogVersion",
+            BaseMismatch::Layout { .. } => "layout",
+            BaseMismatch::SetBitCount { .. } => "setBitCount",
+            BaseMismatch::PayloadChecksum => "payloadChecksum",
+        }
+    }
+
+    fn domain(&self) -> &'static str {
+        "deltaBase"
+    }
+
+    fn fields(&self, out: &mut dyn Fields) {
+        match *self {
+            BaseMismatch::CatalogVersion { expected, got } | BaseMismatch::SetBitCount { expected, got } => {
+                out.integer("expected", expected);
+                out.integer("got", got);
             }
-            BaseMismatch::Layout { expected_bit_count, expected_hash_count, got_bit_count, got_hash_count } => write!(
-                f,
-                "layout bitCount {expected_bit_count} / hashCount {expected_hash_count} expected, \
-                 got {got_bit_count} / {got_hash_count}"
-            ),
-            BaseMismatch::SetBitCount { expected, got } => {
-                write!(f, "{expected} set bits expected, got {got}")
+            BaseMismatch::Layout { expected_bit_count, expected_hash_count, got_bit_count, got_hash_count } => {
+                out.integer("expectedBitCount", expected_bit_count);
+                out.integer("expectedHashCount", u64::from(expected_hash_count));
+                out.integer("gotBitCount", got_bit_count);
+                out.integer("gotHashCount", u64::from(got_hash_count));
             }
-            BaseMismatch::PayloadChecksum => write!(f, "the SHA-256 of the bit array differs"),
+            BaseMismatch::PayloadChecksum => {}
         }
     }
 }
@@ -181,89 +194,90 @@ impl DeltaError {
         }
     }
 
-    /// A sentence for people: what was expected and what came.
+    /// The code and the fields as text (natively; JS builds the sentence).
     pub fn message(&self) -> String {
+        crate::error::Described(self).to_string()
+    }
+}
+
+impl Coded for DeltaError {
+    fn code(&self) -> &'static str {
+        DeltaError::code(self)
+    }
+
+    /// A wrapped ABF1 error keeps its own messages: `Encode` and
+    /// `TargetLoad` read as the encoder's and the loader's.
+    fn domain(&self) -> &'static str {
         match self {
-            DeltaError::Truncated { needed, got } => {
-                format!("the delta is truncated: expected at least {needed} bytes, got {got}")
+            DeltaError::Encode(inner) => inner.domain(),
+            DeltaError::TargetLoad(_) => "deltaTarget",
+            _ => "delta",
+        }
+    }
+
+    fn fields(&self, out: &mut dyn Fields) {
+        let integer = |out: &mut dyn Fields, name, value: u64| out.integer(name, value);
+        match self {
+            DeltaError::Truncated { needed: expected, got } | DeltaError::LengthMismatch { expected, got } => {
+                integer(out, "expected", *expected);
+                integer(out, "got", *got);
             }
             DeltaError::BadMagic { found } => {
-                format!("expected magic \"ABD1\" (41 42 44 31), found {}", spaced_hex(found))
+                out.value("expected", Value::Bytes4(super::format::MAGIC));
+                out.value("got", Value::Bytes4(*found));
             }
             DeltaError::UnsupportedFormatVersion(found) => {
-                format!("delta formatVersion {found} is not supported (expected {})", super::format::FORMAT_VERSION)
+                integer(out, "expected", u64::from(super::format::FORMAT_VERSION));
+                integer(out, "got", u64::from(*found));
             }
-            DeltaError::UnsupportedPositionEncoding(found) => format!(
-                "positionEncoding {found} is not supported (expected {})",
-                super::format::POSITION_ENCODING_RICE
-            ),
-            DeltaError::InvalidTargetHeader(inner) => {
-                format!("the delta's target ABF1 header is invalid: {}", inner.message())
+            DeltaError::UnsupportedPositionEncoding(found) => {
+                integer(out, "expected", u64::from(super::format::POSITION_ENCODING_RICE));
+                integer(out, "got", u64::from(*found));
             }
+            DeltaError::InvalidTargetHeader(inner) | DeltaError::TargetLoad(inner) => out.inner("inner", inner),
             DeltaError::InvalidHeader { field, got, limit } => {
-                format!("invalid delta header field {field}: must be {limit}, got {got}")
+                let (bound, value) = limit.parts();
+                out.word("field", field);
+                out.word("bound", bound);
+                integer(out, "limit", value);
+                integer(out, "got", *got);
             }
-            DeltaError::LengthMismatch { expected, got } => format!(
-                "the delta must be exactly {expected} bytes (200-byte header + bodyLength + \
-                 32-byte checksum), got {got}"
-            ),
-            DeltaError::ChecksumMismatch => {
-                "the delta's SHA-256 trailer does not match the bytes before it".to_string()
-            }
+            DeltaError::ChecksumMismatch | DeltaError::ResultChecksumMismatch => {}
             DeltaError::PositionsTruncated { decoded, expected } => {
-                format!("the delta body ends after {decoded} of its {expected} positions")
+                integer(out, "decoded", *decoded);
+                integer(out, "expected", *expected);
             }
-            DeltaError::PositionOutOfRange { index, rank, zero_count } => format!(
-                "position {index} of the delta names zero bit {rank}, but the base has only \
-                 {zero_count} zero bits"
-            ),
-            DeltaError::NonCanonicalPositions { used_bits, body_bits } => format!(
-                "the positions use {used_bits} of the body's {body_bits} bits: only zero padding \
-                 to the next byte may follow"
-            ),
-            DeltaError::WrongBase(mismatch) => {
-                format!("the snapshot is not the base this delta applies to: {mismatch}")
+            DeltaError::PositionOutOfRange { index, rank, zero_count } => {
+                integer(out, "index", *index);
+                integer(out, "rank", *rank);
+                integer(out, "zeroCount", *zero_count);
             }
-            DeltaError::ResultChecksumMismatch => "the rebuilt snapshot does not match the target \
-                 header's checksum"
-                .to_string(),
+            DeltaError::NonCanonicalPositions { used_bits, body_bits } => {
+                integer(out, "usedBits", *used_bits);
+                integer(out, "bodyBits", *body_bits);
+            }
+            DeltaError::WrongBase(mismatch) | DeltaError::NotChained(mismatch) => out.inner("mismatch", mismatch),
             DeltaError::IncompatibleLayout { base_bit_count, base_hash_count, target_bit_count, target_hash_count } => {
-                format!(
-                    "a delta needs the same layout: base bitCount {base_bit_count} / hashCount \
-                     {base_hash_count}, target {target_bit_count} / {target_hash_count}"
-                )
+                integer(out, "baseBitCount", *base_bit_count);
+                integer(out, "baseHashCount", u64::from(*base_hash_count));
+                integer(out, "targetBitCount", *target_bit_count);
+                integer(out, "targetHashCount", u64::from(*target_hash_count));
             }
-            DeltaError::NotSuperset { removed_bits, first_position } => format!(
-                "the target clears {removed_bits} bits set in the base (the first at position \
-                 {first_position}): a delta only adds bits"
-            ),
-            DeltaError::NotNewer { base_catalog_version, target_catalog_version } => format!(
-                "the target catalogVersion must be greater than the base's {base_catalog_version}, \
-                 got {target_catalog_version}"
-            ),
-            DeltaError::Encode(inner) => inner.message(),
-            DeltaError::TargetLoad(inner) => {
-                format!("the rebuilt target does not load: {}", inner.message())
+            DeltaError::NotSuperset { removed_bits, first_position } => {
+                integer(out, "removedBits", *removed_bits);
+                integer(out, "firstPosition", *first_position);
             }
-            DeltaError::NotChained(mismatch) => {
-                format!("the second delta does not start where the first ends: {mismatch}")
+            DeltaError::NotNewer { base_catalog_version, target_catalog_version } => {
+                integer(out, "baseCatalogVersion", *base_catalog_version);
+                integer(out, "got", *target_catalog_version);
             }
+            DeltaError::Encode(inner) => inner.fields(out),
             DeltaError::OutOfMemory { bytes } => {
-                format!("could not reserve {bytes} bytes for the delta or its result")
+                integer(out, "requested", *bytes);
+                out.word("purpose", "for the delta or its result");
             }
         }
     }
 }
 
-impl fmt::Display for DeltaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message())
-    }
-}
-
-impl std::error::Error for DeltaError {}
-
-/// `41 42 44 31`: bytes as the spec writes them.
-fn spaced_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
-}
+display_coded!(DeltaError);

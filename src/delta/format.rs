@@ -47,13 +47,17 @@ pub struct DeltaHeader {
     pub format_version: u16,
     pub position_encoding: u8,
     pub rice_parameter: u8,
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub base_catalog_version: u64,
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub base_set_bit_count: u64,
     #[serde(serialize_with = "serialize_hex")]
     pub base_payload_sha256: [u8; SHA256_LENGTH],
     #[serde(serialize_with = "serialize_hex")]
     pub target_payload_sha256: [u8; SHA256_LENGTH],
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub position_count: u64,
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub body_length: u64,
     /// The target's complete ABF1 header, checksum included.
     pub target: abf1::Header,
@@ -190,6 +194,5 @@ fn read_u64(fixed: &[u8], offset: usize) -> u64 {
 
 /// Lowercase hex for the two SHA-256 fields (JS would otherwise get 32 numbers).
 fn serialize_hex<S: Serializer>(bytes: &[u8; SHA256_LENGTH], serializer: S) -> Result<S::Ok, S::Error> {
-    let text: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    serializer.serialize_str(&text)
+    serializer.serialize_str(&crate::abf1::to_hex(bytes))
 }

@@ -10,21 +10,17 @@ use crate::layout::item_count_from_f64;
 use wasm_bindgen::prelude::*;
 
 fn delta_error(error: DeltaError) -> JsValue {
-    error::coded(error.code(), &error.message())
+    error::coded(&error)
 }
 
 /// A catalog version from a JS number (the JS layer checked it already).
-fn catalog_version(parameter: &str, value: f64) -> Result<u64, JsValue> {
-    item_count_from_f64(value).ok_or_else(|| {
-        error::coded(
-            "invalidCatalogVersion",
-            &format!("{parameter} must be an integer from 0 to 2^53 - 1, got {}", crate::numfmt::f64_text(value)),
-        )
-    })
+fn catalog_version(parameter: &'static str, value: f64) -> Result<u64, JsValue> {
+    item_count_from_f64(value)
+        .ok_or_else(|| error::binding("invalidCatalogVersion", Some(("parameter", parameter)), &[("got", value)]))
 }
 
 fn header_value(header: &delta::DeltaHeader) -> Result<JsValue, JsValue> {
-    serde_wasm_bindgen::to_value(header).map_err(|e| error::range(&e.to_string()))
+    serde_wasm_bindgen::to_value(header).map_err(JsValue::from)
 }
 
 /// The ABD1 bytes from `base` to `target`, or a coded error

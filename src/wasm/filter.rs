@@ -18,7 +18,7 @@ pub(crate) fn spec_from_js(expected_item_count: f64, target_fpp: f64) -> Result<
 }
 
 pub(crate) fn bloom_error(error: BloomError) -> JsValue {
-    error::coded(error.code(), error.describe())
+    error::coded(&error)
 }
 
 /// The layout the rule picks, as `{ bitCount, hashCount }`, or a coded error.
@@ -49,7 +49,7 @@ impl RawFilter {
 }
 
 /// The coded error for output bytes (`purpose`) that could not be reserved.
-fn output_error(error: OutOfMemory, purpose: &str) -> JsValue {
+fn output_error(error: OutOfMemory, purpose: &'static str) -> JsValue {
     error::out_of_memory(error, purpose)
 }
 
@@ -138,16 +138,16 @@ impl RawFilter {
     pub fn union(a: &RawFilter, b: &RawFilter) -> Result<RawFilter, JsValue> {
         match ArtifactBloomFilter::union(&a.inner, &b.inner) {
             Ok(Some(merged)) => Ok(RawFilter::wrap(merged)),
-            Ok(None) => Err(error::coded_with("incompatibleFilters", |out| {
-                write!(
-                    out,
-                    "filters must have the same bitCount and hashCount: {}/{} vs {}/{}",
-                    a.inner.bit_count(),
-                    a.inner.hash_count(),
-                    b.inner.bit_count(),
-                    b.inner.hash_count()
-                )
-            })),
+            Ok(None) => Err(error::binding(
+                "incompatibleFilters",
+                None,
+                &[
+                    ("bitCount", a.inner.bit_count() as f64),
+                    ("hashCount", f64::from(a.inner.hash_count())),
+                    ("otherBitCount", b.inner.bit_count() as f64),
+                    ("otherHashCount", f64::from(b.inner.hash_count())),
+                ],
+            )),
             Err(e) => Err(bloom_error(e.into())),
         }
     }

@@ -41,7 +41,7 @@ impl RawSha256 {
 }
 
 fn finished() -> JsValue {
-    error::coded("hasherFinished", "this Sha256 already returned its digest; create a new one")
+    error::binding("hasherFinished", None, &[])
 }
 
 /// One-shot SHA-256 of the `staged` bytes.

@@ -68,9 +68,11 @@ pub(crate) fn with_input<T>(length: usize, read: impl FnOnce(&[u8]) -> Result<T,
         let mut buffer = cell.take();
         let result = match buffer.get(..length) {
             Some(bytes) => read(bytes),
-            None => {
-                Err(error::coded("inputNotStaged", "the raw call expected more input bytes than inputBuffer() staged"))
-            }
+            None => Err(error::binding(
+                "inputNotStaged",
+                None,
+                &[("expected", length as f64), ("got", buffer.len() as f64)],
+            )),
         };
         if buffer.capacity() > KEPT_BYTES {
             buffer = Vec::new();

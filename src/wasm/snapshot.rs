@@ -10,14 +10,13 @@ use crate::packed::dedup_packed;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-/// Formatted without a heap allocation (`outOfMemory` must stay reportable).
 fn load_error(error: LoadError) -> JsValue {
-    error::coded_with(error.code(), |out| error.write_message(out))
+    error::coded(&error)
 }
 
 /// The header as a plain JS object (every field of the ABF1 table).
 fn header_value(header: &abf1::Header) -> Result<JsValue, JsValue> {
-    serde_wasm_bindgen::to_value(header).map_err(|e| error::range(&e.to_string()))
+    serde_wasm_bindgen::to_value(header).map_err(JsValue::from)
 }
 
 /// `{ header, filter }` where `filter` is a `RawFilter`.
@@ -61,15 +60,9 @@ pub fn parse_snapshot_header(bytes: &[u8]) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = encodeSnapshot)]
 pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u8>, JsValue> {
     let version = crate::layout::item_count_from_f64(catalog_version).ok_or_else(|| {
-        error::coded(
-            "invalidCatalogVersion",
-            &format!(
-                "catalogVersion must be an integer from 0 to 2^53 - 1, got {}",
-                crate::numfmt::f64_text(catalog_version)
-            ),
-        )
+        error::binding("invalidCatalogVersion", Some(("parameter", "catalogVersion")), &[("got", catalog_version)])
     })?;
-    abf1::encode(filter.inner(), version).map_err(|e| error::coded_with(e.code(), |out| e.write_message(out)))
+    abf1::encode(filter.inner(), version).map_err(|e| error::coded(&e))
 }
 
 /// Unique staged digests (first-seen order) and the duplicate count, as
@@ -96,7 +89,7 @@ pub struct RawSnapshotDecoder {
 }
 
 fn finished() -> JsValue {
-    error::coded("decoderFinished", "this decoder already finished; create a new one")
+    error::binding("decoderFinished", None, &[])
 }
 
 /// `maxBytes` from JS (a non-negative number, `Infinity` for none) as the

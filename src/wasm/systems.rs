@@ -2,7 +2,7 @@
 //! mergeable CRDT filter and its deltas (MBLF), the scalable chain (SBLF) and the
 //! sizing helpers. `pkg-template/lib/{tlbf,mergeable,scalable,sizing}.js` wraps them and
 //! does all JavaScript-value validation; this layer re-checks what it
-//! receives and turns every core error into `error::coded(code, message)`.
+//! receives and turns every core error (all `Coded`) into `error::coded`.
 //!
 //! Deltas cross the boundary as plain words, not as a wasm-owned class: a
 //! caller that ignores the delta of each of a million adds must not pin a
@@ -17,6 +17,7 @@
 
 use super::error;
 use super::input::with_input;
+use crate::error::Coded;
 use crate::fallible;
 use crate::layout::item_count_from_f64;
 use crate::mergeable::{self, seal, Delta, MergeableBloomFilter, MergeableError, CHECKSUM_LENGTH};
@@ -25,29 +26,9 @@ use crate::sizing::{self, SizingError};
 use crate::tlbf::{TlBloom, TlbfError};
 use wasm_bindgen::prelude::*;
 
-/// The coded error enums of the core, seen alike.
-trait Coded: Copy {
-    fn code(self) -> &'static str;
-    fn message(self) -> &'static str;
-}
-
-macro_rules! coded {
-    ($($name:ty),+) => {$(
-        impl Coded for $name {
-            fn code(self) -> &'static str {
-                <$name>::code(self)
-            }
-            fn message(self) -> &'static str {
-                <$name>::message(self)
-            }
-        }
-    )+};
-}
-coded!(TlbfError, MergeableError, ScalableError, SizingError);
-
 /// The JS `Error` (with `code`) for a core failure.
 fn fail<E: Coded>(e: E) -> JsValue {
-    error::coded(e.code(), e.message())
+    error::coded(&e)
 }
 
 /// A JS count as u64, or `invalid` when it is not a safe non-negative integer.

@@ -1,0 +1,107 @@
+// One error style (issue 12, item 4): the Rust core keeps a code and numbers,
+// the binding hands them to lib/errors.js, which builds the sentence. So the
+// messages a user reads still say what was expected and what came, with the
+// input's own numbers, while the wasm carries no message text.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import test from "node:test";
+import { fileURLToPath } from "node:url";
+import { Sha256, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader } from "artifact-bloom";
+import { readVector } from "./helpers/abf1.mjs";
+
+const PACKAGE = new URL("node_modules/artifact-bloom/", import.meta.url);
+
+/** A valid 96-byte header with one little-endian field overwritten. */
+function headerWith(offset, write) {
+  const bytes = readVector("small-v42.abf1").slice(0, 96);
+  write(new DataView(bytes.buffer), offset);
+  return bytes;
+}
+
+test("snapshot failures name what was expected and what came, with the input's numbers", () => {
+  const cases = [
+    [new Uint8Array(10), "truncated", /expected at least 96 bytes .*got 10$/],
+    [new TextEncoder().encode("TLBF".padEnd(96, "\0")), "badMagic", /^expected magic "ABF1" \(41 42 46 31\), found 54 4c 42 46$/],
+    [headerWith(4, (view, at) => view.setUint16(at, 2, true)), "unsupportedFormatVersion", /^formatVersion 2 is not supported \(expected 1\)$/],
+    [headerWith(16, (view, at) => view.setBigUint64(at, 100n, true)), "invalidHeader", /^invalid header field bitCount: must be a multiple of 64, got 100$/],
+    [headerWith(28, (view, at) => view.setUint32(at, 7, true)), "invalidHeader", /^invalid header field reserved: must be 0, got 7$/],
+    [
+      headerWith(40, (view, at) => view.setBigUint64(at, 1000n, true)),
+      "invalidHeader",
+      /^invalid header field insertedItemCount: must be at most expectedItemCount = \d+, got 1000$/,
+    ],
+    [headerWith(48, (view, at) => view.setFloat64(at, Number.NaN, true)), "invalidHeader", /field targetFpp: must be a finite number strictly between 0 and 1, got NaN$/],
+  ];
+  for (const [bytes, code, message] of cases) {
+    const loaded = readSnapshotHeader(bytes);
+    assert.equal(loaded.kind, "failure", code);
+    assert.equal(loaded.error, code);
+    assert.match(loaded.message, message);
+  }
+  const padded = new Uint8Array(readVector("small-v42.abf1").byteLength + 3);
+  padded.set(readVector("small-v42.abf1"));
+  const long = loadSnapshot(padded);
+  assert.equal(long.error, "lengthMismatch");
+  assert.match(long.message, /must be exactly 104 bytes .*got 107$/);
+});
+
+test("delta failures keep their own sentences (the same code reads differently for a delta)", () => {
+  const short = readSnapshotDeltaHeader(new Uint8Array(3));
+  assert.equal(short.kind, "failure");
+  assert.equal(short.error, "truncated");
+  assert.match(short.message, /^the delta is truncated: expected at least 200 bytes, got 3$/);
+  const magic = readSnapshotDeltaHeader(new TextEncoder().encode("ABF1".padEnd(200, "\0")));
+  assert.equal(magic.error, "badMagic");
+  assert.match(magic.message, /^expected magic "ABD1" \(41 42 44 31\), found 41 42 46 31$/);
+});
+
+test("a coded error thrown by the wasm carries its numbers as properties, not only in its text", async () => {
+  // The raw layer, as the package's own lib/ sees it (its own instance).
+  await import(new URL("artifact_bloom_instance.js", PACKAGE).href);
+  const raw = await import(new URL("artifact_bloom.js", PACKAGE).href);
+  const thrown = (call) => {
+    try {
+      call();
+    } catch (error) {
+      return error;
+    }
+    assert.fail("expected a throw");
+  };
+  const short = thrown(() => raw.parseSnapshotHeader(new Uint8Array(10)));
+  assert.equal(short.name, "ArtifactBloomError");
+  assert.equal(short.code, "truncated");
+  assert.equal(short.expected, 96);
+  assert.equal(short.got, 10);
+  const reserved = thrown(() => raw.parseSnapshotHeader(headerWith(28, (view, at) => view.setUint32(at, 7, true))));
+  assert.deepEqual({ code: reserved.code, field: reserved.field, got: reserved.got }, { code: "invalidHeader", field: "reserved", got: 7 });
+  const magic = thrown(() => raw.parseDeltaHeader(new TextEncoder().encode("ABF1".padEnd(200, "\0"))));
+  assert.deepEqual([...magic.got], [0x41, 0x42, 0x46, 0x31]);
+  // A wrong size at query time stays a plain RangeError (never a coded result).
+  const digest = thrown(() => raw.decodeSnapshotPrehashed(0, new Uint8Array(5)));
+  assert.ok(digest instanceof RangeError);
+  assert.equal(digest.code, undefined);
+  assert.match(digest.message, /sha256 must be a 32-byte SHA-256 digest, got 5 bytes/);
+  // And the public API shows the same sentence a user reads.
+  const hasher = new Sha256();
+  hasher.digest();
+  const finished = thrown(() => hasher.digest());
+  assert.equal(finished.code, "hasherFinished");
+  assert.match(finished.message, /already returned its digest/);
+});
+
+test("the main wasm holds no message text: the sentences live in lib/errors.js", () => {
+  const wasmPath = fileURLToPath(new URL("artifact_bloom_bg.wasm", PACKAGE));
+  let wasm;
+  try {
+    wasm = readFileSync(wasmPath, "latin1");
+  } catch {
+    // Packages built without the .wasm beside the glue: read the embedded hex.
+    const instance = readFileSync(fileURLToPath(new URL("artifact_bloom_instance.js", PACKAGE)), "utf8");
+    wasm = Buffer.from(/"([0-9a-f]+)"/.exec(instance)[1], "hex").toString("latin1");
+  }
+  for (const text of ["is truncated", "expected magic", "WebAssembly memory grows", "must be a multiple of 64", "does not match"]) {
+    assert.equal(wasm.includes(text), false, `the wasm still contains "${text}"`);
+  }
+  const glue = readFileSync(fileURLToPath(new URL("artifact_bloom.js", PACKAGE)), "utf8");
+  assert.match(glue, /import \{ codedError \} from "\.\/lib\/errors\.js"/);
+});
