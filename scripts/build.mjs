@@ -55,7 +55,7 @@ if (dev) {
   run("wasm-opt", [
     "-O3", "--strip-debug", "--strip-producers",
     "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
-    "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue",
+    "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", "--enable-simd",
     rawWasm, "-o", wasm,
   ]);
 }

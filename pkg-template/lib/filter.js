@@ -6,10 +6,15 @@
 // memory has no room (for the digests' copy or the bit array), a build
 // answers `{ kind: "failure", error: "outOfMemory", message }`; methods that
 // throw for bad input throw an Error with `code: "outOfMemory"` then.
+//
+// Single queries are answered here, in JavaScript, from a view of the bit
+// array in wasm memory (probe-walk.js): no call into wasm per query. Batches
+// and builds run in wasm.
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
-import { stageInput, toWasm } from "./memory.js";
+import { stageInput, stagingCount, toWasm } from "./memory.js";
+import { ProbeWalk } from "./probe-walk.js";
 import { RAW, WasmResource } from "./resource.js";
 
 const DIGEST_LENGTH = 32;
@@ -61,8 +66,73 @@ function layoutError(spec) {
   }
 }
 
+/**
+ * A genuine 32-byte Uint8Array (Buffer included, any realm; a Proxy is not:
+ * `ArrayBuffer.isView` checks the internal slot, so copying one with `set`
+ * runs no caller code). `length` rather than `byteLength` (the same for
+ * bytes): V8 reads it without touching the ArrayBuffer object, one cache
+ * miss less per digest (measured).
+ * @param {unknown} value
+ * @returns {value is Uint8Array}
+ */
 function isDigest(value) {
-  return isUint8Array(value) && value.byteLength === DIGEST_LENGTH;
+  return ArrayBuffer.isView(value) && (value instanceof Uint8Array || isUint8Array(value))
+    && value.length === DIGEST_LENGTH;
+}
+
+/**
+ * Packs `count` digests straight into staged wasm memory in one pass,
+ * checking and copying each element as it is read (each is read once), so
+ * each digest object is brought into cache once. Returns the staged length,
+ * or "invalidDigest".
+ *
+ * Falls back to `stageChecked` when the fast pass cannot be trusted: no
+ * room (the reference reports invalidDigest before outOfMemory, so every
+ * digest is checked first), or code run while reading an element (a getter,
+ * a Proxy trap) staged another input or grew wasm memory, so the view is no
+ * longer the next call's input. That is checked before each copy, so
+ * nothing is ever written outside the current input.
+ * @param {readonly unknown[]} digests
+ * @param {number} count digests.length, read once
+ * @returns {number | "invalidDigest"}
+ * @throws {Error} with `code: "outOfMemory"` when there is no room for the input
+ */
+function stageDigests(digests, count) {
+  let staged;
+  try {
+    staged = stageInput(count * DIGEST_LENGTH);
+  } catch (error) {
+    if (codeOf(error) !== "outOfMemory") throw error;
+    return stageChecked(digests, count);
+  }
+  const stagedAt = stagingCount();
+  for (let index = 0; index < count; index += 1) {
+    const digest = digests[index];
+    if (!isDigest(digest)) return "invalidDigest";
+    if (stagingCount() !== stagedAt || staged.length === 0) return stageChecked(digests, count);
+    staged.set(digest, index * DIGEST_LENGTH);
+  }
+  return count * DIGEST_LENGTH;
+}
+
+/**
+ * The careful pass: every element read and checked first, then staged and
+ * copied with no caller code in between.
+ * @param {readonly unknown[]} digests
+ * @param {number} count
+ * @returns {number | "invalidDigest"}
+ * @throws {Error} with `code: "outOfMemory"` when there is no room for the input
+ */
+function stageChecked(digests, count) {
+  const checked = new Array(count);
+  for (let index = 0; index < count; index += 1) {
+    const digest = digests[index];
+    if (!isDigest(digest)) return "invalidDigest";
+    checked[index] = digest;
+  }
+  const staged = stageInput(count * DIGEST_LENGTH);
+  for (let index = 0; index < count; index += 1) staged.set(checked[index], index * DIGEST_LENGTH);
+  return count * DIGEST_LENGTH;
 }
 
 /** `packed` must be a Uint8Array of N × 32 digest bytes (a TypeError / RangeError naming it). */
@@ -75,13 +145,17 @@ function checkPacked(packed) {
 
 /**
  * Builds the raw filter from the packed digests `stage()` puts into wasm
- * memory (returning their length), mapping coded errors to failures.
- * @param {() => number} stage
+ * memory (returning their length, or a failure code), mapping coded errors
+ * to failures.
+ * @param {() => number | "invalidDigest"} stage
  * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+ * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
  */
 function fromStaged(stage, spec) {
   try {
-    const raw = RawFilter.createPacked(stage(), spec.expectedItemCount, spec.targetFalsePositiveRate);
+    const length = stage();
+    if (typeof length === "string") return failure(length);
+    const raw = RawFilter.createPacked(length, spec.expectedItemCount, spec.targetFalsePositiveRate);
     return success(new ArtifactBloomFilter(internal, raw));
   } catch (error) {
     const code = codeOf(error);
@@ -90,16 +164,36 @@ function fromStaged(stage, spec) {
   }
 }
 
+/**
+ * Digests staged per raw call of a batch (512 KiB): a chunk fits the input
+ * buffer wasm keeps between calls, so a batch reserves and clears no memory
+ * after its first chunk, and each chunk is still in cache when wasm reads
+ * it. A tuning choice, not a rule: any size gives the same answers.
+ */
+const BATCH_DIGESTS = 16384;
+
 export class ArtifactBloomFilter extends WasmResource {
-  /** Not for callers: use `ArtifactBloomFilter.create`. */
+  /** @type {ProbeWalk} single queries, answered in JS */
+  #walk;
+
+  /**
+   * Not for callers: use `ArtifactBloomFilter.create`.
+   * @param {symbol} token
+   * @param {RawFilter} raw
+   */
   constructor(token, raw) {
     if (token !== internal) {
       throw new TypeError("use ArtifactBloomFilter.create(digests, spec) to build a filter");
     }
     super(raw, "ArtifactBloomFilter");
+    this.#walk = new ProbeWalk(raw.bitsAddress(), raw.bitCount(), raw.hashCount());
   }
 
-  /** Internal: wraps a raw filter owned by this package (snapshots, merges). */
+  /**
+   * Internal: wraps a raw filter owned by this package (snapshots, merges).
+   * @param {RawFilter} raw
+   * @returns {ArtifactBloomFilter}
+   */
   static _wrap(raw) {
     return new ArtifactBloomFilter(internal, raw);
   }
@@ -109,20 +203,11 @@ export class ArtifactBloomFilter extends WasmResource {
     const specError = validateSpec(spec) ?? layoutError(spec);
     if (specError !== undefined) return failure(specError);
     if (!Array.isArray(digests)) return failure("invalidDigest");
-    if (digests.length > spec.expectedItemCount) return failure("capacityExceeded");
-    // Each element is read once: what was checked is what gets packed.
-    const checked = new Array(digests.length);
-    for (let index = 0; index < digests.length; index += 1) {
-      const digest = digests[index];
-      if (!isDigest(digest)) return failure("invalidDigest");
-      checked[index] = digest;
-    }
+    // Read once: a Proxy's length could answer differently each time.
+    const count = digests.length;
+    if (count > spec.expectedItemCount) return failure("capacityExceeded");
     // Packed straight into wasm memory, so the build is a single crossing.
-    return fromStaged(() => {
-      const packed = stageInput(checked.length * DIGEST_LENGTH);
-      for (let index = 0; index < checked.length; index += 1) packed.set(checked[index], index * DIGEST_LENGTH);
-      return packed.byteLength;
-    }, spec);
+    return fromStaged(() => stageDigests(digests, count), spec);
   }
 
   static createPacked(packed, spec) {
@@ -147,35 +232,64 @@ export class ArtifactBloomFilter extends WasmResource {
     }
   }
 
+  /**
+   * `false`: definitely absent; `true`: maybe. Answered in JS (probe-walk.js).
+   * @param {Uint8Array} digest 32 bytes
+   * @returns {boolean}
+   * @throws {RangeError} when `digest` is not a 32-byte Uint8Array
+   * @throws {Error} after `free()`
+   */
   mightContain(digest) {
-    // A direct field read, not `_raw()`: this is the per-query hot path.
-    const raw = this[RAW];
-    if (raw === undefined) throw freedError("ArtifactBloomFilter");
-    // `instanceof` is the fast path (Buffer included); the tag check covers
-    // Uint8Arrays from other realms. byteLength is 0 for a detached buffer.
-    if (!((digest instanceof Uint8Array || isUint8Array(digest)) && digest.byteLength === DIGEST_LENGTH)) {
+    // A direct field read, not `_raw()`: this is the per-query hot path. The
+    // walk reads the bits only while the raw filter (their owner) lives.
+    if (this[RAW] === undefined) throw freedError("ArtifactBloomFilter");
+    // The same test as `isDigest` (a genuine 32-byte Uint8Array, so reading
+    // it runs no caller code), written out on this hot path. `length` is 0
+    // for a detached buffer.
+    if (!(ArrayBuffer.isView(digest) && (digest instanceof Uint8Array || isUint8Array(digest))
+      && digest.length === DIGEST_LENGTH)) {
       throw digestError("digest", digest);
     }
-    // The probe reads only d[0..16]: pass it as four big-endian u32 numbers,
-    // so a query allocates nothing and copies nothing into wasm memory.
-    return raw.mightContainWords(
-      ((digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]) >>> 0,
-      ((digest[4] << 24) | (digest[5] << 16) | (digest[6] << 8) | digest[7]) >>> 0,
-      ((digest[8] << 24) | (digest[9] << 16) | (digest[10] << 8) | digest[11]) >>> 0,
-      ((digest[12] << 24) | (digest[13] << 16) | (digest[14] << 8) | digest[15]) >>> 0,
-    );
+    return this.#walk.mightContain(digest);
   }
 
+  /**
+   * One flag per packed digest (1 = maybe, 0 = definitely absent), answered
+   * in wasm a chunk at a time.
+   * @param {Uint8Array} packed N × 32 digest bytes
+   * @returns {Uint8Array} N flags
+   * @throws {TypeError | RangeError} for a packed buffer of the wrong type or length
+   * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for a chunk or its flags
+   */
   mightContainMany(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    return raw.mightContainMany(toWasm(packed));
+    const chunk = BATCH_DIGESTS * DIGEST_LENGTH;
+    if (packed.byteLength <= chunk) return raw.mightContainMany(toWasm(packed));
+    const flags = new Uint8Array(packed.byteLength / DIGEST_LENGTH);
+    for (let start = 0; start < packed.byteLength; start += chunk) {
+      flags.set(raw.mightContainMany(toWasm(packed.subarray(start, start + chunk))), start / DIGEST_LENGTH);
+    }
+    return flags;
   }
 
+  /**
+   * How many packed digests answer "maybe", counted in wasm a chunk at a time.
+   * @param {Uint8Array} packed N × 32 digest bytes
+   * @returns {number}
+   * @throws {TypeError | RangeError} for a packed buffer of the wrong type or length
+   * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for a chunk
+   */
   countMaybe(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    return raw.countMaybe(toWasm(packed));
+    const chunk = BATCH_DIGESTS * DIGEST_LENGTH;
+    if (packed.byteLength <= chunk) return raw.countMaybe(toWasm(packed));
+    let count = 0;
+    for (let start = 0; start < packed.byteLength; start += chunk) {
+      count += raw.countMaybe(toWasm(packed.subarray(start, start + chunk)));
+    }
+    return count;
   }
 
   getBitCount() {

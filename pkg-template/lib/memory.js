@@ -19,6 +19,19 @@ export function wasmMemoryBytes() {
 /** @type {Uint8Array | null} */
 let memoryBytes = null;
 
+/** How many inputs were staged so far (see `stagingCount`). */
+let stagings = 0;
+
+/**
+ * How many inputs were staged so far: a caller that fills a `stageInput`
+ * view while other code may run (a getter) checks that this has not
+ * changed, i.e. that the view is still the input of its next raw call.
+ * @returns {number}
+ */
+export function stagingCount() {
+  return stagings;
+}
+
 /**
  * A Uint8Array over all of wasm memory, re-made after the memory grew
  * (growing detaches the old buffer, whose views then have length 0).
@@ -40,6 +53,7 @@ export function toWasm(bytes) {
   const length = bytes.byteLength;
   // Asked first: reserving may grow (and so detach) the memory buffer.
   const address = inputBuffer(length);
+  stagings += 1;
   wasmBytes().set(bytes, address);
   return length;
 }
@@ -54,5 +68,6 @@ export function toWasm(bytes) {
  */
 export function stageInput(length) {
   const address = inputBuffer(length);
+  stagings += 1;
   return wasmBytes().subarray(address, address + length);
 }

@@ -78,15 +78,14 @@ impl RawFilter {
         })
     }
 
-    /// Answers from the digest's first 16 bytes as four big-endian `u32`s
-    /// (`d[0..4]`, `d[4..8]`, `d[8..12]`, `d[12..16]`): the probe reads
-    /// nothing else, and plain numbers cross the boundary without a copy or
-    /// an allocation.
-    #[wasm_bindgen(js_name = mightContainWords)]
-    pub fn might_contain_words(&self, a: u32, b: u32, c: u32, d: u32) -> bool {
-        let first = (u64::from(a) << 32) | u64::from(b);
-        let second = (u64::from(c) << 32) | u64::from(d);
-        self.inner.might_contain_words(first, second)
+    /// Where the bit array starts in wasm memory: `bitCount / 8` bytes, bit
+    /// i in byte i >> 3 at bit i & 7 (the words are little-endian). The JS
+    /// layer answers single queries from a view of them. The address holds
+    /// for the filter's lifetime: nothing resizes or replaces the bit array
+    /// of a built filter (the struct owns it and no method takes `&mut self`).
+    #[wasm_bindgen(js_name = bitsAddress)]
+    pub fn bits_address(&self) -> usize {
+        self.inner.bits().words().as_ptr() as usize
     }
 
     /// One flag byte (1 = maybe, 0 = definitely absent) per staged digest.
