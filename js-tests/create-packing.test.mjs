@@ -55,8 +55,8 @@ describe("create(digests[]) packing while caller code runs", () => {
       nested.value.free();
     });
     assertModelFilter(ArtifactBloomFilter.create(digests, spec), "restaged");
-    // Once by the fast pass, once by the careful pass that replaced it.
-    assert.equal(reads(), 2);
+    // Read once: the careful pass that takes over keeps what was read.
+    assert.equal(reads(), 1);
   });
 
   // Two ways to grow memory: staging an input as large as all of it (the
@@ -78,6 +78,27 @@ describe("create(digests[]) packing while caller code runs", () => {
       assert.ok(grew, "the accessor did not grow wasm memory");
     });
   }
+
+  test("a disturbance after whole chunks were inserted (40,000 digests: chunks of 16,384)", () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => digest(`many:${i}`));
+    const manySpec = { expectedItemCount: 40_000, targetFalsePositiveRate: 0.01 };
+    const digests = [...many];
+    let reads = 0;
+    // In the third chunk: two chunks are in the filter when the accessor restages.
+    Object.defineProperty(digests, 35_000, {
+      get() {
+        reads += 1;
+        ArtifactBloomFilter.create([digest("other")], { expectedItemCount: 1, targetFalsePositiveRate: 0.1 }).value.free();
+        return many[35_000];
+      },
+    });
+    const result = ArtifactBloomFilter.create(digests, manySpec);
+    assert.equal(result.kind, "success");
+    assert.deepEqual(result.value.serializeBits(), createModel(many, manySpec).value.bits);
+    assert.equal(result.value.getInsertedItemCount(), 40_000);
+    assert.equal(reads, 1);
+    result.value.free();
+  });
 
   test("an accessor with no side effect is read once", () => {
     const { digests, reads } = withAccessor(7, () => {});

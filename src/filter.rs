@@ -47,20 +47,43 @@ impl ArtifactBloomFilter {
     /// 32 is `InvalidDigest` (after the capacity check, which counts the
     /// partial record too).
     pub fn create_packed(packed: &[u8], spec: &BloomSpec) -> Result<Self, BloomError> {
+        let mut filter = Self::begin_packed(packed.len() as u64, spec)?;
+        filter.insert_packed(packed);
+        Ok(filter)
+    }
+
+    /// The first half of [`ArtifactBloomFilter::create_packed`] for input
+    /// that arrives in pieces (the JS layer stages a large input a chunk at
+    /// a time): every check of the whole `total_length` bytes, in the same
+    /// order, then the empty bit array. The inserted count is already the
+    /// whole input's; [`ArtifactBloomFilter::insert_packed`] must then be
+    /// given all of it, in any number of pieces.
+    pub fn begin_packed(total_length: u64, spec: &BloomSpec) -> Result<Self, BloomError> {
         let layout = create_layout(spec)?;
-        let count = packed.len().div_ceil(DIGEST_LENGTH) as u64;
+        let count = total_length.div_ceil(DIGEST_LENGTH as u64);
         if count > spec.expected_item_count {
             return Err(BloomError::CapacityExceeded);
         }
-        if packed.len() % DIGEST_LENGTH != 0 {
+        if total_length % DIGEST_LENGTH as u64 != 0 {
             return Err(BloomError::InvalidDigest);
         }
         let mut filter = Self::empty_with_layout(layout, *spec)?;
-        probe_blocks(packed, filter.bit_count(), |_, probe| {
-            filter.insert_probe(probe)
-        });
         filter.inserted_item_count = count;
         Ok(filter)
+    }
+
+    /// Sets the bits of a piece of a build begun with
+    /// [`ArtifactBloomFilter::begin_packed`]: whole digests (the caller
+    /// checks that `packed.len()` is a multiple of 32; a partial tail would
+    /// be ignored).
+    pub fn insert_packed(&mut self, packed: &[u8]) {
+        let (bits, hash_count) = (&mut self.bits, self.hash_count);
+        probe_blocks(packed, bits.bit_count(), |_, mut probe| {
+            for _ in 0..hash_count {
+                bits.set(probe.index);
+                probe.advance();
+            }
+        });
     }
 
     /// An empty filter for the spec (no digests yet).
@@ -345,6 +368,27 @@ mod tests {
             Err(BloomError::InvalidDigest)
         );
         assert!(b.might_contain_packed(&packed[..31]).is_none());
+    }
+
+    #[test]
+    fn packed_in_pieces_equals_packed_whole() {
+        let members: Vec<[u8; 32]> = (0..1000).map(|i| digest(&format!("p{i}"))).collect();
+        let packed: Vec<u8> = members.concat();
+        let s = spec(1000, 0.01);
+        let whole = ArtifactBloomFilter::create_packed(&packed, &s).unwrap();
+        let mut pieces = ArtifactBloomFilter::begin_packed(packed.len() as u64, &s).unwrap();
+        for piece in packed.chunks(32 * 37) {
+            pieces.insert_packed(piece);
+        }
+        assert_eq!(pieces, whole);
+        assert_eq!(
+            ArtifactBloomFilter::begin_packed(1001 * 32, &s),
+            Err(BloomError::CapacityExceeded)
+        );
+        assert_eq!(
+            ArtifactBloomFilter::begin_packed(33, &s),
+            Err(BloomError::InvalidDigest)
+        );
     }
 
     #[test]

@@ -13,7 +13,8 @@
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
-import { stageInput, stagingCount, toWasm } from "./memory.js";
+import { toWasm } from "./memory.js";
+import { CHUNK_BYTES, insertDigests, insertPacked, isDigest } from "./packing.js";
 import { ProbeWalk } from "./probe-walk.js";
 import { RAW, WasmResource } from "./resource.js";
 
@@ -66,75 +67,6 @@ function layoutError(spec) {
   }
 }
 
-/**
- * A genuine 32-byte Uint8Array (Buffer included, any realm; a Proxy is not:
- * `ArrayBuffer.isView` checks the internal slot, so copying one with `set`
- * runs no caller code). `length` rather than `byteLength` (the same for
- * bytes): V8 reads it without touching the ArrayBuffer object, one cache
- * miss less per digest (measured).
- * @param {unknown} value
- * @returns {value is Uint8Array}
- */
-function isDigest(value) {
-  return ArrayBuffer.isView(value) && (value instanceof Uint8Array || isUint8Array(value))
-    && value.length === DIGEST_LENGTH;
-}
-
-/**
- * Packs `count` digests straight into staged wasm memory in one pass,
- * checking and copying each element as it is read (each is read once), so
- * each digest object is brought into cache once. Returns the staged length,
- * or "invalidDigest".
- *
- * Falls back to `stageChecked` when the fast pass cannot be trusted: no
- * room (the reference reports invalidDigest before outOfMemory, so every
- * digest is checked first), or code run while reading an element (a getter,
- * a Proxy trap) staged another input or grew wasm memory, so the view is no
- * longer the next call's input. That is checked before each copy, so
- * nothing is ever written outside the current input.
- * @param {readonly unknown[]} digests
- * @param {number} count digests.length, read once
- * @returns {number | "invalidDigest"}
- * @throws {Error} with `code: "outOfMemory"` when there is no room for the input
- */
-function stageDigests(digests, count) {
-  let staged;
-  try {
-    staged = stageInput(count * DIGEST_LENGTH);
-  } catch (error) {
-    if (codeOf(error) !== "outOfMemory") throw error;
-    return stageChecked(digests, count);
-  }
-  const stagedAt = stagingCount();
-  for (let index = 0; index < count; index += 1) {
-    const digest = digests[index];
-    if (!isDigest(digest)) return "invalidDigest";
-    if (stagingCount() !== stagedAt || staged.length === 0) return stageChecked(digests, count);
-    staged.set(digest, index * DIGEST_LENGTH);
-  }
-  return count * DIGEST_LENGTH;
-}
-
-/**
- * The careful pass: every element read and checked first, then staged and
- * copied with no caller code in between.
- * @param {readonly unknown[]} digests
- * @param {number} count
- * @returns {number | "invalidDigest"}
- * @throws {Error} with `code: "outOfMemory"` when there is no room for the input
- */
-function stageChecked(digests, count) {
-  const checked = new Array(count);
-  for (let index = 0; index < count; index += 1) {
-    const digest = digests[index];
-    if (!isDigest(digest)) return "invalidDigest";
-    checked[index] = digest;
-  }
-  const staged = stageInput(count * DIGEST_LENGTH);
-  for (let index = 0; index < count; index += 1) staged.set(checked[index], index * DIGEST_LENGTH);
-  return count * DIGEST_LENGTH;
-}
-
 /** `packed` must be a Uint8Array of N × 32 digest bytes (a TypeError / RangeError naming it). */
 function checkPacked(packed) {
   if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
@@ -144,33 +76,33 @@ function checkPacked(packed) {
 }
 
 /**
- * Builds the raw filter from the packed digests `stage()` puts into wasm
- * memory (returning their length, or a failure code), mapping coded errors
- * to failures.
- * @param {() => number | "invalidDigest"} stage
+ * A build in wasm: begun for `totalLength` bytes of packed digests (wasm
+ * checks the spec, capacity and length in the reference's order, then
+ * reserves the bits), filled by `fill`, then wrapped. Coded errors become
+ * failures; a build that fails frees its raw filter.
+ * @param {number} totalLength
  * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+ * @param {(raw: RawFilter) => "invalidDigest" | undefined} fill
  * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
  */
-function fromStaged(stage, spec) {
+function build(totalLength, spec, fill) {
+  /** @type {RawFilter | undefined} */
+  let raw;
   try {
-    const length = stage();
-    if (typeof length === "string") return failure(length);
-    const raw = RawFilter.createPacked(length, spec.expectedItemCount, spec.targetFalsePositiveRate);
-    return success(new ArtifactBloomFilter(internal, raw));
+    raw = RawFilter.beginPacked(totalLength, spec.expectedItemCount, spec.targetFalsePositiveRate);
+    const refused = fill(raw);
+    if (refused !== undefined) return failure(refused);
+    const filter = new ArtifactBloomFilter(internal, raw);
+    raw = undefined; // owned by the filter now
+    return success(filter);
   } catch (error) {
     const code = codeOf(error);
     if (code === undefined) throw error;
     return codedFailure(code, error);
+  } finally {
+    raw?.free();
   }
 }
-
-/**
- * Digests staged per raw call of a batch (512 KiB): a chunk fits the input
- * buffer wasm keeps between calls, so a batch reserves and clears no memory
- * after its first chunk, and each chunk is still in cache when wasm reads
- * it. A tuning choice, not a rule: any size gives the same answers.
- */
-const BATCH_DIGESTS = 16384;
 
 export class ArtifactBloomFilter extends WasmResource {
   /** @type {ProbeWalk} single queries, answered in JS */
@@ -206,8 +138,14 @@ export class ArtifactBloomFilter extends WasmResource {
     // Read once: a Proxy's length could answer differently each time.
     const count = digests.length;
     if (count > spec.expectedItemCount) return failure("capacityExceeded");
-    // Packed straight into wasm memory, so the build is a single crossing.
-    return fromStaged(() => stageDigests(digests, count), spec);
+    // Packed straight into staged wasm memory, a chunk at a time.
+    const result = build(count * DIGEST_LENGTH, spec, (raw) => insertDigests(raw, digests, count));
+    // The reference reports a bad digest before a lack of memory, and the
+    // digests after the chunk that found no room were not checked yet.
+    if (result.kind === "failure" && result.error === "outOfMemory") {
+      for (let index = 0; index < count; index += 1) if (!isDigest(digests[index])) return failure("invalidDigest");
+    }
+    return result;
   }
 
   static createPacked(packed, spec) {
@@ -216,7 +154,7 @@ export class ArtifactBloomFilter extends WasmResource {
     const specError = validateSpec(spec);
     if (specError !== undefined) return failure(specError);
     if (!isUint8Array(packed)) return failure(layoutError(spec) ?? "invalidDigest");
-    return fromStaged(() => toWasm(packed), spec);
+    return build(packed.byteLength, spec, (raw) => insertPacked(raw, packed));
   }
 
   static union(a, b) {
@@ -243,9 +181,9 @@ export class ArtifactBloomFilter extends WasmResource {
     // A direct field read, not `_raw()`: this is the per-query hot path. The
     // walk reads the bits only while the raw filter (their owner) lives.
     if (this[RAW] === undefined) throw freedError("ArtifactBloomFilter");
-    // The same test as `isDigest` (a genuine 32-byte Uint8Array, so reading
-    // it runs no caller code), written out on this hot path. `length` is 0
-    // for a detached buffer.
+    // packing.js `isDigest` (a genuine 32-byte Uint8Array, so reading it runs
+    // no caller code), written out on this hot path. `length` is 0 for a
+    // detached buffer.
     if (!(ArrayBuffer.isView(digest) && (digest instanceof Uint8Array || isUint8Array(digest))
       && digest.length === DIGEST_LENGTH)) {
       throw digestError("digest", digest);
@@ -255,7 +193,7 @@ export class ArtifactBloomFilter extends WasmResource {
 
   /**
    * One flag per packed digest (1 = maybe, 0 = definitely absent), answered
-   * in wasm a chunk at a time.
+   * in wasm a staged chunk at a time (packing.js).
    * @param {Uint8Array} packed N × 32 digest bytes
    * @returns {Uint8Array} N flags
    * @throws {TypeError | RangeError} for a packed buffer of the wrong type or length
@@ -264,11 +202,10 @@ export class ArtifactBloomFilter extends WasmResource {
   mightContainMany(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    const chunk = BATCH_DIGESTS * DIGEST_LENGTH;
-    if (packed.byteLength <= chunk) return raw.mightContainMany(toWasm(packed));
+    if (packed.byteLength <= CHUNK_BYTES) return raw.mightContainMany(toWasm(packed));
     const flags = new Uint8Array(packed.byteLength / DIGEST_LENGTH);
-    for (let start = 0; start < packed.byteLength; start += chunk) {
-      flags.set(raw.mightContainMany(toWasm(packed.subarray(start, start + chunk))), start / DIGEST_LENGTH);
+    for (let start = 0; start < packed.byteLength; start += CHUNK_BYTES) {
+      flags.set(raw.mightContainMany(toWasm(packed.subarray(start, start + CHUNK_BYTES))), start / DIGEST_LENGTH);
     }
     return flags;
   }
@@ -283,11 +220,10 @@ export class ArtifactBloomFilter extends WasmResource {
   countMaybe(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    const chunk = BATCH_DIGESTS * DIGEST_LENGTH;
-    if (packed.byteLength <= chunk) return raw.countMaybe(toWasm(packed));
+    if (packed.byteLength <= CHUNK_BYTES) return raw.countMaybe(toWasm(packed));
     let count = 0;
-    for (let start = 0; start < packed.byteLength; start += chunk) {
-      count += raw.countMaybe(toWasm(packed.subarray(start, start + chunk)));
+    for (let start = 0; start < packed.byteLength; start += CHUNK_BYTES) {
+      count += raw.countMaybe(toWasm(packed.subarray(start, start + CHUNK_BYTES)));
     }
     return count;
   }
