@@ -130,6 +130,13 @@ export class ArtifactBloomFilter extends WasmResource {
     return new ArtifactBloomFilter(internal, raw);
   }
 
+  /**
+   * Builds a filter from separate digests. Checks, in the reference's order:
+   * the spec, capacity, every digest (a 32-byte Uint8Array), then memory.
+   * @param {readonly Uint8Array[]} digests
+   * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+   * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
+   */
   static create(digests, spec) {
     // The reference's order: the spec first, then the digests.
     const specError = validateSpec(spec) ?? layoutError(spec);
@@ -148,6 +155,12 @@ export class ArtifactBloomFilter extends WasmResource {
     return result;
   }
 
+  /**
+   * Builds a filter from N × 32 packed digest bytes (staged a chunk at a time).
+   * @param {Uint8Array} packed
+   * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+   * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
+   */
   static createPacked(packed, spec) {
     // The JS checks cover what wasm cannot see (the types); wasm then checks
     // spec → capacity → length in the reference's order.

@@ -5,14 +5,14 @@
 // (bit i in byte i >> 3, at bit i & 7).
 //
 // Why the rule is written here as well as in Rust (src/probe.rs), against
-// "rules in one place": speed. A query that calls into wasm pays the
-// crossing (~15 ns) and, worse, the call is a barrier: the CPU cannot start
-// the next query's memory loads (its digest object, its bits) while one is
-// inside wasm, so every cache miss is paid in full. Answered here, from a
-// view of the filter's bits in wasm memory, a query is ordinary JS that the
-// engine inlines into the caller's loop (bench/run.mjs, README "Benchmark"
-// has the numbers). Only the reading side is duplicated: the bits are
-// always set by the Rust core, and batches are answered there.
+// "rules in one place": speed. A query that calls into wasm pays for the
+// crossing, and the call is a barrier the CPU does not look past: the next
+// query's loads (its digest object, its bits) wait until the call returns.
+// Answered here, from a view of the filter's bits in wasm memory, a query is
+// plain JS the engine can inline into the caller's loop; it measured faster
+// than the wasm call it replaces (README "Benchmark" has the numbers and
+// what is left). Only the reading side is duplicated: the bits are always
+// set by the Rust core, and batches are answered there.
 //
 // How the duplicate is kept honest: js-tests/cross-check.test.mjs compares
 // every single answer with an independent BigInt model (js-tests/model/) on
@@ -27,13 +27,13 @@
 //     f < 2^17·m + 2^32 ≤ 2^48 for m ≤ 2^30: an integer a double holds exactly.
 // (2) Divide by multiplying with 1/m. Two roundings (of 1/m and of the
 //     product), each of relative error ≤ 2^-53, leave the product within
-//     (f/m)·2^-52 < 2^-4 of f/m. The true quotient's fraction is r/m with
-//     r = f mod m, at most 1 − 1/m, so the product never reaches the next
-//     integer (that would take an error ≥ 1/m, i.e. f ≥ 2^52); it can fall
-//     below an integer only when f/m is one (r = 0). So `f − ⌊f·(1/m)⌋·m`
-//     (exact: integers below 2^49) is r, or m when r = 0, and one compare
-//     fixes that. The constants 2^32 mod m and 2^48 mod m are taken with `%`
-//     on exact doubles, which IEEE 754 (and ECMAScript) define exactly.
+//     f·2^-52/m of f/m. With r = f mod m, reaching the next integer would
+//     take an error ≥ (m − r)/m ≥ 1/m, i.e. f ≥ 2^52: never. Falling below
+//     the integer part takes an error > r/m, i.e. r < f·2^-52 < 2^-4: only
+//     when r = 0. So `f − ⌊f·(1/m)⌋·m` (exact: integers below 2^49) is r,
+//     or m when r = 0, and one compare fixes that. The constants 2^32 mod m
+//     and 2^48 mod m are taken with `%` on exact doubles, which IEEE 754
+//     (and ECMAScript) define exactly.
 
 import { wasmMemory } from "../artifact_bloom.js";
 
