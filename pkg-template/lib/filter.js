@@ -6,10 +6,16 @@
 // memory has no room (for the digests' copy or the bit array), a build
 // answers `{ kind: "failure", error: "outOfMemory", message }`; methods that
 // throw for bad input throw an Error with `code: "outOfMemory"` then.
+//
+// Single queries are answered here, in JavaScript, from a view of the bit
+// array in wasm memory (probe-walk.js): no call into wasm per query. Batches
+// and builds run in wasm.
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
-import { stageInput, toWasm } from "./memory.js";
+import { toWasm } from "./memory.js";
+import { CHUNK_BYTES, insertDigests, insertPacked, isDigest } from "./packing.js";
+import { ProbeWalk } from "./probe-walk.js";
 import { RAW, WasmResource } from "./resource.js";
 
 const DIGEST_LENGTH = 32;
@@ -61,10 +67,6 @@ function layoutError(spec) {
   }
 }
 
-function isDigest(value) {
-  return isUint8Array(value) && value.byteLength === DIGEST_LENGTH;
-}
-
 /** `packed` must be a Uint8Array of N × 32 digest bytes (a TypeError / RangeError naming it). */
 function checkPacked(packed) {
   if (!isUint8Array(packed)) throw typeError("packed", "a Uint8Array of N × 32 digest bytes", packed);
@@ -74,64 +76,98 @@ function checkPacked(packed) {
 }
 
 /**
- * Builds the raw filter from the packed digests `stage()` puts into wasm
- * memory (returning their length), mapping coded errors to failures.
- * @param {() => number} stage
+ * A build in wasm: begun for `totalLength` bytes of packed digests (wasm
+ * checks the spec, capacity and length in the reference's order, then
+ * reserves the bits), filled by `fill`, then wrapped. Coded errors become
+ * failures; a build that fails frees its raw filter.
+ * @param {number} totalLength
  * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+ * @param {(raw: RawFilter) => "invalidDigest" | undefined} fill
+ * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
  */
-function fromStaged(stage, spec) {
+function build(totalLength, spec, fill) {
+  /** @type {RawFilter | undefined} */
+  let raw;
   try {
-    const raw = RawFilter.createPacked(stage(), spec.expectedItemCount, spec.targetFalsePositiveRate);
-    return success(new ArtifactBloomFilter(internal, raw));
+    raw = RawFilter.beginPacked(totalLength, spec.expectedItemCount, spec.targetFalsePositiveRate);
+    const refused = fill(raw);
+    if (refused !== undefined) return failure(refused);
+    const filter = new ArtifactBloomFilter(internal, raw);
+    raw = undefined; // owned by the filter now
+    return success(filter);
   } catch (error) {
     const code = codeOf(error);
     if (code === undefined) throw error;
     return codedFailure(code, error);
+  } finally {
+    raw?.free();
   }
 }
 
 export class ArtifactBloomFilter extends WasmResource {
-  /** Not for callers: use `ArtifactBloomFilter.create`. */
+  /** @type {ProbeWalk} single queries, answered in JS */
+  #walk;
+
+  /**
+   * Not for callers: use `ArtifactBloomFilter.create`.
+   * @param {symbol} token
+   * @param {RawFilter} raw
+   */
   constructor(token, raw) {
     if (token !== internal) {
       throw new TypeError("use ArtifactBloomFilter.create(digests, spec) to build a filter");
     }
     super(raw, "ArtifactBloomFilter");
+    this.#walk = new ProbeWalk(raw.bitsAddress(), raw.bitCount(), raw.hashCount());
   }
 
-  /** Internal: wraps a raw filter owned by this package (snapshots, merges). */
+  /**
+   * Internal: wraps a raw filter owned by this package (snapshots, merges).
+   * @param {RawFilter} raw
+   * @returns {ArtifactBloomFilter}
+   */
   static _wrap(raw) {
     return new ArtifactBloomFilter(internal, raw);
   }
 
+  /**
+   * Builds a filter from separate digests. Checks, in the reference's order:
+   * the spec, capacity, every digest (a 32-byte Uint8Array), then memory.
+   * @param {readonly Uint8Array[]} digests
+   * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+   * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
+   */
   static create(digests, spec) {
     // The reference's order: the spec first, then the digests.
     const specError = validateSpec(spec) ?? layoutError(spec);
     if (specError !== undefined) return failure(specError);
     if (!Array.isArray(digests)) return failure("invalidDigest");
-    if (digests.length > spec.expectedItemCount) return failure("capacityExceeded");
-    // Each element is read once: what was checked is what gets packed.
-    const checked = new Array(digests.length);
-    for (let index = 0; index < digests.length; index += 1) {
-      const digest = digests[index];
-      if (!isDigest(digest)) return failure("invalidDigest");
-      checked[index] = digest;
+    // Read once: a Proxy's length could answer differently each time.
+    const count = digests.length;
+    if (count > spec.expectedItemCount) return failure("capacityExceeded");
+    // Packed straight into staged wasm memory, a chunk at a time.
+    const result = build(count * DIGEST_LENGTH, spec, (raw) => insertDigests(raw, digests, count));
+    // The reference reports a bad digest before a lack of memory, and the
+    // digests after the chunk that found no room were not checked yet.
+    if (result.kind === "failure" && result.error === "outOfMemory") {
+      for (let index = 0; index < count; index += 1) if (!isDigest(digests[index])) return failure("invalidDigest");
     }
-    // Packed straight into wasm memory, so the build is a single crossing.
-    return fromStaged(() => {
-      const packed = stageInput(checked.length * DIGEST_LENGTH);
-      for (let index = 0; index < checked.length; index += 1) packed.set(checked[index], index * DIGEST_LENGTH);
-      return packed.byteLength;
-    }, spec);
+    return result;
   }
 
+  /**
+   * Builds a filter from N × 32 packed digest bytes (staged a chunk at a time).
+   * @param {Uint8Array} packed
+   * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+   * @returns {{ kind: "success", value: ArtifactBloomFilter } | { kind: "failure", error: string, message?: string }}
+   */
   static createPacked(packed, spec) {
     // The JS checks cover what wasm cannot see (the types); wasm then checks
     // spec → capacity → length in the reference's order.
     const specError = validateSpec(spec);
     if (specError !== undefined) return failure(specError);
     if (!isUint8Array(packed)) return failure(layoutError(spec) ?? "invalidDigest");
-    return fromStaged(() => toWasm(packed), spec);
+    return build(packed.byteLength, spec, (raw) => insertPacked(raw, packed));
   }
 
   static union(a, b) {
@@ -147,35 +183,62 @@ export class ArtifactBloomFilter extends WasmResource {
     }
   }
 
+  /**
+   * `false`: definitely absent; `true`: maybe. Answered in JS (probe-walk.js).
+   * @param {Uint8Array} digest 32 bytes
+   * @returns {boolean}
+   * @throws {RangeError} when `digest` is not a 32-byte Uint8Array
+   * @throws {Error} after `free()`
+   */
   mightContain(digest) {
-    // A direct field read, not `_raw()`: this is the per-query hot path.
-    const raw = this[RAW];
-    if (raw === undefined) throw freedError("ArtifactBloomFilter");
-    // `instanceof` is the fast path (Buffer included); the tag check covers
-    // Uint8Arrays from other realms. byteLength is 0 for a detached buffer.
-    if (!((digest instanceof Uint8Array || isUint8Array(digest)) && digest.byteLength === DIGEST_LENGTH)) {
+    // A direct field read, not `_raw()`: this is the per-query hot path. The
+    // walk reads the bits only while the raw filter (their owner) lives.
+    if (this[RAW] === undefined) throw freedError("ArtifactBloomFilter");
+    // packing.js `isDigest` (a genuine 32-byte Uint8Array, so reading it runs
+    // no caller code), written out on this hot path. `length` is 0 for a
+    // detached buffer.
+    if (!(ArrayBuffer.isView(digest) && (digest instanceof Uint8Array || isUint8Array(digest))
+      && digest.length === DIGEST_LENGTH)) {
       throw digestError("digest", digest);
     }
-    // The probe reads only d[0..16]: pass it as four big-endian u32 numbers,
-    // so a query allocates nothing and copies nothing into wasm memory.
-    return raw.mightContainWords(
-      ((digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]) >>> 0,
-      ((digest[4] << 24) | (digest[5] << 16) | (digest[6] << 8) | digest[7]) >>> 0,
-      ((digest[8] << 24) | (digest[9] << 16) | (digest[10] << 8) | digest[11]) >>> 0,
-      ((digest[12] << 24) | (digest[13] << 16) | (digest[14] << 8) | digest[15]) >>> 0,
-    );
+    return this.#walk.mightContain(digest);
   }
 
+  /**
+   * One flag per packed digest (1 = maybe, 0 = definitely absent), answered
+   * in wasm a staged chunk at a time (packing.js).
+   * @param {Uint8Array} packed N × 32 digest bytes
+   * @returns {Uint8Array} N flags
+   * @throws {TypeError | RangeError} for a packed buffer of the wrong type or length
+   * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for a chunk or its flags
+   */
   mightContainMany(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    return raw.mightContainMany(toWasm(packed));
+    if (packed.byteLength <= CHUNK_BYTES) return raw.mightContainMany(toWasm(packed));
+    const flags = new Uint8Array(packed.byteLength / DIGEST_LENGTH);
+    for (let start = 0; start < packed.byteLength; start += CHUNK_BYTES) {
+      flags.set(raw.mightContainMany(toWasm(packed.subarray(start, start + CHUNK_BYTES))), start / DIGEST_LENGTH);
+    }
+    return flags;
   }
 
+  /**
+   * How many packed digests answer "maybe", counted in wasm a chunk at a time.
+   * @param {Uint8Array} packed N × 32 digest bytes
+   * @returns {number}
+   * @throws {TypeError | RangeError} for a packed buffer of the wrong type or length
+   * @throws {Error} with `code: "outOfMemory"` when wasm memory has no room for a chunk
+   */
   countMaybe(packed) {
     const raw = this._raw();
     checkPacked(packed);
-    return raw.countMaybe(toWasm(packed));
+    if (packed.byteLength <= CHUNK_BYTES) return raw.countMaybe(toWasm(packed));
+    let count = 0;
+    for (let start = 0; start < packed.byteLength; start += CHUNK_BYTES) {
+      count += raw.countMaybe(toWasm(packed.subarray(start, start + CHUNK_BYTES)));
+    }
+    return count;
   }
 
   getBitCount() {
