@@ -7,7 +7,10 @@
 //!
 //! Prints one JSON line per (n, p): medians over `reps` of build_ms
 //! (`create_packed`), query_ns (a naive loop of single `might_contain` calls)
-//! and batch_ns (`might_contain_packed`, per digest).
+//! and batch_ns (`might_contain_packed`, per digest). `--windows W` adds the
+//! fastest W-query window of each (`query_window_ns`, `batch_window_ns` via
+//! `count_maybe`) and the fastest build (`build_min_ms`), the steadier
+//! figures on a shared machine that bench/steady-state.mjs compares with.
 //!
 //! The inputs are defined exactly like bench/run.mjs so both sides hash the
 //! same digests: members are SHA-256("member:i") for i < n; query j is
@@ -29,6 +32,7 @@ struct Options {
     reps: usize,
     queries: usize,
     fpr_probes: usize,
+    windows: usize,
 }
 
 fn parse_options() -> Options {
@@ -38,6 +42,7 @@ fn parse_options() -> Options {
         reps: 7,
         queries: 200_000,
         fpr_probes: 0,
+        windows: 0,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -49,6 +54,7 @@ fn parse_options() -> Options {
             "--reps" => options.reps = value.parse().expect("--reps"),
             "--queries" => options.queries = value.parse().expect("--queries"),
             "--fpr" => options.fpr_probes = value.parse().expect("--fpr"),
+            "--windows" => options.windows = value.parse().expect("--windows"),
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -138,6 +144,7 @@ fn bench_one(n: u64, p: f64, options: &Options) {
         sink += flags.iter().map(|&b| u64::from(b)).sum::<u64>();
     }
     let f = filter.expect("at least one repetition");
+    let windows = (options.windows > 0).then(|| fastest_windows(&f, &queries, options));
 
     // Cross-check data for run.mjs: maybes among non-members (not timed).
     let mut maybe_count = serde_json::Value::Null;
@@ -160,10 +167,36 @@ fn bench_one(n: u64, p: f64, options: &Options) {
         "estimated_fpr": f.estimate_false_positive_rate(),
         "fpr_probes": options.fpr_probes,
         "maybe_count": maybe_count,
+        "query_window_ns": windows.map(|w| w.0),
+        "batch_window_ns": windows.map(|w| w.1),
+        "build_min_ms": build_ms.iter().copied().fold(f64::INFINITY, f64::min),
         // Printed so the accumulated results are observably used.
-        "sink": sink,
+        "sink": sink + windows.map_or(0, |w| w.2),
     });
     println!("{line}");
+}
+
+/// The fastest `options.windows`-query window of the single-call loop and of
+/// `count_maybe` on the window's digests, over `reps` passes (ns per query),
+/// and a checksum of the answers.
+fn fastest_windows(f: &ArtifactBloomFilter, queries: &[[u8; 32]], options: &Options) -> (f64, f64, u64) {
+    let (mut single, mut batch, mut sink) = (f64::INFINITY, f64::INFINITY, 0u64);
+    for _ in 0..options.reps.max(10) {
+        for window in queries.chunks_exact(options.windows) {
+            let started = Instant::now();
+            let mut hits = 0u64;
+            for q in window {
+                hits += u64::from(f.might_contain(black_box(q)));
+            }
+            single = single.min(started.elapsed().as_nanos() as f64 / window.len() as f64);
+            let packed = window.concat();
+            let started = Instant::now();
+            let maybes = f.count_maybe(black_box(&packed)).expect("whole digests");
+            batch = batch.min(started.elapsed().as_nanos() as f64 / window.len() as f64);
+            sink += black_box(hits) + black_box(maybes);
+        }
+    }
+    (single, batch, sink)
 }
 
 fn main() {

@@ -4,10 +4,18 @@
 // the full bit array and every answer. A fixed seed keeps runs reproducible;
 // set ARTIFACT_BLOOM_CROSS_SEED=<uint32> to explore other seeds, and the seed in
 // use is printed so a CI failure can be replayed locally.
+//
+// Every query path is compared: single `mightContain` (answered in JS over a
+// view of the bits, pkg-template/lib/probe-walk.js, which restates the probe
+// rule for speed), and the batches `mightContainMany` / `countMaybe`
+// (answered in wasm, a staged chunk at a time). The last two suites aim at
+// what the JS restatement could get wrong: the remainder arithmetic at its
+// edges, and the view of the bits after wasm memory grew or the filter was
+// freed.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { ArtifactBloomFilter } from "artifact-bloom";
+import { ArtifactBloomFilter, sha256, wasmMemoryBytes } from "artifact-bloom";
 import { createModel, planLayout, popcount, probePositions } from "./model/reference-model.mjs";
 
 const SEED = Number(process.env.ARTIFACT_BLOOM_CROSS_SEED ?? 0xab1f_2026) >>> 0;
@@ -154,13 +162,13 @@ describe(`package vs model on ${CASES} random specs (seed ${SEED})`, () => {
           assert.equal(single[i], expected.mightContain(digest), `query ${i} ${Buffer.from(digest).toString("hex")}`);
         }
 
-        // Batch calls must agree with single calls (flag 1 = maybe).
+        // Batch calls must agree with the model too (flag 1 = maybe).
         const all = [...members, ...queries];
-        const allSingle = [...members.map(() => true), ...single];
+        const allExpected = all.map((digest) => expected.mightContain(digest));
         const flags = filter.mightContainMany(pack(all));
         assert.ok(flags instanceof Uint8Array);
-        assert.deepEqual(Array.from(flags), allSingle.map(Number), "mightContainMany");
-        assert.equal(filter.countMaybe(pack(all)), allSingle.filter(Boolean).length, "countMaybe");
+        assert.deepEqual(Array.from(flags), allExpected.map(Number), "mightContainMany");
+        assert.equal(filter.countMaybe(pack(all)), allExpected.filter(Boolean).length, "countMaybe");
 
         // The packed build path must produce the same filter.
         const packed = ArtifactBloomFilter.createPacked(pack(members), spec);
@@ -173,4 +181,141 @@ describe(`package vs model on ${CASES} random specs (seed ${SEED})`, () => {
       }
     });
   }
+});
+
+// ---- the JS single-query path at the edges of its arithmetic -------------
+
+/** A digest whose first two big-endian words are `first` and `second` (BigInts < 2^64). */
+function digestOf(first, second) {
+  const bytes = randomBytes(32);
+  for (let i = 0; i < 8; i += 1) {
+    bytes[7 - i] = Number((first >> BigInt(8 * i)) & 0xffn);
+    bytes[15 - i] = Number((second >> BigInt(8 * i)) & 0xffn);
+  }
+  return bytes;
+}
+
+const U64_MAX = 2n ** 64n - 1n;
+
+/** Quotients q for q·m + r: the smallest, the largest below 2^64, and some between. */
+function quotients(m, r) {
+  const top = (U64_MAX - r) / m;
+  return [0n, 1n, top / 2n, top - 1n, top, BigInt(randomInt(2, 2 ** 30)) * BigInt(randomInt(1, 2 ** 20))].map((q) => (q > top ? top : q));
+}
+
+// One member M, so the set bits are exactly M's k ≤ 2 positions: a query
+// answers "maybe" only when it probes those very positions. Each query's
+// first word is q·m + t (t = M's index) for q up to the top of the u64 range,
+// where an estimated quotient is most likely off by one, and its neighbours
+// q·m + t ± 1 must answer "absent"; with k = 2 the step is pinned the same
+// way, through `second` and `second | 1`. Non-power-of-two m included
+// (192, 1472, …), up to ~43 million bits.
+const EDGE_SPECS = [
+  { expectedItemCount: 1, targetFalsePositiveRate: 0.5 }, // m = 64, k = 1
+  { expectedItemCount: 100, targetFalsePositiveRate: 0.5 }, // m = 192, k = 1
+  { expectedItemCount: 1000, targetFalsePositiveRate: 0.5 }, // m = 1472, k = 1
+  { expectedItemCount: 1000, targetFalsePositiveRate: 0.3 }, // m = 2560, k = 2
+  { expectedItemCount: 1_000_000, targetFalsePositiveRate: 0.35 }, // k = 2
+  { expectedItemCount: 100_000_000, targetFalsePositiveRate: 0.9 }, // k = 1
+  { expectedItemCount: 10_000_000, targetFalsePositiveRate: 0.3 }, // k = 2
+];
+
+describe("single queries at the edges of the remainder arithmetic (one-member filters)", () => {
+  for (const spec of EDGE_SPECS) {
+    const layout = planLayout(spec);
+    const { bitCount, hashCount } = layout.value;
+    test(`m=${bitCount} k=${hashCount}`, () => {
+      assert.ok(hashCount <= 2, "the edge specs are chosen for k ≤ 2");
+      const m = BigInt(bitCount);
+      for (const t of [0n, 1n, m - 1n, m / 2n + 1n, BigInt(randomInt(0, bitCount - 1))]) {
+        // (second | 1) mod m is odd (m is even), so s is odd too.
+        const s = BigInt(randomInt(0, bitCount / 2 - 1)) * 2n + 1n;
+        const member = digestOf(quotients(m, t)[5] * m + t, quotients(m, s)[5] * m + s);
+        const model = createModel([member], spec).value;
+        const filter = ArtifactBloomFilter.create([member], spec).value;
+        try {
+          const ask = (first, second, want, what) => {
+            const query = digestOf(first, second);
+            assert.equal(model.mightContain(query), want, `model: ${what}`);
+            assert.equal(filter.mightContain(query), want, `${what}: first=${first} second=${second}`);
+          };
+          for (const q of quotients(m, t)) {
+            for (const q2 of quotients(m, s)) {
+              // second = q2·m + s is odd; q2·m + s − 1 is even and `| 1` makes it the same.
+              ask(q * m + t, q2 * m + s, true, "same positions");
+              ask(q * m + t, q2 * m + s - 1n, true, "same positions via second | 1");
+            }
+            const q2 = quotients(m, s)[4];
+            if (q * m + t > 0n) ask(q * m + t - 1n, q2 * m + s, false, "index − 1");
+            if (q * m + t < U64_MAX) ask(q * m + t + 1n, q2 * m + s, false, "index + 1");
+            if (hashCount === 2 && q2 * m + s + 2n <= U64_MAX) ask(q * m + t, q2 * m + s + 2n, false, "step + 2");
+          }
+        } finally {
+          filter.free();
+        }
+      }
+    });
+  }
+});
+
+// ---- the view of the bits: memory growth, free, large batches ------------
+
+describe("the single-query view of the bits in wasm memory", () => {
+  const spec = { expectedItemCount: 3000, targetFalsePositiveRate: 0.01 };
+  const members = Array.from({ length: 3000 }, () => randomBytes(32));
+  const strangers = Array.from({ length: 3000 }, () => randomBytes(32));
+  const model = createModel(members, spec).value;
+
+  test("answers stay exact after wasm memory grew (which detaches every view of it)", () => {
+    const queried = ArtifactBloomFilter.create(members, spec).value;
+    // Built before the growth and never queried before it: its view was made at construction.
+    const untouched = ArtifactBloomFilter.createPacked(pack(members), spec).value;
+    try {
+      for (const digest of strangers) assert.equal(queried.mightContain(digest), model.mightContain(digest));
+      const before = wasmMemoryBytes();
+      // An input as large as all of wasm memory cannot fit beside what is
+      // there: memory must grow (sha256 stages its input whole).
+      sha256(new Uint8Array(before));
+      assert.ok(wasmMemoryBytes() > before, `memory did not grow (${before} bytes)`);
+      for (const filter of [queried, untouched]) {
+        for (const digest of members) assert.equal(filter.mightContain(digest), true, "member after growth");
+        for (const digest of strangers) assert.equal(filter.mightContain(digest), model.mightContain(digest), "stranger after growth");
+      }
+    } finally {
+      queried.free();
+      untouched.free();
+    }
+  });
+
+  test("a freed filter throws, even once its memory holds another filter's bits", () => {
+    const filter = ArtifactBloomFilter.create(members, spec).value;
+    assert.equal(filter.mightContain(members[0]), true);
+    filter.free();
+    // Very likely placed where the freed bits were: all ones would answer "maybe" for anything.
+    const full = ArtifactBloomFilter.create(strangers, { expectedItemCount: 3000, targetFalsePositiveRate: 0.9 }).value;
+    try {
+      assert.throws(() => filter.mightContain(members[0]), /freed|free\(\)/);
+      assert.throws(() => filter.mightContain(strangers[0]), /freed|free\(\)/);
+    } finally {
+      full.free();
+    }
+  });
+
+  test("batches larger than one staged chunk answer every digest as the model does", () => {
+    const filter = ArtifactBloomFilter.create(members, spec).value;
+    try {
+      // 40,001 digests: more than two 16,384-digest chunks, and not a multiple of one.
+      const queries = Array.from({ length: 40_001 }, (_, i) => (i % 7 === 0 ? members[i % members.length] : randomBytes(32)));
+      const expected = queries.map((digest) => Number(model.mightContain(digest)));
+      const flags = filter.mightContainMany(pack(queries));
+      assert.equal(flags.length, queries.length);
+      const at = firstDifference(flags, expected);
+      assert.equal(at, -1, `flag ${at}: package ${flags[at]}, model ${expected[at]}`);
+      assert.equal(filter.countMaybe(pack(queries)), expected.reduce((a, b) => a + b, 0));
+      // And each single answer, for the same digests.
+      for (const [i, digest] of queries.entries()) if (i % 5 === 0) assert.equal(Number(filter.mightContain(digest)), expected[i]);
+    } finally {
+      filter.free();
+    }
+  });
 });

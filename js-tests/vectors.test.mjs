@@ -3,13 +3,18 @@
 // the exact bit array for real digest sets, so any divergence in float
 // rounding, probe arithmetic or bit order shows up as a named case.
 //
+// Every filter vector runs through every query path: single `mightContain`
+// (answered in JS, pkg-template/lib/probe-walk.js), `mightContainMany` and
+// `countMaybe` (wasm), on filters from `create`, `createPacked` and a
+// snapshot round trip (encodeSnapshot → loadSnapshot).
+//
 // The vectors live beside the checkout (CI has shared/ next to the repo root),
 // hence the ../../shared path from js-tests/.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { ArtifactBloomFilter } from "artifact-bloom";
+import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { popcount } from "./model/reference-model.mjs";
 
 const layouts = JSON.parse(readFileSync(new URL("../../shared/vectors/layouts.json", import.meta.url), "utf8"));
@@ -95,20 +100,66 @@ describe("filters.json", () => {
         // the same two integers.
         assert.equal(filter.getFillRatio(), vector.setBits / vector.bitCount, "fill ratio");
 
-        for (const [i, digest] of members.entries()) {
-          assert.equal(filter.mightContain(digest), true, `member:${i} must answer maybe`);
+        const strangers = Array.from({ length: vector.nonMembersChecked }, (_, i) => sha256(`non-member:${i}`));
+        checkEveryQueryPath(filter, members, strangers, vector, "create");
+
+        const packed = ArtifactBloomFilter.createPacked(pack(members), specOf(vector));
+        if (packed.kind === "failure") assert.fail(`createPacked: ${packed.error}`);
+        assert.equal(createHash("sha256").update(packed.value.serializeBits()).digest("hex"), vector.bitsSha256, "createPacked bits");
+        checkEveryQueryPath(packed.value, members, strangers, vector, "createPacked");
+        packed.value.free();
+
+        const loaded = loadSnapshot(encodeSnapshot(filter, { catalogVersion: 1 }));
+        if (loaded.kind === "failure") assert.fail(`loadSnapshot: ${loaded.error}`);
+        checkEveryQueryPath(loaded.value.filter, members, strangers, vector, "loadSnapshot");
+        loaded.value.filter.free();
+
+        // The probe positions the vectors pin, built one digest at a time:
+        // the filter of that digest alone has exactly those bits set, and
+        // answers "maybe" for it on every path.
+        for (const probe of vector.probes) {
+          const digest = new Uint8Array(Buffer.from(probe.digest, "hex"));
+          const alone = ArtifactBloomFilter.create([digest], specOf(vector)).value;
+          assert.deepEqual(setBits(alone.serializeBits()), [...new Set(probe.bits)].sort((a, b) => a - b), `bits of ${probe.digest}`);
+          assert.equal(alone.mightContain(digest), true);
+          assert.deepEqual(Array.from(alone.mightContainMany(digest)), [1]);
+          alone.free();
         }
-        let present = 0;
-        for (let i = 0; i < vector.nonMembersChecked; i += 1) {
-          if (filter.mightContain(sha256(`non-member:${i}`))) present += 1;
-        }
-        assert.equal(present, vector.nonMembersPresent, "non-members answering maybe");
       } finally {
         filter.free();
       }
     });
   }
 });
+
+function pack(digests) {
+  const packed = new Uint8Array(digests.length * 32);
+  digests.forEach((digest, i) => packed.set(digest, i * 32));
+  return packed;
+}
+
+/** The positions of the set bits (bit i in byte i >> 3, LSB first), ascending. */
+function setBits(bytes) {
+  const positions = [];
+  for (let i = 0; i < bytes.length * 8; i += 1) if (bytes[i >> 3] & (1 << (i & 7))) positions.push(i);
+  return positions;
+}
+
+/**
+ * Members answer "maybe" and exactly `nonMembersPresent` strangers do, on
+ * the single path and both batch paths, which also agree answer by answer.
+ */
+function checkEveryQueryPath(filter, members, strangers, vector, source) {
+  for (const [i, digest] of members.entries()) {
+    assert.equal(filter.mightContain(digest), true, `${source}: member:${i} must answer maybe`);
+  }
+  const single = strangers.map((digest) => Number(filter.mightContain(digest)));
+  assert.equal(single.reduce((a, b) => a + b, 0), vector.nonMembersPresent, `${source}: non-members answering maybe`);
+  assert.deepEqual(Array.from(filter.mightContainMany(pack(strangers))), single, `${source}: mightContainMany = mightContain`);
+  assert.equal(filter.countMaybe(pack(strangers)), vector.nonMembersPresent, `${source}: countMaybe`);
+  assert.ok(filter.mightContainMany(pack(members)).every((flag) => flag === 1), `${source}: mightContainMany of members`);
+  assert.equal(filter.countMaybe(pack(members)), members.length, `${source}: countMaybe of members`);
+}
 
 describe("filter properties", () => {
   const spec = { expectedItemCount: 1000, targetFalsePositiveRate: 0.001 };

@@ -83,7 +83,7 @@ for (const module of MODULES) {
     run("wasm-opt", [
       "-O3", "--strip-debug", "--strip-producers",
       "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
-      "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue",
+      "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", "--enable-simd",
       rawWasm, "-o", wasm,
     ]);
   }

@@ -1,7 +1,7 @@
 // The emitted declarations lose nothing of the hand-written index.d.ts they
-// replace (pkg-template/index.d.ts, kept as the baseline until the last
-// hand-typed module has JSDoc): every name it exported is still exported,
-// as the same kind (value / type), with every member of every class, and
+// replaced (kept as the baseline, baseline-index.d.ts beside this file):
+// every name it exported is still exported, as the same kind (value /
+// type), with every member of every class, and
 // every type alias the same type (checked by TypeScript's identity relation,
 // so a lost `readonly`, a widened code union or a changed field fails).
 // Names are read with the TypeScript compiler API, through "artifact-bloom"
@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const baselinePath = join(here, "..", "..", "pkg-template", "index.d.ts");
+const baselinePath = join(here, "baseline-index.d.ts");
 // A file in js-tests/types: "artifact-bloom" resolves from here through
 // js-tests/node_modules/artifact-bloom (the link to pkg/).
 const consumer = join(here, "usage.ts");

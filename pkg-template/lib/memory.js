@@ -14,4 +14,4 @@ export function wasmMemoryBytes() {
   return /** @type {WebAssembly.Memory} */ (wasmMemory()).buffer.byteLength;
 }
 
-export const { toWasm, stageInput } = stagingFor(inputBuffer, wasmMemory);
+export const { toWasm, stageInput, stagingCount } = stagingFor(inputBuffer, wasmMemory);

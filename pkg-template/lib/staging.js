@@ -19,6 +19,10 @@
  *   bytes of staged input and returns a view of them to fill (e.g. digests
  *   packed straight into wasm memory), valid until the next call into wasm.
  *   Throws an Error with `code: "outOfMemory"` when wasm memory has no room.
+ * @property {() => number} stagingCount How many inputs were staged so far:
+ *   a caller that fills a `stageInput` view while other code may run (a
+ *   getter) checks that this has not changed, i.e. that the view is still
+ *   the input of its next raw call.
  */
 
 /**
@@ -32,6 +36,7 @@
 export function stagingFor(inputBuffer, wasmMemory) {
   /** @type {Uint8Array | null} */
   let memoryBytes = null;
+  let stagings = 0;
   // A view over all of wasm memory, re-made after the memory grew (growing
   // detaches the old buffer, whose views then have length 0).
   const wasmBytes = () => {
@@ -45,12 +50,17 @@ export function stagingFor(inputBuffer, wasmMemory) {
       const length = bytes.byteLength;
       // Asked first: reserving may grow (and so detach) the memory buffer.
       const address = inputBuffer(length);
+      stagings += 1;
       wasmBytes().set(bytes, address);
       return length;
     },
     stageInput(length) {
       const address = inputBuffer(length);
+      stagings += 1;
       return wasmBytes().subarray(address, address + length);
+    },
+    stagingCount() {
+      return stagings;
     },
   };
 }

@@ -9,6 +9,7 @@ use super::input::with_input;
 use crate::fallible::OutOfMemory;
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
+use crate::probe::DIGEST_LENGTH;
 use wasm_bindgen::prelude::*;
 
 /// A spec from JS numbers: a count that is not a safe integer is invalid.
@@ -55,25 +56,41 @@ fn output_error(error: OutOfMemory, purpose: &'static str) -> JsValue {
 
 #[wasm_bindgen]
 impl RawFilter {
-    /// Builds from the `staged` bytes of `N × 32` packed digests (checks:
-    /// spec, capacity, length, then memory for the bit array).
-    #[wasm_bindgen(js_name = createPacked)]
-    pub fn create_packed(staged: usize, expected_item_count: f64, target_fpp: f64) -> Result<RawFilter, JsValue> {
+    /// Begins a build of `total_length` bytes of packed digests that then
+    /// arrive as staged pieces ([`RawFilter::insert_packed`]): the checks of
+    /// `create_packed`, in its order (spec, capacity, length, then memory
+    /// for the bits).
+    #[wasm_bindgen(js_name = beginPacked)]
+    pub fn begin_packed(total_length: f64, expected_item_count: f64, target_fpp: f64) -> Result<RawFilter, JsValue> {
         let spec = spec_from_js(expected_item_count, target_fpp).map_err(bloom_error)?;
+        // A JS length is a safe integer; anything else cannot be a length
+        // and fails the capacity check like a huge one.
+        let total_length = item_count_from_f64(total_length).unwrap_or(u64::MAX);
+        ArtifactBloomFilter::begin_packed(total_length, &spec).map(RawFilter::wrap).map_err(bloom_error)
+    }
+
+    /// Adds the `staged` bytes (whole digests) to a build begun with
+    /// [`RawFilter::begin_packed`]. Only the JS layer's build calls it,
+    /// before any JS object wraps the filter: a built filter never changes.
+    #[wasm_bindgen(js_name = insertPacked)]
+    pub fn insert_packed(&mut self, staged: usize) -> Result<(), JsValue> {
         with_input(staged, |packed| {
-            ArtifactBloomFilter::create_packed(packed, &spec).map(RawFilter::wrap).map_err(bloom_error)
+            if packed.len() % DIGEST_LENGTH != 0 {
+                return Err(error::packed_length("packed", packed.len()));
+            }
+            self.inner.insert_packed(packed);
+            Ok(())
         })
     }
 
-    /// Answers from the digest's first 16 bytes as four big-endian `u32`s
-    /// (`d[0..4]`, `d[4..8]`, `d[8..12]`, `d[12..16]`): the probe reads
-    /// nothing else, and plain numbers cross the boundary without a copy or
-    /// an allocation.
-    #[wasm_bindgen(js_name = mightContainWords)]
-    pub fn might_contain_words(&self, a: u32, b: u32, c: u32, d: u32) -> bool {
-        let first = (u64::from(a) << 32) | u64::from(b);
-        let second = (u64::from(c) << 32) | u64::from(d);
-        self.inner.might_contain_words(first, second)
+    /// Where the bit array starts in wasm memory: `bitCount / 8` bytes, bit
+    /// i in byte i >> 3 at bit i & 7 (the words are little-endian). The JS
+    /// layer answers single queries from a view of them. The address holds
+    /// for the filter's lifetime: nothing resizes or replaces the bit array
+    /// (`insert_packed` only sets bits in place, and only while building).
+    #[wasm_bindgen(js_name = bitsAddress)]
+    pub fn bits_address(&self) -> usize {
+        self.inner.bits().words().as_ptr() as usize
     }
 
     /// One flag byte (1 = maybe, 0 = definitely absent) per staged digest.

@@ -1,8 +1,8 @@
-// Not shipped: scripts/emit-types.mjs emits pkg/index.d.ts (and .d.cts)
-// from the JSDoc of lib/*.js and overwrites this copy. It stays as the
-// baseline js-tests/types/api-parity.test.mjs holds the emitted declarations
-// to (no name, member or type alias lost) until the last module in
-// lib/legacy-types.d.ts has JSDoc; then move it into js-tests/types/.
+// Not shipped, not compiled by tsconfig.json here: the hand-written
+// declarations the package had before scripts/emit-types.mjs emitted
+// pkg/index.d.ts (and .d.cts) from the JSDoc of lib/*.js. It is the baseline
+// api-parity.test.mjs holds the emitted declarations to (no name, member or
+// type alias lost): add a declaration for every new public export here too.
 //
 // Types of the artifact-bloom public API. The shapes (`BloomSpec`,
 // `BloomError`, `Result<T>`) are the TypeScript reference's.
