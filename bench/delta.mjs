@@ -253,9 +253,10 @@ const server = await startServer({
 });
 const url = `${server.url}snapshot`;
 try {
-  const first = must(await fetchSnapshot(url));
+  const first = await fetchSnapshot(url);
+  must(first);
   const clients = { delta: { current: first, bytes: 0, deltas: 0 }, full: { current: first, bytes: 0, deltas: 0 } };
-  const behind = must(await fetchSnapshot(url)); // a client that sleeps through every version
+  const behind = must(await fetchSnapshot(url)); // the snapshot of a client that sleeps through every version
   for (let index = 1; index <= POLL_VERSIONS; index += 1) {
     publishVersion(index);
     for (const [name, client] of Object.entries(clients)) {
@@ -269,7 +270,7 @@ try {
       client.current = result;
     }
   }
-  const late = await fetchSnapshot(url, { base: behind.value });
+  const late = await fetchSnapshot(url, { base: behind });
   const latest = must(late);
   const history = server.stats.deltas.historyLimit;
   console.log(`\nThrough HTTP: \`serve\` (delta history ${history}) and fetchSnapshot, body bytes as \`transfer\` reports them, ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} %:\n`);
