@@ -15,7 +15,7 @@ import { composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "../nod
 export const DEFAULT_DELTA_HISTORY = 8;
 
 export const DELTA_HELP = `  --delta-history K      earlier snapshot versions a delta is offered from
-                         (default ${DEFAULT_DELTA_HISTORY}; 0: never a delta)
+                         (0 .. 1024, default ${DEFAULT_DELTA_HISTORY}; 0: never a delta)
 
 Deltas (RFC 3229, docs/ABD1.md "HTTP"): the ETag is the ABF1 checksum. A GET
 /snapshot with "A-IM: abd1" and "If-None-Match" holding the ETag of one of

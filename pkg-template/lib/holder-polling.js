@@ -7,7 +7,7 @@
 import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startTimer } from "./deadline.js";
 import { rangeError, typeError } from "./errors.js";
 import { optionalFunction } from "./holder-checks.js";
-import { fetchSnapshot } from "./snapshot.js";
+import { fetchSnapshot } from "./snapshot-fetch.js";
 import { checkStreamOptions } from "./snapshot-stream.js";
 
 /**

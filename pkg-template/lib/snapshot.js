@@ -13,11 +13,11 @@ import { ArtifactBloomFilter } from "./filter.js";
 import { toWasm } from "./memory.js";
 import { ABF1_HEADER_LENGTH, loadFailure, prehash, toSnapshot } from "./snapshot-core.js";
 
-// The rest of the snapshot API: streams (snapshot-stream.js) and URLs
-// (snapshot-fetch.js), exported from here as before.
+// The rest of the snapshot API: the header length and streams, exported from
+// here too. URLs are snapshot-fetch.js (index.js exports fetchSnapshot from
+// there: it applies deltas, and delta.js needs loadSnapshot from here).
 export { ABF1_HEADER_LENGTH } from "./snapshot-core.js";
 export { loadSnapshotStream } from "./snapshot-stream.js";
-export { fetchSnapshot } from "./snapshot-fetch.js";
 
 /**
  * @import { RawFilter } from "../artifact_bloom.js"
