@@ -12,12 +12,18 @@
 //      median CPU time of RUNS after WARMUP, each result freed;
 //   3. a client polling across ten 1 % versions: bytes transferred with full
 //      snapshots, with one delta per version, and — 10 versions behind — a
-//      chain of ten deltas against one composed delta (and apply times).
+//      chain of ten deltas against one composed delta (and apply times);
+//   4. the same ten versions through HTTP: a real `serve` (127.0.0.1, port
+//      0) and fetchSnapshot — the body bytes a client polling every version
+//      receives with deltas (`base`) and without, as its `transfer` reports,
+//      and what a client 10 versions behind gets from the server's history.
 //
-// Usage: node bench/delta.mjs   (needs pkg/: node scripts/build.mjs)
+// Usage: node bench/delta.mjs [--http-only]   (needs pkg/: node scripts/build.mjs)
 // Prints markdown tables.
 import { createHash, hash as oneShotHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const ENTRY = new URL("../pkg/node.mjs", import.meta.url);
 if (!existsSync(ENTRY)) {
@@ -26,8 +32,10 @@ if (!existsSync(ENTRY)) {
 }
 const {
   ArtifactBloomFilter, applySnapshotDelta, composeSnapshotDeltas, encodeSnapshot, encodeSnapshotDelta,
-  loadSnapshot, readSnapshotDeltaHeader,
+  fetchSnapshot, loadSnapshot, readSnapshotDeltaHeader,
 } = await import(ENTRY);
+const { startServer } = await import(new URL("../pkg/cli/serve.mjs", import.meta.url));
+const HTTP_ONLY = process.argv.includes("--http-only");
 
 const BASE_COUNT = 1_000_000;
 const SPEC = { expectedItemCount: 1_200_000, targetFalsePositiveRate: 0.001 };
@@ -149,6 +157,8 @@ const ms = (value) => `${value.toFixed(2)} ms`;
 
 // --- 1 and 2: size and apply time per growth --------------------------------
 const base = snapshot(BASE_COUNT, 1);
+const fullBytes = encodeSnapshot(base.filter, { catalogVersion: 1 }).byteLength;
+if (!HTTP_ONLY) {
 const baseBits = base.filter.serializeBits();
 const sizeRows = [];
 const codingRows = [];
@@ -181,7 +191,6 @@ for (const growth of GROWTHS) {
   );
   target.filter.free();
 }
-const fullBytes = encodeSnapshot(base.filter, { catalogVersion: 1 }).byteLength;
 
 console.log(`\n1M digests (member:i), p = 0.001 sized for ${SPEC.expectedItemCount.toLocaleString("en")} digests: bitCount ${base.filter.getBitCount().toLocaleString("en")}, hashCount ${base.filter.getHashCount()}, full snapshot ${fullBytes.toLocaleString("en")} bytes; node ${process.version}; times are medians of ${RUNS} runs, CPU ms\n`);
 console.log("| growth | new bits | delta bytes | of full | bound (bytes) | body above bound | Rice k | applySnapshotDelta | loadSnapshot (full target) | encodeSnapshotDelta |");
@@ -191,6 +200,7 @@ console.log("\nThe same positions in other codings (bytes of positions only, and
 console.log("| growth | information bound | Rice over zero-bit ranks (ABD1) | Rice over bit positions | Elias–Fano over bit positions | varint gaps of bit positions | varint gaps of ranks |");
 console.log("|---:|---:|---:|---:|---:|---:|---:|");
 for (const row of codingRows) console.log(row);
+}
 
 // --- 3: polling across ten 1 % versions --------------------------------------
 const step = Math.round(BASE_COUNT * POLL_GROWTH);
@@ -202,6 +212,8 @@ for (const next of steps.slice(1)) composed = must(composeSnapshotDeltas(compose
 const direct = must(encodeSnapshotDelta(versions[0], versions[POLL_VERSIONS]));
 if (Buffer.compare(composed, direct) !== 0) throw new Error("composed ≠ direct delta");
 const sum = (list) => list.reduce((total, bytes) => total + bytes.byteLength, 0);
+const allFull = sum(fulls.slice(1));
+if (!HTTP_ONLY) {
 const chainMs = time(() => {
   let current = versions[0];
   for (const delta of steps) {
@@ -216,7 +228,6 @@ const chainMs = time(() => {
 });
 const composedMs = time(() => must(applySnapshotDelta(versions[0], composed)).filter.free());
 const fullLoadMs = time(() => must(loadSnapshot(fulls[POLL_VERSIONS])).filter.free());
-const allFull = sum(fulls.slice(1));
 console.log(`\nA client polling across ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} % (${step.toLocaleString("en")} digests) each, from v1 (1M) to v${POLL_VERSIONS + 1}:\n`);
 console.log("| client | transfers | bytes | of all-full | apply / load time |");
 console.log("|---|---|---:|---:|---:|");
@@ -225,4 +236,53 @@ console.log(`| polls every version, deltas | ${POLL_VERSIONS} one-step deltas | 
 console.log(`| ${POLL_VERSIONS} versions behind, full | 1 full snapshot | ${fulls[POLL_VERSIONS].byteLength.toLocaleString("en")} | ${pct(fulls[POLL_VERSIONS].byteLength, allFull)} | ${ms(fullLoadMs)} |`);
 console.log(`| ${POLL_VERSIONS} versions behind, chain | ${POLL_VERSIONS} deltas | ${sum(steps).toLocaleString("en")} | ${pct(sum(steps), allFull)} | ${ms(chainMs)} |`);
 console.log(`| ${POLL_VERSIONS} versions behind, composed | 1 composed delta | ${composed.byteLength.toLocaleString("en")} | ${pct(composed.byteLength, allFull)} | ${ms(composedMs)} |`);
+}
+
+// --- 4: the same versions through serve + fetchSnapshot ---------------------
+const dir = mkdtempSync(join(tmpdir(), "artifact-bloom-bench-delta-"));
+const snapshotPath = join(dir, "catalog.abf1");
+const publishVersion = (index) => {
+  writeFileSync(`${snapshotPath}.tmp`, fulls[index]);
+  renameSync(`${snapshotPath}.tmp`, snapshotPath); // a new inode: serve re-reads it on the next request
+};
+writeFileSync(join(dir, "catalog.txt"), "");
+publishVersion(0);
+// History of POLL_VERSIONS (the default is 8) so the client 10 versions behind is still served a delta.
+const server = await startServer({
+  snapshot: snapshotPath, catalog: join(dir, "catalog.txt"), catalogVersion: 1, port: 0, deltaHistory: POLL_VERSIONS,
+});
+const url = `${server.url}snapshot`;
+try {
+  const first = await fetchSnapshot(url);
+  must(first);
+  const clients = { delta: { current: first, bytes: 0, deltas: 0 }, full: { current: first, bytes: 0, deltas: 0 } };
+  const behind = must(await fetchSnapshot(url)); // the snapshot of a client that sleeps through every version
+  for (let index = 1; index <= POLL_VERSIONS; index += 1) {
+    publishVersion(index);
+    for (const [name, client] of Object.entries(clients)) {
+      const options = name === "delta" ? { base: client.current.value, etag: client.current.value.etag } : { etag: client.current.value.etag };
+      const result = await fetchSnapshot(url, options);
+      if (result.kind !== "success") throw new Error(`${name} poll ${index}: ${result.error}: ${result.message}`);
+      if (result.value.header.checksum !== must(loadSnapshot(fulls[index])).header.checksum) throw new Error("wrong snapshot");
+      client.bytes += result.transfer.bytes;
+      client.deltas += result.transfer.delta ? 1 : 0;
+      if (client.current !== first) client.current.value.filter.free();
+      client.current = result;
+    }
+  }
+  const late = await fetchSnapshot(url, { base: behind });
+  const latest = must(late);
+  const history = server.stats.deltas.historyLimit;
+  console.log(`\nThrough HTTP: \`serve\` (delta history ${history}) and fetchSnapshot, body bytes as \`transfer\` reports them, ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} %:\n`);
+  console.log("| client | requests answered | bytes received | of no-delta polling |");
+  console.log("|---|---|---:|---:|");
+  const { delta, full } = clients;
+  console.log(`| polls every version, no \`base\` | ${POLL_VERSIONS} × 200 (full) | ${full.bytes.toLocaleString("en")} | 100 % |`);
+  console.log(`| polls every version, \`base\` | ${delta.deltas} × 226 (delta), ${POLL_VERSIONS - delta.deltas} × 200 | ${delta.bytes.toLocaleString("en")} | ${pct(delta.bytes, full.bytes)} |`);
+  console.log(`| ${POLL_VERSIONS} versions behind, \`base\` | 1 × ${late.transfer.delta ? "226 (composed delta)" : "200 (full: beyond the history)"} | ${late.transfer.bytes.toLocaleString("en")} | ${pct(late.transfer.bytes, full.bytes)} |`);
+  latest.filter.free();
+} finally {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+}
 for (const v of versions) v.filter.free();

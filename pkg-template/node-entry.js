@@ -7,7 +7,10 @@
 // the checksum step of loadSnapshot and loadSnapshotStream (node:crypto
 // hashes ~4-10× faster than SHA-256 in wasm; the Rust decoder still compares
 // the result with the stored checksum).
-import { _useNativeSha256 } from "./lib/snapshot.js";
+// The wasm instance first: lib modules ask it for format constants as they
+// load (ABF1_HEADER_LENGTH), which web.js guarantees for its own imports.
+import "./artifact_bloom_instance.js";
+import { _useNativeSha256 } from "./lib/snapshot-core.js";
 
 export * from "./web.js";
 export { default } from "./web.js";

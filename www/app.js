@@ -7,7 +7,9 @@
 //                                     the snapshot's catalogVersion.
 //
 // State the browser tests read is mirrored in data attributes: body
-// data-snapshot (loading|loaded|failed) and data-error-code; per file
+// data-snapshot (loading|loaded|failed), data-error-code, data-checksum (the
+// snapshot's ABF1 checksum) and, after "Check for updates", data-refresh
+// (delta|full|notModified|failed) with data-refresh-bytes; per file
 // data-digest, data-verdict (absent|present|missing|error), data-hash-ms.
 
 const SNAPSHOT_URL = "/snapshot";
@@ -134,9 +136,61 @@ function showSnapshot(snapshot, service, loadMs) {
   delete document.body.dataset.errorCode;
   $("snapshot-loading").hidden = true;
   $("snapshot-details").hidden = false;
-  $("snapshot-pill").textContent = `Checksum verified · ${formatBytes(header.payloadLength + 96)} in ${formatDuration(loadMs)}`;
+  $("snapshot-pill").textContent = `Checksum verified · ${formatBytes(header.payloadLength + api.ABF1_HEADER_LENGTH)} in ${formatDuration(loadMs)}`;
   $("snapshot-pill").className = "pill pill-ok";
+  document.body.dataset.checksum = header.checksum;
+  $("snapshot-refresh").hidden = false;
 }
+
+// The snapshot in service: the page's queries always take the holder's current one.
+let holder;
+
+// "Check for updates": asks the server for an ABD1 delta from the snapshot
+// held (fetchSnapshot's `base`; the server answers 226 with only the new
+// bits, or the full file), and says what the refresh cost.
+async function refreshCatalog() {
+  const button = $("snapshot-refresh");
+  const status = $("refresh-status");
+  button.disabled = true;
+  status.textContent = "Checking for a newer snapshot…";
+  const started = performance.now();
+  const current = holder.current();
+  let result;
+  try {
+    result = await api.fetchSnapshot(SNAPSHOT_URL, { base: current, etag: current.etag, maxBytes: MAX_SNAPSHOT_BYTES });
+  } catch (error) {
+    result = { kind: "failure", error: "unreachable", message: error?.message };
+  }
+  button.disabled = false;
+  if (result.kind === "failure") {
+    document.body.dataset.refresh = result.error === "notModified" ? "notModified" : "failed";
+    status.textContent = result.error === "notModified"
+      ? "Up to date: the server has no newer snapshot."
+      : `The refresh failed (${result.error}); the snapshot in use is unchanged.`;
+    return;
+  }
+  const { transfer } = result;
+  const previous = holder.current();
+  if (result.value.catalogVersion <= previous.catalogVersion) {
+    result.value.filter.free();
+    document.body.dataset.refresh = "notModified";
+    status.textContent = "Up to date: the server has no newer snapshot.";
+    return;
+  }
+  holder.replace(result.value);
+  // Queries that started on the old snapshot keep it until they finish: free it later.
+  setTimeout(() => previous.filter.free(), 60_000);
+  document.body.dataset.refresh = transfer.delta ? "delta" : "full";
+  document.body.dataset.refreshBytes = String(transfer.bytes);
+  const saved = Math.max(0, transfer.fullBytes - transfer.bytes);
+  status.textContent = transfer.delta
+    ? `Updated to catalog version ${result.value.catalogVersion} with a delta: ${formatBytes(transfer.bytes)} instead of `
+      + `${formatBytes(transfer.fullBytes)} (${formatBytes(saved)} saved).`
+    : `Updated to catalog version ${result.value.catalogVersion}: the full snapshot, ${formatBytes(transfer.bytes)}.`;
+  showSnapshot(result.value, serviceInUse, performance.now() - started);
+}
+
+let serviceInUse;
 
 async function loadCatalog() {
   try {
@@ -155,8 +209,11 @@ async function loadCatalog() {
   }
   if (result.kind === "failure") return showLoadFailure(result.error, result.message);
   const snapshot = result.value;
-  const service = new api.ArtifactExistenceService(snapshot, new api.HttpArtifactRepository("/"));
+  holder = new api.SnapshotHolder(snapshot);
+  const service = new api.ArtifactExistenceService(holder, new api.HttpArtifactRepository("/"));
+  serviceInUse = service;
   showSnapshot(snapshot, service, performance.now() - started);
+  $("snapshot-refresh").addEventListener("click", refreshCatalog);
   return service;
 }
 

@@ -385,8 +385,8 @@ export declare function loadSnapshotStream(
  */
 export declare function fetchSnapshot(
   url: string | URL,
-  options?: FetchSnapshotOptions,
-): Promise<SnapshotResult>;
+  options?: FetchSnapshotDeltaOptions,
+): Promise<FetchSnapshotResult>;
 
 /**
  * `fetchSnapshot`'s options: the stream options plus HTTP ones. Redirects are
@@ -517,6 +517,29 @@ export declare function readSnapshotDeltaHeader(
   bytes: Uint8Array,
   options?: { verify?: boolean },
 ): SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>;
+
+/**
+ * What a `fetchSnapshot` download cost: body bytes, whether an ABD1 delta
+ * was applied (`226 IM Used`), the full file's size, and why a delta the
+ * server sent was not used.
+ */
+export type SnapshotTransfer = Readonly<{
+  bytes: number;
+  delta: boolean;
+  fullBytes: number;
+  deltaFailure?: string;
+}>;
+
+/** `fetchSnapshot`'s result: `SnapshotResult` whose success carries `transfer`. */
+export type FetchSnapshotResult =
+  | Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
+  | Extract<SnapshotResult, { kind: "failure" }>;
+
+/** `fetchSnapshot`'s options plus `base`: ask for an ABD1 delta from that snapshot (docs/ABD1.md "HTTP"). */
+export type FetchSnapshotDeltaOptions = FetchSnapshotOptions & { base?: ArtifactIndexSnapshot };
+
+/** `startPolling`'s options plus `delta` (default true) and `timers` (schedule the polls; tests). */
+export type SnapshotDeltaPollingOptions = SnapshotPollingOptions & { readonly delta?: boolean; readonly timers?: Timers };
 
 /**
  * Why an `HttpArtifactRepository` call rejected:
@@ -944,7 +967,7 @@ export declare class SnapshotHolder {
    * snapshot's etag; polls never overlap. Timers are `unref()`ed in Node, so
    * polling never keeps a process alive. Calling it again restarts polling.
    */
-  startPolling(url: string | URL, options: SnapshotPollingOptions): void;
+  startPolling(url: string | URL, options: SnapshotDeltaPollingOptions): void;
   /** Stops polling and aborts a fetch in flight; a no-op when not polling. */
   stopPolling(): void;
   readonly polling: boolean;
@@ -955,6 +978,14 @@ export declare class SnapshotHolder {
   readonly staleCount: number;
   /** Refreshes answered HTTP 304. */
   readonly notModifiedCount: number;
+  /** Downloads rebuilt from an ABD1 delta. */
+  readonly deltaRefreshCount: number;
+  /** Downloads of the full snapshot. */
+  readonly fullRefreshCount: number;
+  /** Body bytes of every counted download. */
+  readonly bytesTransferred: number;
+  /** Full-snapshot bytes minus transferred bytes, summed. */
+  readonly bytesSaved: number;
   /** The last failed refresh, if any. */
   readonly lastFailure: Readonly<{ error: string; message: string; at: Date }> | undefined;
 }

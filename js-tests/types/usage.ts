@@ -19,6 +19,10 @@ import init, {
   type BloomError,
   type BloomSpec,
   type FetchSnapshotOptions,
+  type FetchSnapshotDeltaOptions,
+  type FetchSnapshotResult,
+  type SnapshotDeltaPollingOptions,
+  type SnapshotTransfer,
   type HttpClientError,
   type HttpClientErrorCode,
   type Result,
@@ -179,6 +183,18 @@ export async function refresh(url: string, holder: SnapshotHolder): Promise<stri
   }
   holder.replace(loaded.value);
   holder.startPolling(url, { intervalMs: 60_000, timeoutMs: 10_000 });
+  // Deltas: the snapshot in service as `base`; the result says what the download cost.
+  const deltaOptions: FetchSnapshotDeltaOptions = { ...fetchOptions, base: holder.current() };
+  const next: FetchSnapshotResult = await fetchSnapshot(url, deltaOptions);
+  if (next.kind === "success") {
+    const transfer: SnapshotTransfer = next.transfer;
+    const saved: number = transfer.fullBytes - transfer.bytes + holder.bytesSaved + holder.deltaRefreshCount;
+    if (transfer.delta && saved < 0) return "impossible";
+  }
+  const polling: SnapshotDeltaPollingOptions = { intervalMs: 60_000, delta: true, timers };
+  holder.startPolling(url, polling);
+  // @ts-expect-error delta is a boolean
+  holder.startPolling(url, { intervalMs: 60_000, delta: "yes" });
   const streamed = await loadSnapshotStream(new Response(new Uint8Array(0)), { idleTimeoutMs: 250 });
   return streamed.kind;
 }

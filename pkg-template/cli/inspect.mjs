@@ -2,24 +2,37 @@
 import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { alertFillRatio, fppFromFillRatio } from "../variants/index.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
+import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
 
-export const HELP = `Usage: artifact-bloom inspect PATH [--json]
+export const HELP = `Usage: artifact-bloom inspect PATH [--json] [--base OLD]
 
 Prints an ABF1 snapshot's header, its fill ratio, the estimated false-positive
 rate against the target, the fill ratio at which the rate would reach twice
 the target ((2p)^(1/k), the alert threshold), and the checksum verdict.
+
+For an ABD1 delta (publish --delta-out): the base it applies to (catalogVersion,
+set bits, payload SHA-256), the target's ABF1 header, the number of bits it
+sets, its size against the full target, and its verdict (length, checksum and
+positions; no base needed). --base OLD also applies it to the snapshot OLD:
+the verdict is then the apply's (wrongBase, resultChecksumMismatch, ...).
 
 Exit codes: 0 the snapshot loads, 1 it does not (the error code is printed;
 for a checksum or length problem the header it claims is still shown),
 2 bad arguments or an unreadable file.`;
 
 export async function inspect(argv) {
-  const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
+  const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false }, base: { type: "string" } } });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
   const bytes = await readInputFile(path);
   const loaded = loadSnapshot(bytes);
+  if (looksLikeDelta(bytes, loaded)) {
+    const report = await inspectDelta(path, bytes, parsed.values.base);
+    process.stdout.write(parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDeltaReport(report));
+    return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
+  }
+  if (parsed.values.base !== undefined) throw new UsageError("--base is for an ABD1 delta; PATH is not one");
   const report = { path, bytes: bytes.byteLength };
   if (loaded.kind === "success") {
     const { header, filter } = loaded.value;
@@ -78,5 +91,30 @@ function formatReport(report) {
   } else {
     lines.push(`  verdict             ${report.verdict}: ${report.message}`);
   }
+  return `${lines.join("\n")}\n`;
+}
+
+function formatDeltaReport(report) {
+  const lines = [`${report.path} (${report.bytes} bytes, ABD1 delta)`];
+  const h = report.header;
+  if (h !== undefined) {
+    const t = h.target;
+    lines.push(
+      `  format ${h.formatVersion}, position encoding ${h.positionEncoding} (Rice k = ${h.riceParameter})`,
+      `  base catalogVersion  ${h.baseCatalogVersion}`,
+      `  base set bits        ${h.baseSetBitCount}`,
+      `  base payload SHA-256 ${h.basePayloadSha256}`,
+      `  target catalogVersion ${t.catalogVersion}`,
+      `  target bitCount      ${t.bitCount} (${t.payloadLength} payload bytes), hashCount ${t.hashCount}`,
+      `  target items         ${t.insertedItemCount} inserted of ${t.expectedItemCount} expected, targetFpp ${t.targetFpp}`,
+      `  target checksum      ${t.checksum}`,
+      `  target payload SHA-256 ${h.targetPayloadSha256}`,
+      `  new bits             ${h.positionCount} (${h.bodyLength} body bytes)`,
+      `  size                 ${report.bytes} of ${report.targetBytes} bytes for the full target`
+        + ` (${((report.bytes / report.targetBytes) * 100).toFixed(2)} %)`,
+    );
+  }
+  if (report.applied !== undefined) lines.push(`  applied to ${report.applied.base}: catalogVersion ${report.applied.catalogVersion}, checksum ok`);
+  lines.push(report.verdict === "ok" ? "  verdict             ok" : `  verdict             ${report.verdict}: ${report.message}`);
   return `${lines.join("\n")}\n`;
 }

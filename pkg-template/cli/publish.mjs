@@ -9,6 +9,7 @@ import {
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
 import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
+import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
 import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
@@ -17,6 +18,7 @@ export const DEFAULT_MAX_SHRINK = 0.1;
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]
                              [--allow-empty] [--max-shrink F | --allow-shrink]
+                             [--delta-from OLD --delta-out DPATH]
        artifact-bloom publish … --from-registry URL --repository NAME
 
 Builds an ABF1 snapshot of every digest of one catalog version and replaces
@@ -36,6 +38,7 @@ PATH atomically.
                        (default ${DEFAULT_MAX_SHRINK}: at most 10 % fewer)
   --allow-shrink       publish however much smaller the new snapshot is
 ${FROM_REGISTRY_HELP}
+${DELTA_HELP}
 
 Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
 lines starting with # are skipped; any other bad line stops the publish with
@@ -78,6 +81,8 @@ export async function publish(argv) {
       "allow-empty": { type: "boolean", default: false },
       "max-shrink": { type: "string", default: String(DEFAULT_MAX_SHRINK) },
       "allow-shrink": { type: "boolean", default: false },
+      "delta-from": { type: "string" },
+      "delta-out": { type: "string" },
       ...FROM_REGISTRY_OPTIONS,
     },
   });
@@ -90,6 +95,9 @@ export async function publish(argv) {
   const out = resolve(values.out);
   const maxShrink = numberOption(values, "max-shrink");
   if (maxShrink < 0 || maxShrink > 1) throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
+  const wantDelta = deltaRequest(values, out);
+  // Read now: OLD may be PATH itself, which the publish replaces.
+  const deltaBase = wantDelta === undefined ? undefined : await readDeltaBase(wantDelta);
 
   const fromRegistry = values["from-registry"] !== undefined;
   if (fromRegistry && values.input !== undefined) throw new UsageError("--from-registry and --input are exclusive");
@@ -139,6 +147,9 @@ export async function publish(argv) {
     filter.free();
     return EXIT_PROBLEMS;
   }
+  const delta = wantDelta === undefined ? undefined
+    : await writeDelta(wantDelta, deltaBase, { catalogVersion, filter, bytes }, { onStaleRemoved });
+  if (delta?.written === false) process.stderr.write(`publish: no delta: ${delta.code}: ${delta.reason}\n`);
 
   const summary = {
     path: out,
@@ -156,6 +167,7 @@ export async function publish(argv) {
     estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
     bytes: bytes.byteLength,
     ...(input.registry === undefined ? {} : { registry: input.registry }),
+    ...(delta === undefined ? {} : { delta }),
   };
   filter.free();
   if (values.json) {
@@ -167,7 +179,8 @@ export async function publish(argv) {
         + ` (${summary.digestsRead} read, ${duplicates} duplicates)\n`
         + `  bitCount ${summary.bitCount}, hashCount ${summary.hashCount}, ${summary.bytes} bytes\n`
         + `  fill ratio ${summary.fillRatio.toFixed(4)}, estimated FPP ${summary.estimatedFalsePositiveRate.toExponential(3)}`
-        + ` (target ${targetFalsePositiveRate})\n`,
+        + ` (target ${targetFalsePositiveRate})\n`
+        + (delta === undefined ? "" : deltaLine(delta)),
     );
   }
   return EXIT_OK;

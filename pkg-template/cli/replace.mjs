@@ -163,7 +163,30 @@ async function syncDirectory(directory) {
  *   `open` opens the temporary file (tests inject failing writers through it)
  * @returns {Promise<string | undefined>} the problem, or undefined once replaced
  */
-export async function replaceSnapshotFile(out, bytes, check, { open = openFile, onStaleRemoved } = {}) {
+export function replaceSnapshotFile(out, bytes, check, options) {
+  return replaceFile(out, bytes, (written) => {
+    const reloaded = loadSnapshot(written);
+    if (reloaded.kind === "failure") return `the written snapshot does not load: ${reloaded.error}: ${reloaded.message}`;
+    try {
+      return check(reloaded.value);
+    } finally {
+      reloaded.value.filter.free();
+    }
+  }, options);
+}
+
+/**
+ * Replaces `out` with `bytes` atomically, whatever the format: the same
+ * temporary file, fsync, check and rename as replaceSnapshotFile, with
+ * `check(writtenBytes)` judging the bytes read back from disk (a delta is
+ * checked by applying it).
+ * @param {string} out the target path
+ * @param {Uint8Array} bytes the file
+ * @param {(written: Uint8Array) => string | undefined} check
+ * @param {{ open?: typeof openFile, onStaleRemoved?: (name: string) => void }} [options]
+ * @returns {Promise<string | undefined>} the problem, or undefined once replaced
+ */
+export async function replaceFile(out, bytes, check, { open = openFile, onStaleRemoved } = {}) {
   for (const name of await removeStaleTempFiles(out)) onStaleRemoved?.(name);
   const temporary = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${HOST}-${randomBytes(4).toString("hex")}`);
   const cleanup = () => rm(temporary, { force: true }).catch(() => {});
@@ -174,17 +197,7 @@ export async function replaceSnapshotFile(out, bytes, check, { open = openFile, 
   try {
     await writeDurably(temporary, bytes, open);
     // Validate what is on disk, not what is in memory.
-    const reloaded = loadSnapshot(new Uint8Array(await readFile(temporary)));
-    let problem;
-    if (reloaded.kind === "failure") {
-      problem = `the written snapshot does not load: ${reloaded.error}: ${reloaded.message}`;
-    } else {
-      try {
-        problem = check(reloaded.value);
-      } finally {
-        reloaded.value.filter.free();
-      }
-    }
+    const problem = check(new Uint8Array(await readFile(temporary)));
     if (problem !== undefined) {
       await cleanup();
       return problem;

@@ -10,6 +10,7 @@ import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { readSnapshotHeader } from "../node.mjs";
 import { EXIT_OK, UsageError, integerOption, isHexDigest, parseCommand, readHexDigests, readingInput } from "./common.mjs";
+import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { ReloadingFile } from "./serve-reload.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
 
@@ -32,11 +33,14 @@ const LOWER_HEX_DIGEST = /^[0-9a-f]{64}$/;
 
 export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
                            [--host H] [--www DIR] [--catalog-version V]
+                           [--delta-history K]
 
 Serves, on 127.0.0.1 by default (loopback only):
   GET  /snapshot                       the ABF1 bytes, with ETag and Last-Modified
                                        (If-None-Match → 304); an atomically
-                                       replaced file is picked up on the next request
+                                       replaced file is picked up on the next request;
+                                       with A-IM: abd1 and If-None-Match naming an
+                                       earlier version → 226 IM Used, an ABD1 delta
   HEAD /blobs/sha256/<hex>?catalogVersion=N
                                        200 present, 404 absent, 409 wrong version
   GET  /blobs/sha256/<hex>?catalogVersion=N   the same, as JSON
@@ -62,6 +66,7 @@ Serves, on 127.0.0.1 by default (loopback only):
                          digest is in the catalog, and /stats (the digests
                          recently asked about)
   --www DIR              the page to serve at / (default: the page shipped in the package)
+${DELTA_HELP}
 
 Reloads: a replaced file is read once, in the background, while the loaded
 one keeps answering; existence requests for the served catalogVersion never
@@ -90,14 +95,18 @@ function httpError(status, code, message, close = false) {
 const tooManyDigests = (detail) => httpError(413, "tooManyDigests",
   `at most ${MAX_DIGESTS_PER_REQUEST} digests per request, ${detail}; split the list into several requests`);
 
-/** The snapshot file: its bytes, an ETag and Last-Modified. */
+/**
+ * The snapshot file: its bytes, an ETag and Last-Modified. The ETag is the
+ * ABF1 checksum, so a client can name any snapshot it holds (however it got
+ * it) when asking for a delta; a file whose header does not load gets a hash
+ * of its bytes.
+ */
 async function loadSnapshotFile(path, info) {
   const bytes = await readFile(path);
-  return {
-    bytes,
-    etag: `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`,
-    lastModified: info.mtime.toUTCString(),
-  };
+  const header = readSnapshotHeader(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const etag = header.kind === "success" ? `"${header.value.checksum}"`
+    : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
+  return { bytes, etag, lastModified: info.mtime.toUTCString() };
 }
 
 /** The snapshot header's catalogVersion (cached per file), or undefined if it does not load. */
@@ -192,9 +201,18 @@ function isJson(contentType) {
  * (`stats` is a fresh copy of the counters on each read). Exported for tests
  * and embedding; the CLI command below wraps it.
  */
-export async function startServer({ snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onReloadFailure }) {
+export async function startServer({
+  snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onReloadFailure, deltaHistory = DEFAULT_DELTA_HISTORY,
+}) {
   const reportFailure = (path) => (error) => (onReloadFailure ?? (() => {}))(path, error);
-  const snapshotFile = new ReloadingFile(resolve(snapshot), loadSnapshotFile, reportFailure(resolve(snapshot)));
+  const deltas = new DeltaHistory(deltaHistory);
+  // Each version read becomes the current one of the delta history.
+  const loadServedSnapshot = async (path, info) => {
+    const file = await loadSnapshotFile(path, info);
+    deltas.advance(new Uint8Array(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), file.etag);
+    return file;
+  };
+  const snapshotFile = new ReloadingFile(resolve(snapshot), loadServedSnapshot, reportFailure(resolve(snapshot)));
   const first = await readingInput(snapshot, () => snapshotFile.start());
   const fixedVersion = catalogVersion;
   if (fixedVersion === undefined && versionOf(first) === undefined) {
@@ -230,6 +248,7 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
   const stats = new RequestStats();
   const statsNow = () => stats.snapshot({
     snapshotLoads: snapshotFile.loads, catalogLoads: catalogFile.loads, reloadFailures: snapshotFile.failures + catalogFile.failures,
+    deltas: deltas.stats(),
   });
 
   const send = (response, status, body, headers = {}) => {
@@ -252,9 +271,7 @@ export async function startServer({ snapshot, catalog, catalogVersion, port = 0,
         // The answer IS the file: wait for a replaced one to be read (one
         // read, shared by every request that arrives meanwhile).
         const file = await snapshotFile.fresh();
-        const headers = { etag: file.etag, "last-modified": file.lastModified, "content-type": "application/octet-stream" };
-        if (request.headers["if-none-match"] === file.etag) return send(response, 304, undefined, headers);
-        return send(response, 200, request.method === "HEAD" ? undefined : file.bytes, { ...headers, "content-length": file.bytes.length });
+        return answerSnapshot(request, response, file, deltas, send);
       }
       const blob = /^\/blobs\/sha256\/([^/]+)$/.exec(path);
       if (blob && (request.method === "HEAD" || request.method === "GET")) {
@@ -350,12 +367,14 @@ export async function serve(argv) {
     options: {
       snapshot: { type: "string" }, catalog: { type: "string" }, "catalog-version": { type: "string" },
       port: { type: "string", default: "8080" }, host: { type: "string", default: "127.0.0.1" }, www: { type: "string" },
+      "delta-history": { type: "string", default: String(DEFAULT_DELTA_HISTORY) },
     },
   });
   if (parsed === undefined) return EXIT_OK;
   const { values } = parsed;
   if (!values.snapshot || !values.catalog) throw new UsageError(`--snapshot and --catalog are required\n\n${HELP}`);
   const port = integerOption(values, "port", 0, 65535);
+  const deltaHistory = integerOption(values, "delta-history", 0, 1024);
   const catalogVersion = values["catalog-version"] === undefined ? undefined
     : integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
   if (!["127.0.0.1", "localhost", "::1"].includes(values.host)) {
@@ -365,7 +384,7 @@ export async function serve(argv) {
     process.stderr.write(`serve: cannot reload ${path}: ${error.message}; still serving its previous contents\n`);
   };
   const running = await startServer({
-    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onReloadFailure,
+    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onReloadFailure, deltaHistory,
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));

@@ -1,7 +1,11 @@
 // The types of the ABD1 delta API (lib/delta.js; docs/ABD1.md), as JSDoc
 // typedefs only: scripts/emit-types.mjs emits them into the public .d.ts.
 
-/** @import { SnapshotHeader, SnapshotLoadError } from "./types.js" */
+/**
+ * @import { ArtifactIndexSnapshot, FetchSnapshotOptions, SnapshotHeader, SnapshotLoadError, SnapshotPollingOptions,
+ *   SnapshotResult } from "./types.js"
+ * @import { Timers } from "./client-types.js"
+ */
 
 /**
  * Every field of an ABD1 delta's header, as read. `positionEncoding` 1:
@@ -61,6 +65,52 @@
  * @template {string} TError
  * @typedef {Readonly<{ kind: "success"; value: TValue }>
  *   | Readonly<{ kind: "failure"; error: TError; message: string }>} SnapshotDeltaResult
+ */
+
+/**
+ * What a `fetchSnapshot` download cost. `bytes`: body bytes received (the
+ * delta's, or the full file's; after a delta that could not be used, both).
+ * `delta`: the snapshot was rebuilt from an ABD1 delta (RFC 3229
+ * `226 IM Used`). `fullBytes`: the size of the full ABF1 file of the
+ * snapshot obtained, so `fullBytes - bytes` is what the delta saved.
+ * `deltaFailure`: the code of a delta the server sent that could not be
+ * applied (the full snapshot was fetched instead).
+ *
+ * @typedef {Readonly<{
+ *   bytes: number;
+ *   delta: boolean;
+ *   fullBytes: number;
+ *   deltaFailure?: string;
+ * }>} SnapshotTransfer
+ */
+
+/**
+ * `fetchSnapshot`'s result: `SnapshotResult`, whose success also says what
+ * the download cost.
+ *
+ * @typedef {Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
+ *   | Extract<SnapshotResult, { kind: "failure" }>} FetchSnapshotResult
+ */
+
+/**
+ * Options of `fetchSnapshot`: `FetchSnapshotOptions`, plus `base`, a loaded
+ * snapshot the caller holds. With it the request asks for an ABD1 delta from
+ * that snapshot (`A-IM: abd1`, `If-None-Match` naming the base by its ABF1
+ * checksum, docs/ABD1.md "HTTP"); the answer is applied to `base` (which is
+ * left untouched) and verified against the target's checksum. Any other
+ * answer, or a delta that does not apply, gets the full snapshot.
+ *
+ * @typedef {FetchSnapshotOptions & { base?: ArtifactIndexSnapshot }} FetchSnapshotDeltaOptions
+ */
+
+/**
+ * Options of `SnapshotHolder.startPolling`: `SnapshotPollingOptions`, plus
+ * `delta` (default true: each poll passes the snapshot in service as
+ * `fetchSnapshot`'s `base`; false: always the full snapshot) and `timers`
+ * (the functions that schedule polls, default the global setTimeout /
+ * clearTimeout; tests inject them to trigger polls by hand).
+ *
+ * @typedef {SnapshotPollingOptions & { readonly delta?: boolean; readonly timers?: Timers }} SnapshotDeltaPollingOptions
  */
 
 export {};

@@ -19,6 +19,7 @@ import {
 import { checkInteger, load } from "./checks.js";
 import { isUint8Array, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
+import { stageInput, toWasm } from "./memory.js";
 import { loadSnapshot } from "./snapshot.js";
 
 /**
@@ -87,14 +88,14 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
   checkDelta("deltaBytes", deltaBytes);
   const base = baseSnapshot.filter._raw();
   /** @type {import("./variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
-  const rebuilt = load(() => rebuildFromDelta(base, baseSnapshot.catalogVersion, deltaBytes));
+  const rebuilt = load(() => rebuildFromDelta(base, baseSnapshot.catalogVersion, toWasm(deltaBytes)));
   if (rebuilt.kind === "failure") return rebuilt;
   const loaded = loadSnapshot(rebuilt.value, meta);
   if (loaded.kind === "success" || loaded.error !== "checksumMismatch") return loaded;
   // Which of the two it was: a base whose bits are not the named ones, or a
   // delta inconsistent with its own target header. diagnoseDelta always throws.
   /** @type {import("./variant-types.js").DecodeResult<void, SnapshotDeltaApplyError>} */
-  const diagnosed = load(() => diagnoseDelta(base, deltaBytes));
+  const diagnosed = load(() => diagnoseDelta(base, toWasm(deltaBytes)));
   return diagnosed.kind === "failure" ? diagnosed : loaded;
 }
 
@@ -109,7 +110,13 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
 export function composeSnapshotDeltas(first, second) {
   checkDelta("first", first);
   checkDelta("second", second);
-  return load(() => composeDeltas(first, second));
+  return load(() => {
+    // One input is staged at a time: both deltas, back to back.
+    const staged = stageInput(first.byteLength + second.byteLength);
+    staged.set(first);
+    staged.set(second, first.byteLength);
+    return composeDeltas(staged.byteLength, first.byteLength);
+  });
 }
 
 /**
@@ -125,7 +132,7 @@ export function readSnapshotDeltaHeader(bytes, options) {
   const verify = options?.verify ?? false;
   if (typeof verify !== "boolean") throw typeError("options.verify", "a boolean", verify);
   return load(() => {
-    const header = verify ? verifyDelta(bytes) : parseDeltaHeader(bytes);
+    const header = verify ? verifyDelta(toWasm(bytes)) : parseDeltaHeader(toWasm(bytes));
     Object.freeze(header.target);
     return Object.freeze(header);
   });

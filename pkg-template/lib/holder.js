@@ -11,92 +11,22 @@
 import { describe, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { adoptSnapshot } from "./metrics.js";
-import { checkTimeout, DEFAULT_TIMEOUT_MS } from "./deadline.js";
-import { checkStreamOptions, fetchSnapshot } from "./snapshot.js";
+import { messageOf, optionalFunction, validateSnapshot } from "./holder-checks.js";
+import { checkPolling, startSession, TransferCounts } from "./holder-polling.js";
+
+export { validateSnapshot } from "./holder-checks.js";
 
 /**
  * @import {
  *   ArtifactIndexSnapshot,
  *   SnapshotHolderOptions,
  *   SnapshotLoaderResult,
- *   SnapshotPollingOptions,
  *   SnapshotRefreshResult,
  * } from "./types.js"
+ * @import { SnapshotDeltaPollingOptions, SnapshotTransfer } from "./delta-types.js"
+ * @import { PollingSession } from "./holder-polling.js"
+ * @import { NodeTimer, ReplaceListener, SnapshotLoader } from "./holder-checks.js"
  */
-
-/**
- * A listener `onReplace` registered.
- *
- * @typedef {(next: ArtifactIndexSnapshot, previous: ArtifactIndexSnapshot) => void} ReplaceListener
- */
-
-/**
- * A loader `refreshFrom` runs.
- *
- * @typedef {(current: ArtifactIndexSnapshot) => SnapshotLoaderResult | Promise<SnapshotLoaderResult>} SnapshotLoader
- */
-
-/**
- * A timer handle; Node's has `unref()` (a browser's is a number).
- *
- * @typedef {{ unref?: () => void } | undefined} NodeTimer
- */
-
-/**
- * One `startPolling` run: its controller, the pending timer, and the
- * caller's signal with the listener that stops the session.
- *
- * @typedef {{
- *   controller: AbortController;
- *   timer: ReturnType<typeof setTimeout> | undefined;
- *   signal: AbortSignal | undefined;
- *   onAbort: () => void;
- * }} PollingSession
- */
-
-/**
- * Internal: throws unless `snapshot` is `{ catalogVersion, filter }` with a
- * safe-integer catalogVersion ≥ 0 and a live (not freed) ArtifactBloomFilter.
- *
- * @param {unknown} snapshot
- * @param {string} [parameter] the argument's name, for the error
- * @returns {asserts snapshot is ArtifactIndexSnapshot}
- */
-export function validateSnapshot(snapshot, parameter = "snapshot") {
-  if (snapshot === null || typeof snapshot !== "object") {
-    throw typeError(parameter, "an object { catalogVersion, filter }", snapshot);
-  }
-  const version = /** @type {{ catalogVersion?: unknown }} */ (snapshot).catalogVersion;
-  if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
-    throw rangeError(`${parameter}.catalogVersion`, "an integer from 0 to 2^53 - 1", version);
-  }
-  const filter = /** @type {{ filter?: unknown }} */ (snapshot).filter;
-  if (!(filter instanceof ArtifactBloomFilter)) {
-    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
-  }
-  if (filter.freed) throw rangeError(`${parameter}.filter`, "an ArtifactBloomFilter that is not freed", filter);
-}
-
-/**
- * @param {unknown} error
- * @returns {string}
- */
-function messageOf(error) {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * `value` when it is undefined or a function; else a TypeError naming `parameter`.
- *
- * @template {Function | undefined} T
- * @param {string} parameter
- * @param {T} value
- * @returns {T}
- */
-function optionalFunction(parameter, value) {
-  if (value !== undefined && typeof value !== "function") throw typeError(parameter, "a function", value);
-  return value;
-}
 
 /**
  * The seed's atomically replaced "currentSnapshot reference". Publishes only
@@ -131,6 +61,7 @@ export class SnapshotHolder {
   #loadFailureCount = 0;
   #staleCount = 0;
   #notModifiedCount = 0;
+  #transfers = new TransferCounts();
   /** @type {Readonly<{ error: string; message: string; at: Date }> | undefined} */
   #lastFailure;
   /** @type {PollingSession | undefined} */
@@ -256,6 +187,7 @@ export class SnapshotHolder {
     if (result?.kind !== "success") {
       return this.#failed("invalidLoadResult", `the loader must return a snapshot load result, got ${describe(result)}`);
     }
+    this.#transfers.count(/** @type {{ transfer?: SnapshotTransfer }} */ (result).transfer);
     const snapshot = result.value;
     // A snapshot the holder loaded itself and then declines has no other
     // owner: free it on every path that does not put it in service.
@@ -361,6 +293,44 @@ export class SnapshotHolder {
   }
 
   /**
+   * Downloads rebuilt from an ABD1 delta (`fetchSnapshot` with `base`, as
+   * polling does): the server answered `226 IM Used` and the delta applied.
+   *
+   * @returns {number}
+   */
+  get deltaRefreshCount() {
+    return this.#transfers.deltaRefreshes;
+  }
+
+  /**
+   * Downloads of the full snapshot (no delta offered, or one that did not apply).
+   *
+   * @returns {number}
+   */
+  get fullRefreshCount() {
+    return this.#transfers.fullRefreshes;
+  }
+
+  /**
+   * Body bytes of every counted download (deltas and full snapshots).
+   *
+   * @returns {number}
+   */
+  get bytesTransferred() {
+    return this.#transfers.bytesTransferred;
+  }
+
+  /**
+   * Bytes deltas saved: for each download, the full snapshot's size minus
+   * what was transferred.
+   *
+   * @returns {number}
+   */
+  get bytesSaved() {
+    return this.#transfers.bytesSaved;
+  }
+
+  /**
    * `{ error, message, at }` of the last failed refresh, or undefined.
    *
    * @returns {Readonly<{ error: string; message: string; at: Date }> | undefined}
@@ -385,75 +355,27 @@ export class SnapshotHolder {
    * Node. A second call restarts polling with the new settings. A poll that
    * gets no headers, or no body bytes, for `timeoutMs` (default 30 s) is a
    * load failure with code "timeout": counted, the snapshot in service kept,
-   * and polling goes on.
+   * and polling goes on. Each poll passes the snapshot in service as
+   * `fetchSnapshot`'s `base` (unless `delta: false`), so a server offering
+   * ABD1 deltas sends only what changed; `deltaRefreshCount`,
+   * `fullRefreshCount`, `bytesTransferred` and `bytesSaved` count the cost.
    *
    * @param {string | URL} url
-   * @param {SnapshotPollingOptions} options
+   * @param {SnapshotDeltaPollingOptions} options
    * @returns {void}
    */
   startPolling(url, options) {
-    if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
-      throw typeError("url", "a string or URL", url);
-    }
-    const {
-      intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh, freeReplacedAfterMs,
-      timeoutMs = DEFAULT_TIMEOUT_MS,
-    } = options ?? {};
-    // The same checks fetchSnapshot makes, up front: a bad option must fail
-    // here, not as a download-then-fail on every poll.
-    checkStreamOptions({ maxBytes });
-    checkTimeout("timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
-    if (headers !== undefined && (headers === null || typeof headers !== "object")) {
-      throw typeError("headers", "an object of header strings", headers);
-    }
-    if (freeReplacedAfterMs !== undefined
-      && (typeof freeReplacedAfterMs !== "number" || !Number.isFinite(freeReplacedAfterMs) || freeReplacedAfterMs < 0)) {
-      throw rangeError("freeReplacedAfterMs", "a non-negative number of milliseconds", freeReplacedAfterMs);
-    }
-    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs <= 0) {
-      throw rangeError("intervalMs", "a positive number of milliseconds", intervalMs);
-    }
-    optionalFunction("onRefresh", onRefresh);
-    if (typeof (fetch ?? globalThis.fetch) !== "function") throw typeError("fetch", "a fetch function", fetch);
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw typeError("signal", "an AbortSignal", signal);
+    checkPolling(url, options);
     this.stopPolling();
+    const signal = options.signal;
     if (signal?.aborted) return;
-
-    const controller = new AbortController();
-    /** @type {PollingSession} */
-    const session = { controller, timer: undefined, signal, onAbort: () => this.#stopSession(session) };
+    const session = startSession(url, options, {
+      refresh: (loader, how) => this.#refresh(loader, how),
+      report: (error) => this.#report(error),
+    });
+    session.onAbort = () => this.#stopSession(session);
     signal?.addEventListener("abort", session.onAbort, { once: true });
     this.#polling = session;
-
-    /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
-    const load = async (current) => {
-      const result = await fetchSnapshot(url, {
-        etag: current.etag, fetch, headers, maxBytes, timeoutMs, signal: controller.signal,
-      });
-      if (controller.signal.aborted) {
-        // Stopped while the body arrived: free it and change nothing.
-        if (result.kind === "success") result.value.filter.free();
-        throw controller.signal.reason;
-      }
-      return result;
-    };
-    /** @param {number} delay */
-    const schedule = (delay) => {
-      session.timer = setTimeout(tick, delay);
-      /** @type {NodeTimer} */ (/** @type {unknown} */ (session.timer))?.unref?.(); // Node: polling must never keep the process alive.
-    };
-    const tick = async () => {
-      session.timer = undefined;
-      try {
-        const outcome = await this.#refresh(load, { owned: true, signal: controller.signal, freeReplacedAfterMs });
-        if (controller.signal.aborted) return;
-        onRefresh?.(outcome);
-      } catch (error) {
-        this.#report(error);
-      }
-      if (!controller.signal.aborted) schedule(intervalMs);
-    };
-    schedule(immediate ? 0 : intervalMs);
   }
 
   /**
@@ -471,8 +393,7 @@ export class SnapshotHolder {
    */
   #stopSession(session) {
     if (this.#polling === session) this.#polling = undefined;
-    if (session.timer !== undefined) clearTimeout(session.timer);
-    session.timer = undefined;
+    session.cancelTimer();
     session.signal?.removeEventListener("abort", session.onAbort);
     session.controller.abort();
   }

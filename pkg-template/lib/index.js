@@ -8,11 +8,11 @@ export { wasmMemoryBytes } from "./memory.js";
 export {
   ABF1_HEADER_LENGTH,
   encodeSnapshot,
-  fetchSnapshot,
   loadSnapshot,
   loadSnapshotStream,
   readSnapshotHeader,
 } from "./snapshot.js";
+export { fetchSnapshot } from "./snapshot-fetch.js";
 export { applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";

@@ -2,9 +2,12 @@
 //! compose and the header readers. `pkg-template/lib/delta.js` wraps these:
 //! it checks JavaScript values, loads a rebuilt target with `loadSnapshot`
 //! (the ABF1 loader's checksum step is the final check) and shapes results.
+//! Delta bytes arrive staged (`super::input`), never as a `&[u8]` argument
+//! whose glue copy would abort the module when memory cannot grow.
 
 use super::error;
 use super::filter::RawFilter;
+use super::input::with_input;
 use crate::delta::{self, Delta, DeltaError};
 use crate::layout::item_count_from_f64;
 use wasm_bindgen::prelude::*;
@@ -40,33 +43,39 @@ pub fn encode_delta(
 /// The target's ABF1 file rebuilt from `base` and `delta`, not yet verified:
 /// the caller loads it and calls `diagnoseDelta` if its checksum fails.
 #[wasm_bindgen(js_name = rebuildFromDelta)]
-pub fn rebuild_from_delta(base: &RawFilter, base_catalog_version: f64, delta: &[u8]) -> Result<Vec<u8>, JsValue> {
+pub fn rebuild_from_delta(base: &RawFilter, base_catalog_version: f64, staged: usize) -> Result<Vec<u8>, JsValue> {
     let version = catalog_version("baseSnapshot.catalogVersion", base_catalog_version)?;
-    delta::rebuild(base.inner(), version, delta).map_err(delta_error)
+    with_input(staged, |bytes| delta::rebuild(base.inner(), version, bytes).map_err(delta_error))
 }
 
 /// Always throws: the coded reason a rebuilt target failed its checksum
 /// (`wrongBase` or `resultChecksumMismatch`).
 #[wasm_bindgen(js_name = diagnoseDelta)]
-pub fn diagnose_delta(base: &RawFilter, delta: &[u8]) -> Result<(), JsValue> {
-    Err(delta_error(delta::diagnose(base.inner(), delta)))
+pub fn diagnose_delta(base: &RawFilter, staged: usize) -> Result<(), JsValue> {
+    with_input(staged, |bytes| Err(delta_error(delta::diagnose(base.inner(), bytes))))
 }
 
 /// The delta A→C from A→B and B→C, or a coded error (`notChained`, any
-/// decode code of either input).
+/// decode code of either input). Both are staged as one input, the first
+/// `first_length` bytes being A→B.
 #[wasm_bindgen(js_name = composeDeltas)]
-pub fn compose_deltas(first: &[u8], second: &[u8]) -> Result<Vec<u8>, JsValue> {
-    delta::compose(first, second).map_err(delta_error)
+pub fn compose_deltas(staged: usize, first_length: usize) -> Result<Vec<u8>, JsValue> {
+    with_input(staged, |both| {
+        let (first, second) = both.split_at_checked(first_length).ok_or_else(|| {
+            error::coded("inputNotStaged", "composeDeltas: the first delta's length exceeds the staged input")
+        })?;
+        delta::compose(first, second).map_err(delta_error)
+    })
 }
 
 /// Load steps 1–5 (the 200-byte header only), as a plain object.
 #[wasm_bindgen(js_name = parseDeltaHeader)]
-pub fn parse_delta_header(bytes: &[u8]) -> Result<JsValue, JsValue> {
-    header_value(&delta::parse_header(bytes).map_err(delta_error)?)
+pub fn parse_delta_header(staged: usize) -> Result<JsValue, JsValue> {
+    with_input(staged, |bytes| header_value(&delta::parse_header(bytes).map_err(delta_error)?))
 }
 
 /// Load steps 1–9 (everything but the base), then the header.
 #[wasm_bindgen(js_name = verifyDelta)]
-pub fn verify_delta(bytes: &[u8]) -> Result<JsValue, JsValue> {
-    header_value(Delta::parse(bytes).map_err(delta_error)?.header())
+pub fn verify_delta(staged: usize) -> Result<JsValue, JsValue> {
+    with_input(staged, |bytes| header_value(Delta::parse(bytes).map_err(delta_error)?.header()))
 }

@@ -17,6 +17,8 @@ mod error;
 #[cfg(feature = "artifact")]
 mod filter;
 #[cfg(feature = "artifact")]
+mod format;
+#[cfg(feature = "artifact")]
 mod hashing;
 mod input;
 #[cfg(feature = "artifact")]

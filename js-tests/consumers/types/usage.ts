@@ -64,6 +64,10 @@ import init, {
   type SnapshotDeltaEncodeError,
   type SnapshotDeltaError,
   type SnapshotDeltaHeader,
+  type SnapshotDeltaPollingOptions,
+  type SnapshotTransfer,
+  type FetchSnapshotDeltaOptions,
+  type FetchSnapshotResult,
   type SnapshotDeltaResult,
   type SnapshotHeaderResult,
   type SnapshotProgress,
@@ -141,6 +145,12 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   );
   const polling: SnapshotPollingOptions = { intervalMs: 60_000, freeReplacedAfterMs: 5_000 };
   holder.startPolling("https://catalog.example/snapshot", polling);
+  const deltaPolling: SnapshotDeltaPollingOptions = { ...polling, delta: true };
+  holder.startPolling("https://catalog.example/snapshot", deltaPolling);
+  const deltaFetch: FetchSnapshotDeltaOptions = { base: holder.current() };
+  const deltaFetched: FetchSnapshotResult = await fetchSnapshot("https://catalog.example/snapshot", deltaFetch);
+  const transfer: SnapshotTransfer | undefined = deltaFetched.kind === "success" ? deltaFetched.transfer : undefined;
+  const counted: number = holder.deltaRefreshCount + holder.fullRefreshCount + holder.bytesTransferred + holder.bytesSaved;
   holder.stopPolling();
   const serviceOptions: ArtifactExistenceServiceOptions = { batchSize: 100, concurrency: 4 };
   const service = new ArtifactExistenceService(holder, repository, serviceOptions);

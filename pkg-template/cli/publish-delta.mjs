@@ -1,0 +1,110 @@
+// `publish --delta-from OLD --delta-out PATH`: the ABD1 delta from the
+// previous snapshot to the one just published (docs/ABD1.md), written beside
+// it so a server can offer clients a refresh that costs what changed.
+//
+// A delta is optional by nature: when none can be made (no old snapshot, a
+// different layout, a digest removed) the full snapshot is still published,
+// the reason is printed, and the exit code stays 0. The delta is written
+// with the same atomic replace as the snapshot and checked on disk by
+// applying it to the base: the result must be the published snapshot.
+import { readFile, rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import { applySnapshotDelta, encodeSnapshotDelta, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader } from "../node.mjs";
+import { UsageError } from "./common.mjs";
+import { replaceFile } from "./replace.mjs";
+
+export const DELTA_HELP = `  --delta-from OLD     also write the ABD1 delta from the snapshot OLD (read
+                       before PATH is replaced, so OLD may be PATH itself)
+  --delta-out DPATH    where to write that delta (atomically, like PATH)
+
+Deltas: written only when OLD loads, has the same layout (bitCount and
+hashCount: keep --expected-items and --fpp) and an older catalogVersion, and
+every digest it held is still set (the catalog only grew). Otherwise publish
+prints "no delta: <code>: <why>" on stderr, writes the full snapshot as usual,
+removes a delta left at DPATH by an earlier publish (it would describe another
+change) and still exits 0. The delta is checked on disk by applying it to OLD:
+the result must be the new snapshot, checksum included.`;
+
+/** What --delta-from / --delta-out ask for: nothing, or both paths. */
+export function deltaRequest(values, out) {
+  const from = values["delta-from"];
+  const to = values["delta-out"];
+  if (from === undefined && to === undefined) return undefined;
+  if (from === undefined || to === undefined) throw new UsageError("--delta-from and --delta-out go together");
+  const deltaOut = resolve(to);
+  if (deltaOut === out) throw new UsageError("--delta-out must not be --out: the delta is written beside the snapshot");
+  return { from: resolve(from), out: deltaOut };
+}
+
+/**
+ * The base snapshot, read before anything is replaced: `{ snapshot }` or
+ * `{ code, reason }` when there is none to make a delta from.
+ */
+export async function readDeltaBase(request) {
+  let bytes;
+  try {
+    bytes = new Uint8Array(await readFile(request.from));
+  } catch (error) {
+    return { code: error.code === "ENOENT" ? "noBase" : "unreadableBase", reason: `cannot read ${request.from}: ${error.message}` };
+  }
+  const loaded = loadSnapshot(bytes);
+  if (loaded.kind === "failure") {
+    return { code: "invalidBase", reason: `${request.from} is not a loadable ABF1 snapshot (${loaded.error}: ${loaded.message})` };
+  }
+  return { snapshot: loaded.value };
+}
+
+/**
+ * Writes the delta from `base` to the published `target` (`{ catalogVersion,
+ * filter }` and its ABF1 `bytes`), or explains why there is none. Returns the
+ * summary's `delta` field: `{ written: true, path, bytes, … }` or
+ * `{ written: false, code, reason }`.
+ */
+export async function writeDelta(request, base, target, { onStaleRemoved } = {}) {
+  const skipped = async (code, reason) => {
+    await removeStaleDelta(request.out);
+    return { written: false, code, reason };
+  };
+  if (base.snapshot === undefined) return skipped(base.code, base.reason);
+  try {
+    const encoded = encodeSnapshotDelta(base.snapshot, { catalogVersion: target.catalogVersion, filter: target.filter });
+    if (encoded.kind === "failure") return skipped(encoded.error, encoded.message);
+    const expected = readSnapshotHeader(target.bytes);
+    const problem = await replaceFile(request.out, encoded.value, (written) => {
+      const applied = applySnapshotDelta(base.snapshot, written);
+      if (applied.kind === "failure") return `the written delta does not apply: ${applied.error}: ${applied.message}`;
+      const checksum = applied.value.header.checksum;
+      applied.value.filter.free();
+      return expected.kind === "success" && checksum === expected.value.checksum ? undefined
+        : "the written delta does not rebuild the published snapshot";
+    }, { onStaleRemoved });
+    if (problem !== undefined) return { written: false, code: "deltaCheckFailed", reason: problem };
+    const header = readSnapshotDeltaHeader(encoded.value);
+    return {
+      written: true,
+      path: request.out,
+      bytes: encoded.value.byteLength,
+      fullBytes: target.bytes.byteLength,
+      baseCatalogVersion: base.snapshot.catalogVersion,
+      positionCount: header.kind === "success" ? header.value.positionCount : undefined,
+    };
+  } finally {
+    base.snapshot.filter.free();
+  }
+}
+
+/** Removes an ABD1 file an earlier publish left at `path` (anything else is left alone). */
+async function removeStaleDelta(path) {
+  const bytes = await readFile(path).catch(() => undefined);
+  if (bytes !== undefined && readSnapshotDeltaHeader(new Uint8Array(bytes)).kind === "success") {
+    await rm(path, { force: true }).catch(() => {});
+  }
+}
+
+/** The human summary's line about the delta. */
+export function deltaLine(delta) {
+  if (!delta.written) return `  no delta: ${delta.code}\n`;
+  const share = ((delta.bytes / delta.fullBytes) * 100).toFixed(2);
+  return `  delta from catalogVersion ${delta.baseCatalogVersion}: ${delta.path}, ${delta.positionCount} new bits, `
+    + `${delta.bytes} bytes (${share} % of the full snapshot)\n`;
+}

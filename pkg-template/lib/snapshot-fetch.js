@@ -1,0 +1,261 @@
+// ABF1 snapshots fetched from a URL (browsers and Node's global fetch), as
+// the full file or, given a `base` the caller holds, as an ABD1 delta from it
+// (RFC 3229 delta encoding; docs/ABD1.md "HTTP").
+//
+// The delta path can only save bytes, never change the answer: the server
+// names what it sends (`226 IM Used`, `IM: abd1`), applySnapshotDelta checks
+// the result against the target's ABF1 checksum, and anything else — a
+// server that ignores A-IM, another instance manipulation, a delta that does
+// not apply — ends in the full snapshot.
+
+import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "./deadline.js";
+import { applySnapshotDelta } from "./delta.js";
+import { rangeError, typeError } from "./errors.js";
+import { ArtifactBloomFilter } from "./filter.js";
+import { ABF1_HEADER_LENGTH, loadFailure } from "./snapshot-core.js";
+import { checkStreamOptions, loadSnapshotStream, readWholeBody } from "./snapshot-stream.js";
+
+/**
+ * @import { ArtifactIndexSnapshot, SnapshotResult } from "./types.js"
+ * @import { FetchSnapshotDeltaOptions, FetchSnapshotResult } from "./delta-types.js"
+ * @import { Timers } from "./client-types.js"
+ */
+
+/** The instance manipulation asked for and accepted (RFC 3229 `A-IM` / `IM`). */
+const DELTA_IM = "abd1";
+
+/**
+ * The entity tag that names `base` to a server: the ETag it was fetched with
+ * (the server's own name for that version), else its ABF1 checksum (what
+ * `artifact-bloom serve` uses as ETag, so a snapshot loaded from a file can
+ * be named too); undefined when it has neither.
+ *
+ * @param {ArtifactIndexSnapshot & { header?: { checksum?: unknown } }} base
+ * @returns {string | undefined}
+ */
+function baseTagOf(base) {
+  if (typeof base.etag === "string" && base.etag !== "") return base.etag;
+  const checksum = base.header?.checksum;
+  return typeof checksum === "string" ? `"${checksum}"` : undefined;
+}
+
+/**
+ * @param {unknown} base
+ * @returns {asserts base is ArtifactIndexSnapshot}
+ */
+function checkBase(base) {
+  if (base === null || typeof base !== "object") throw typeError("base", "a loaded snapshot { catalogVersion, filter, header }", base);
+  const { filter } = /** @type {{ filter?: unknown }} */ (base);
+  if (!(filter instanceof ArtifactBloomFilter)) throw typeError("base.filter", "an ArtifactBloomFilter", filter);
+  if (filter.freed) throw rangeError("base.filter", "an ArtifactBloomFilter that is not freed", filter);
+}
+
+/**
+ * @param {string | null} header the response's IM header
+ * @returns {boolean}
+ */
+function usedDelta(header) {
+  return (header ?? "").split(",").some((token) => token.trim().toLowerCase() === DELTA_IM);
+}
+
+/**
+ * Fetches and loads a snapshot (browsers and Node's global fetch). Options
+ * are loadSnapshotStream's plus `etag` (sent as If-None-Match: a 304 answers
+ * `{ kind: "failure", error: "notModified" }`), `headers`, `fetch` and
+ * `timeoutMs` (default 30 000; Infinity for none): no response headers within
+ * it, or no body bytes for that long (unless `idleTimeoutMs` says otherwise),
+ * answers `{ kind: "failure", error: "timeout" }` and drops the connection.
+ * A slow download that keeps sending is not cut off; bound the whole load
+ * with `signal: AbortSignal.timeout(…)` if that is wanted. Redirects are
+ * followed: unlike an existence answer, the file proves itself (magic,
+ * checksum, catalogVersion). The snapshot carries `etag` and `lastModified`
+ * from the response; an `httpError` failure carries the `status`.
+ *
+ * With `base` (a loaded snapshot), the request asks for an ABD1 delta from
+ * it (`A-IM: abd1`); a `226 IM Used` answer is applied to `base` and checked
+ * against the target checksum, and anything unexpected falls back to the
+ * full snapshot. A success's `transfer` says how many bytes came and whether
+ * a delta was used.
+ *
+ * @example
+ * ```ts
+ * const loaded = await fetchSnapshot("/snapshot", { base: current });
+ * if (loaded.kind === "success") console.log(loaded.transfer.delta, loaded.transfer.bytes);
+ * ```
+ *
+ * @param {string | URL} url
+ * @param {FetchSnapshotDeltaOptions} [options]
+ * @returns {Promise<FetchSnapshotResult>}
+ */
+export async function fetchSnapshot(url, options = {}) {
+  options ??= {};
+  const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, base } = options;
+  if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
+  if (headers === null || typeof headers !== "object") throw typeError("headers", "an object of header strings", headers);
+  checkStreamOptions(options);
+  if (base !== undefined) checkBase(base);
+  const timeoutMs = checkTimeout("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const timers = checkTimers(options.timers);
+  const signal = checkSignal(options.signal);
+  const settings = { url, options, fetchImpl, timeoutMs, timers, signal };
+  const baseTag = base === undefined ? undefined : baseTagOf(base);
+  const answered = await send(settings, etag, baseTag);
+  if (answered.kind === "failure") return answered;
+  const { response } = answered;
+  if (base === undefined || baseTag === undefined || response.status !== 226) return loadResponse(settings, response, etag);
+  if (!usedDelta(response.headers.get("im"))) {
+    await response.body?.cancel();
+    return withDeltaFailure(await fullAgain(settings, etag), 0, "unexpectedInstanceManipulation");
+  }
+  const delta = await readDelta(settings, response, base);
+  if (delta.kind === "success") return delta;
+  // The delta cost its bytes and was no use: the full file, once.
+  return withDeltaFailure(await fullAgain(settings, etag), delta.bytes, delta.error);
+}
+
+/**
+ * @typedef {{
+ *   url: string | URL;
+ *   options: FetchSnapshotDeltaOptions;
+ *   fetchImpl: typeof fetch;
+ *   timeoutMs: number;
+ *   timers: Timers;
+ *   signal: AbortSignal | undefined;
+ * }} FetchSettings
+ */
+
+/**
+ * One GET: `{ kind: "response" }`, or the timeout failure (a network error throws).
+ *
+ * @param {FetchSettings} settings
+ * @param {string | undefined} etag
+ * @param {string | undefined} baseTag asks for a delta from the instance with this tag
+ * @returns {Promise<{ kind: "response"; response: Response } | Extract<SnapshotResult, { kind: "failure" }>>}
+ */
+async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag) {
+  /** @type {Record<string, string>} */
+  const requestHeaders = { ...options.headers };
+  const tags = [...new Set([etag, baseTag].filter((tag) => typeof tag === "string" && tag !== ""))];
+  if (tags.length > 0) requestHeaders["If-None-Match"] = tags.join(", ");
+  if (baseTag !== undefined) requestHeaders["A-IM"] = DELTA_IM;
+  // The limit covers the wait for the response headers; the body gets an
+  // idle limit (a large snapshot may take longer than timeoutMs).
+  const deadline = startDeadline(signal, timeoutMs, timers, `GET ${url}`);
+  try {
+    return { kind: "response", response: await fetchImpl(url, { headers: requestHeaders, signal: deadline.signal }) };
+  } catch (error) {
+    if (!deadline.expired) throw error;
+    return loadFailure("timeout", /** @type {Error} */ (deadline.reason).message);
+  } finally {
+    deadline.clear();
+  }
+}
+
+/**
+ * The full snapshot, asked for again without A-IM.
+ *
+ * @param {FetchSettings} settings
+ * @param {string | undefined} etag
+ * @returns {Promise<FetchSnapshotResult>}
+ */
+async function fullAgain(settings, etag) {
+  const answered = await send(settings, etag, undefined);
+  return answered.kind === "failure" ? answered : loadResponse(settings, answered.response, etag);
+}
+
+/**
+ * @param {FetchSnapshotResult} result
+ * @param {number} deltaBytes what the unusable delta cost
+ * @param {string} code why it was not used
+ * @returns {FetchSnapshotResult}
+ */
+function withDeltaFailure(result, deltaBytes, code) {
+  if (result.kind === "failure") return result;
+  const { transfer } = result;
+  return { ...result, transfer: { ...transfer, bytes: transfer.bytes + deltaBytes, deltaFailure: code } };
+}
+
+/**
+ * The snapshot's facts from the response headers.
+ *
+ * @param {FetchSettings} settings
+ * @param {Response} response
+ * @returns {{ etag: string | undefined; lastModified: Date | undefined; source: string }}
+ */
+function metaOf(settings, response) {
+  const lastModified = response.headers.get("last-modified");
+  return {
+    etag: response.headers.get("etag") ?? undefined,
+    lastModified: lastModified ? new Date(lastModified) : undefined,
+    source: String(settings.url),
+  };
+}
+
+/**
+ * A response that should carry the full ABF1 file (or a 304, or an error status).
+ *
+ * @param {FetchSettings} settings
+ * @param {Response} response
+ * @param {string | undefined} etag
+ * @returns {Promise<FetchSnapshotResult>}
+ */
+async function loadResponse(settings, response, etag) {
+  const { url, options, timeoutMs, timers, signal } = settings;
+  if (response.status === 304) {
+    await response.body?.cancel();
+    return loadFailure("notModified", `the snapshot at ${url} has not changed (ETag ${etag ?? response.headers.get("etag")})`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    const failure = loadFailure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`);
+    return { ...failure, status: response.status };
+  }
+  const declared = Number(response.headers.get("content-length"));
+  const onProgress = options.onProgress;
+  let received = 0;
+  const loaded = await loadSnapshotStream(response, {
+    ...options,
+    meta: metaOf(settings, response),
+    signal,
+    idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+    timers,
+    onProgress: (p) => {
+      received = p.bytes;
+      // Before the header arrives, the Content-Length is the best total we have.
+      onProgress?.({ bytes: p.bytes, total: p.total ?? (declared || undefined) });
+    },
+  });
+  if (loaded.kind === "failure") return loaded;
+  return { kind: "success", value: loaded.value, transfer: { bytes: received, delta: false, fullBytes: received } };
+}
+
+/**
+ * A `226 IM Used` body: the ABD1 delta from `base`, applied. At most the
+ * size of the base's own file is read (a useful delta is smaller than the
+ * full snapshot, whose layout is the base's), and at most `maxBytes`.
+ *
+ * @param {FetchSettings} settings
+ * @param {Response} response
+ * @param {ArtifactIndexSnapshot & { header?: { payloadLength?: unknown } }} base
+ * @returns {Promise<Extract<FetchSnapshotResult, { kind: "success" }> | { kind: "failure"; error: string; message: string; bytes: number }>}
+ */
+async function readDelta(settings, response, base) {
+  const { options, timeoutMs, timers, signal } = settings;
+  const payloadLength = base.header?.payloadLength;
+  const fullBytes = typeof payloadLength === "number" ? ABF1_HEADER_LENGTH + payloadLength : Infinity;
+  const body = await readWholeBody(response, {
+    maxBytes: Math.min(options.maxBytes ?? Infinity, fullBytes),
+    signal,
+    idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+    timers,
+  });
+  if (body.kind === "failure") return { ...body, bytes: 0 };
+  const bytes = body.value.byteLength;
+  options.onProgress?.({ bytes, total: bytes });
+  const applied = applySnapshotDelta(base, body.value, metaOf(settings, response));
+  if (applied.kind === "failure") {
+    return { kind: "failure", error: applied.error, message: applied.message, bytes };
+  }
+  const target = applied.value.header;
+  return { kind: "success", value: applied.value, transfer: { bytes, delta: true, fullBytes: ABF1_HEADER_LENGTH + target.payloadLength } };
+}
