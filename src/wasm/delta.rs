@@ -61,8 +61,10 @@ pub fn diagnose_delta(base: &RawFilter, staged: usize) -> Result<(), JsValue> {
 #[wasm_bindgen(js_name = composeDeltas)]
 pub fn compose_deltas(staged: usize, first_length: usize) -> Result<Vec<u8>, JsValue> {
     with_input(staged, |both| {
+        // A first length beyond the staged bytes is the same mistake as a
+        // length beyond the stage: the caller's lengths disagree with it.
         let (first, second) = both.split_at_checked(first_length).ok_or_else(|| {
-            error::coded("inputNotStaged", "composeDeltas: the first delta's length exceeds the staged input")
+            error::binding("inputNotStaged", None, &[("expected", first_length as f64), ("got", both.len() as f64)])
         })?;
         delta::compose(first, second).map_err(delta_error)
     })
