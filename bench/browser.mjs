@@ -36,6 +36,7 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM, hasChromium, launchChromium } from "../js-tests/browser/chromium.mjs";
+import { HUGE_BIT_COUNT, hugeSnapshotFile } from "../js-tests/helpers/huge-snapshot.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const { values: args } = parseArgs({ options: { pkg: { type: "string", default: join(ROOT, "pkg") }, reps: { type: "string", default: "3" } } });
@@ -54,28 +55,10 @@ const MiB = 2 ** 20;
 const BIG_BYTES = 200 * MiB;
 const SMALL_COUNT = 500;
 const SMALL_BYTES = 256 * 1024;
-const SNAPSHOT_BITS = 2 ** 30;
+const SNAPSHOT_BITS = HUGE_BIT_COUNT;
 
 // --- fixtures ----------------------------------------------------------------
 
-/** An ABF1 file of an empty 2^30-bit filter with a few set bits, and its checksum. */
-function snapshotFile() {
-  const payload = SNAPSHOT_BITS / 8;
-  const file = Buffer.alloc(96 + payload);
-  file.write("ABF1", 0, "latin1");
-  file.writeUInt16LE(1, 4);
-  file.writeUInt16LE(1, 6);
-  file.writeBigUInt64LE(7n, 8);
-  file.writeBigUInt64LE(BigInt(SNAPSHOT_BITS), 16);
-  file.writeUInt32LE(13, 24);
-  file.writeBigUInt64LE(56_002_939n, 32);
-  file.writeDoubleLE(1e-4, 48);
-  file.writeBigUInt64LE(BigInt(payload), 56);
-  for (let i = 0; i < 64; i += 1) file[96 + i * 2_000_003] = 0x81;
-  const checksum = createHash("sha256").update(file.subarray(0, 64)).update(file.subarray(96)).digest();
-  checksum.copy(file, 64);
-  return { file, checksum: checksum.toString("hex") };
-}
 
 /** `count` files of `size` bytes of pseudo-random content under `dir`: their paths and SHA-256s. */
 function writeFiles(dir, prefix, count, size) {
@@ -242,7 +225,7 @@ function check(label, got, expected) {
 
 async function main() {
   const tmp = mkdtempSync(join(tmpdir(), "artifact-bloom-bench-browser-"));
-  const snapshot = snapshotFile();
+  const snapshot = hugeSnapshotFile(7);
   const big = writeFiles(join(tmp, "big"), "big", 1, BIG_BYTES);
   const small = writeFiles(join(tmp, "small"), "small", SMALL_COUNT, SMALL_BYTES);
   const server = await startServer(snapshot.file);

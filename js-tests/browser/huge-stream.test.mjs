@@ -1,46 +1,27 @@
 // A 128 MiB snapshot (2^30 bits, the format's cap) streams into Chromium with
 // fetchSnapshot + onProgress: progress events strictly increase to the total,
 // the total is known from the first 96 bytes on, and the loaded header is the
-// file's. The file is written here directly (header + zero payload + the
-// SHA-256 from node:crypto), served from memory on 127.0.0.1.
+// file's. The file is written by hand (helpers/huge-snapshot.mjs: header,
+// a sparse payload, the SHA-256 from node:crypto), served from memory on
+// 127.0.0.1.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { HUGE_BIT_COUNT, HUGE_TOTAL, hugeSnapshotFile } from "../helpers/huge-snapshot.mjs";
 import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(ROOT, "pkg");
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (scripts/setup.sh --browser installs it): skipped`;
 
-const BIT_COUNT = 2 ** 30;
+const BIT_COUNT = HUGE_BIT_COUNT;
 const PAYLOAD = BIT_COUNT / 8; // 128 MiB
-const TOTAL = 96 + PAYLOAD;
+const TOTAL = HUGE_TOTAL;
 const CATALOG_VERSION = 4242;
 
-/** An ABF1 file of an empty 2^30-bit filter (n = 56,002,939, p = 1e-4, k = 13). */
-function hugeSnapshot() {
-  const file = Buffer.alloc(TOTAL);
-  file.write("ABF1", 0, "latin1");
-  file.writeUInt16LE(1, 4);
-  file.writeUInt16LE(1, 6);
-  file.writeBigUInt64LE(BigInt(CATALOG_VERSION), 8);
-  file.writeBigUInt64LE(BigInt(BIT_COUNT), 16);
-  file.writeUInt32LE(13, 24);
-  file.writeUInt32LE(0, 28);
-  file.writeBigUInt64LE(56_002_939n, 32);
-  file.writeBigUInt64LE(0n, 40);
-  file.writeDoubleLE(1e-4, 48);
-  file.writeBigUInt64LE(BigInt(PAYLOAD), 56);
-  // A few set bits, so the payload is not all zeros.
-  for (let i = 0; i < 64; i += 1) file[96 + i * 2_000_003] = 0x81;
-  const checksum = createHash("sha256").update(file.subarray(0, 64)).update(file.subarray(96)).digest();
-  checksum.copy(file, 64);
-  return { file, checksum: checksum.toString("hex") };
-}
 
 const MIME = { ".js": "text/javascript", ".wasm": "application/wasm" };
 
@@ -50,7 +31,7 @@ describe("a 128 MiB snapshot streams into Chromium with progress", { skip }, () 
   let snapshot;
 
   before(async () => {
-    snapshot = hugeSnapshot();
+    snapshot = hugeSnapshotFile(CATALOG_VERSION);
     server = createServer((request, response) => {
       const path = new URL(request.url, "http://localhost").pathname;
       if (path === "/") {
