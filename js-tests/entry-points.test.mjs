@@ -156,19 +156,67 @@ describe("the browser entry (web.js) in Node, as a bundler would load it", () =>
 });
 
 describe("the embedded wasm decoder (lib/wasm-bytes.js)", () => {
-  test("every path decodes the module's bytes exactly: native Buffer and the plain loop", async () => {
-    const root = dirname(require.resolve("artifact-bloom/package.json"));
-    const { bytesFromHex } = await import(pathToFileURL(join(root, "lib", "wasm-bytes.js")).href);
-    const bytes = readFileSync(join(root, "artifact_bloom_bg.wasm"));
-    const hex = bytes.toString("hex");
-    assert.deepEqual(Buffer.from(bytesFromHex(hex)), bytes, "with Buffer (Node)");
-    const saved = globalThis.Buffer;
-    try {
-      globalThis.Buffer = undefined; // as in a browser without Uint8Array.fromHex
-      assert.deepEqual(new Uint8Array(bytesFromHex(hex)), new Uint8Array(bytes), "the loop");
-      assert.deepEqual(bytesFromHex("00ff10a9"), new Uint8Array([0, 255, 16, 169]));
-    } finally {
-      globalThis.Buffer = saved;
+  const root = () => dirname(require.resolve("artifact-bloom/package.json"));
+  const decoder = async () => import(pathToFileURL(join(root(), "lib", "wasm-bytes.js")).href);
+  // The build's own encoder (npm `lzma`, a devDependency), at every level.
+  const lzma = require("lzma");
+  const compress = (bytes, level) => new Uint8Array(lzma.compress(bytes, level).map((byte) => byte & 0xff));
+
+  test("each shipped embedding unpacks to its .wasm, byte for byte", async () => {
+    const { unpackWasm } = await decoder();
+    for (const name of ["artifact_bloom", "artifact_bloom_variants"]) {
+      const source = readFileSync(join(root(), `${name}_instance.js`), "utf8");
+      const packed = /unpackWasm\("([A-Za-z0-9+/=]+)"\)/.exec(source);
+      assert.ok(packed, `${name}_instance.js embeds a base64 string`);
+      const wasm = readFileSync(join(root(), `${name}_bg.wasm`));
+      assert.ok(packed[1].length < wasm.length * 0.6, `${name}: the embedding is compressed (${packed[1].length} base64 chars for ${wasm.length} bytes)`);
+      assert.deepEqual(Buffer.from(unpackWasm(packed[1])), wasm, name);
+    }
+  });
+
+  test("random and repetitive inputs of many sizes round-trip through the encoder at every level", async () => {
+    const { lzmaDecode } = await decoder();
+    let seed = 0x9e3779b9;
+    const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0);
+    for (let round = 0; round < 36; round += 1) {
+      const size = round < 4 ? round : next() % 50_000;
+      const bytes = new Uint8Array(size);
+      // Alternate incompressible bytes, a small alphabet (long matches and
+      // reps), and runs copied from earlier (distances of every length).
+      for (let i = 0; i < size; i += 1) {
+        const kind = round % 3;
+        bytes[i] = kind === 0 ? next() & 0xff : kind === 1 ? next() & 3 : i > 300 && next() % 4 ? bytes[i - 1 - (next() % 300)] : next() & 0xff;
+      }
+      const level = 1 + (round % 9);
+      assert.deepEqual(lzmaDecode(compress(bytes, level)), bytes, `round ${round}: ${size} bytes at level ${level}`);
+    }
+  });
+
+  test("a damaged stream is a clear Error, never wrong bytes or a hang", async () => {
+    const { lzmaDecode } = await decoder();
+    const bytes = new TextEncoder().encode("artifact-bloom ".repeat(2000));
+    const good = compress(bytes, 9);
+    const cases = {
+      "a truncated stream": good.subarray(0, good.length >> 1),
+      "a header only": good.subarray(0, 13),
+      "a properties byte over 224": Uint8Array.from(good, (byte, i) => (i === 0 ? 225 : byte)),
+      "an unknown size": Uint8Array.from(good, (byte, i) => (i >= 5 && i < 13 ? 0xff : byte)),
+      "a first coder byte that is not 0": Uint8Array.from(good, (byte, i) => (i === 13 ? 1 : byte)),
+    };
+    for (const [label, input] of Object.entries(cases)) {
+      assert.throws(() => lzmaDecode(input), /the embedded wasm module is corrupt/, label);
+    }
+    // Flipping bits in the coded data: either a clear Error or other bytes,
+    // never a hang or an out-of-range copy (each decode is bounded by the size).
+    for (let at = 20; at < good.length; at += 37) {
+      const damaged = good.slice();
+      damaged[at] ^= 0x5a;
+      try {
+        const out = lzmaDecode(damaged);
+        assert.equal(out.length, bytes.length);
+      } catch (error) {
+        assert.match(String(error), /the embedded wasm module is corrupt/);
+      }
     }
   });
 });

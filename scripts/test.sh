@@ -28,6 +28,9 @@ stage "clippy" cargo clippy --all-targets --quiet -- -D warnings
 # once per shipped module: the main entry's features and the variants'.
 stage "clippy-wasm32" cargo clippy --target wasm32-unknown-unknown --lib --quiet -- -D warnings
 stage "clippy-wasm32-variants" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features variants --quiet -- -D warnings
+# The embedded modules' LZMA decoder: its own crate, wasm32 only (no std).
+stage "fmt-lzma-unpack" cargo fmt --check --manifest-path tools/lzma-unpack/Cargo.toml
+stage "clippy-lzma-unpack" cargo clippy --manifest-path tools/lzma-unpack/Cargo.toml --release --target wasm32-unknown-unknown --quiet -- -D warnings
 stage "rust" cargo test --quiet
 stage "node" node --test --test-reporter=spec js-tests/*.test.mjs
 stage "types" tsc --noEmit -p js-tests/types

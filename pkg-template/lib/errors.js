@@ -180,12 +180,12 @@ const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less th
  */
 const MESSAGES = {
   snapshot: {
-    truncated: (f) => `the snapshot is truncated: expected at least ${f.expected} bytes (96-byte header + payloadLength), got ${f.got}`,
+    truncated: (f) => `the snapshot is truncated: expected at least ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     badMagic: magic,
     unsupportedFormatVersion: (f) => `formatVersion ${f.got} is not supported (expected ${f.expected})`,
     unsupportedHashProtocol: (f) => `hashProtocolVersion ${f.got} is not supported (expected ${f.expected})`,
     invalidHeader: (f) => `invalid header field ${f.field}: must be ${f.rule}${f.bound === undefined ? "" : ` = ${f.bound}`}, got ${f.got}`,
-    lengthMismatch: (f) => `the snapshot must be exactly ${f.expected} bytes (96-byte header + payloadLength), got ${f.got}`,
+    lengthMismatch: (f) => `the snapshot must be exactly ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     checksumMismatch: () => "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload",
     tooLarge: (f) => `the header declares ${f.declared} bytes, more than maxBytes (${f.limit})`,
     outOfMemory: memory,

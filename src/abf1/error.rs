@@ -9,7 +9,7 @@
 use crate::error::{display_coded, Coded, Fields, Value};
 use crate::fallible::OutOfMemory;
 
-use super::{FORMAT_VERSION, HASH_PROTOCOL_VERSION, MAGIC, MAX_CATALOG_VERSION};
+use super::{FORMAT_VERSION, HASH_PROTOCOL_VERSION, HEADER_LENGTH, MAGIC, MAX_CATALOG_VERSION};
 
 /// Why an ABF1 input was rejected. Variants are listed in the order the
 /// loader checks them (docs/ABF1.md, "Load errors"); `Truncated` covers both
@@ -84,6 +84,9 @@ impl Coded for LoadError {
             LoadError::Truncated { needed, got } | LoadError::LengthMismatch { expected: needed, got } => {
                 out.integer("expected", needed);
                 out.integer("got", got);
+                // The message explains `expected` as header + payloadLength;
+                // the header's length is a format rule, so it comes from here.
+                out.integer("headerLength", HEADER_LENGTH as u64);
             }
             LoadError::BadMagic { found } => {
                 out.value("expected", Value::Bytes4(MAGIC));

@@ -288,7 +288,7 @@ fn codes_and_fields() {
         got: crate::error::Value::Integer(7),
     };
     let cases = [
-        (LoadError::Truncated { needed: 96, got: 3 }, "truncated", "truncated (expected 96, got 3)"),
+        (LoadError::Truncated { needed: 96, got: 3 }, "truncated", "truncated (expected 96, got 3, headerLength 96)"),
         (LoadError::BadMagic { found: *b"TLBF" }, "badMagic", "badMagic (expected 41 42 46 31, got 54 4c 42 46)"),
         (
             LoadError::UnsupportedFormatVersion(2),
@@ -304,7 +304,7 @@ fn codes_and_fields() {
         (
             LoadError::LengthMismatch { expected: 104, got: 105 },
             "lengthMismatch",
-            "lengthMismatch (expected 104, got 105)",
+            "lengthMismatch (expected 104, got 105, headerLength 96)",
         ),
         (LoadError::ChecksumMismatch, "checksumMismatch", "checksumMismatch"),
         (
