@@ -8,6 +8,7 @@
 //! [`error`]. Caller-sized bytes enter wasm memory only through [`input`],
 //! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
+mod alloc;
 #[cfg(feature = "artifact")]
 mod checksum;
 #[cfg(feature = "artifact")]
