@@ -12,6 +12,8 @@
 mod checksum;
 #[cfg(feature = "artifact")]
 mod delta;
+#[cfg(feature = "delta-encode")]
+mod delta_encode;
 #[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;
 #[cfg(feature = "artifact")]
