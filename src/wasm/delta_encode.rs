@@ -23,8 +23,9 @@ fn delta_error(error: DeltaError) -> JsValue {
 fn split(both: &[u8], first_length: usize) -> Result<(&[u8], &[u8]), JsValue> {
     // A first length beyond the staged bytes is the same mistake as a
     // length beyond the stage: the caller's lengths disagree with it.
-    both.split_at_checked(first_length)
-        .ok_or_else(|| error::binding("inputNotStaged", None, &[("expected", first_length as f64), ("got", both.len() as f64)]))
+    both.split_at_checked(first_length).ok_or_else(|| {
+        error::binding("inputNotStaged", None, &[("expected", first_length as f64), ("got", both.len() as f64)])
+    })
 }
 
 /// The ABD1 bytes from the base ABF1 file to the target ABF1 file (staged
