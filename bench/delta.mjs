@@ -31,9 +31,10 @@ if (!existsSync(ENTRY)) {
   process.exit(2);
 }
 const {
-  ArtifactBloomFilter, applySnapshotDelta, composeSnapshotDeltas, encodeSnapshot, encodeSnapshotDelta,
-  fetchSnapshot, loadSnapshot, readSnapshotDeltaHeader,
+  ArtifactBloomFilter, applySnapshotDelta, encodeSnapshot, fetchSnapshot, loadSnapshot, readSnapshotDeltaHeader,
 } = await import(ENTRY);
+// The publisher's side is its own entry (its own wasm module).
+const { composeSnapshotDeltas, encodeSnapshotDelta } = await import(new URL("../pkg/delta/index.mjs", import.meta.url));
 const { startServer } = await import(new URL("../pkg/cli/serve.mjs", import.meta.url));
 const HTTP_ONLY = process.argv.includes("--http-only");
 

@@ -107,7 +107,7 @@ describe("package.json of the built package", () => {
   test("each .d.cts is a copy of its .d.ts (one source of declarations)", () => {
     // The copy differs only in its relative specifiers ("./x.js" → "./x.cjs"),
     // so a CommonJS-typed entry imports only CommonJS-typed files.
-    for (const types of ["index.d.ts", "variants/index.d.ts"]) {
+    for (const types of ["index.d.ts", "variants/index.d.ts", "delta/index.d.ts"]) {
       const cts = types.replace(/\.d\.ts$/, ".d.cts");
       const asEsm = readFileSync(join(root, cts), "utf8").replace(/("\.\.?\/[^"]*)\.cjs"/g, '$1.js"');
       assert.equal(asEsm, readFileSync(join(root, types), "utf8"), cts);
@@ -117,7 +117,8 @@ describe("package.json of the built package", () => {
   test("the files that instantiate wasm at import are listed as side effects", () => {
     // A bundler may skip a module flagged side-effect free whose own exports
     // are unused — the entries' instantiation would then never run.
-    for (const file of ["./web.js", "./artifact_bloom_instance.js", "./variants/index.js", "./artifact_bloom_variants_instance.js"]) {
+    for (const file of ["./web.js", "./artifact_bloom_instance.js", "./variants/index.js", "./artifact_bloom_variants_instance.js",
+      "./delta/index.js", "./artifact_bloom_delta_instance.js"]) {
       assert.ok(manifest.sideEffects.includes(file), file);
     }
   });
@@ -238,6 +239,37 @@ describe("artifact-bloom/variants", () => {
     for (const name of ["TlBloom", "MergeableBloomFilter", "MergeableDelta", "ScalableBloomFilter", "optimalParams", "alertFillRatio"]) {
       assert.equal(name in api, false, name);
     }
+  });
+});
+
+describe("artifact-bloom/delta", () => {
+  test("import and require resolve to delta/index.mjs and index.cjs, sharing the main entry's filters", async () => {
+    assert.match(import.meta.resolve("artifact-bloom/delta"), /\/delta\/index\.mjs$/);
+    assert.match(require.resolve("artifact-bloom/delta"), /\/delta\/index\.cjs$/);
+    const esm = await import("artifact-bloom/delta");
+    const cjs = require("artifact-bloom/delta");
+    assert.equal(esm.encodeSnapshotDelta, cjs.encodeSnapshotDelta);
+    // Filters of the main entry, by import (this file) and by require.
+    const snapshotOf = (Filter, count, catalogVersion) => {
+      const made = Filter.create(MEMBERS.slice(0, count), SPEC);
+      if (made.kind === "failure") assert.fail(made.error);
+      return { catalogVersion, filter: made.value };
+    };
+    for (const Filter of [ArtifactBloomFilter, require("artifact-bloom").ArtifactBloomFilter]) {
+      const base = snapshotOf(Filter, 2, 1);
+      const target = snapshotOf(Filter, 4, 2);
+      const delta = cjs.encodeSnapshotDelta(base, target);
+      assert.equal(delta.kind, "success", delta.message);
+      const applied = api.applySnapshotDelta(base, delta.value);
+      assert.equal(applied.kind, "success");
+      assert.deepEqual(applied.value.filter.serializeBits(), target.filter.serializeBits());
+      for (const snapshot of [base, target, applied.value]) snapshot.filter.free();
+    }
+  });
+
+  test("the main entry applies deltas but carries neither the encoder nor the composer", () => {
+    for (const name of ["encodeSnapshotDelta", "composeSnapshotDeltas"]) assert.equal(name in api, false, name);
+    assert.equal(typeof api.applySnapshotDelta, "function");
   });
 });
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Builds the npm package into pkg/ (ignored by git):
 //
-//   1. wasm-pack compiles the crate twice for wasm32 and runs wasm-bindgen
-//      (web target): the main module (default features: the artifact filter,
-//      ABF1, SHA-256) and the variants module (`--no-default-features
-//      --features variants`: TLBF, mergeable, scalable, sizing), so the main
-//      entry never carries the other filters;
+//   1. wasm-pack compiles the crate three times for wasm32 and runs
+//      wasm-bindgen (web target): the main module (default features: the
+//      artifact filter, ABF1, SHA-256, applying ABD1 deltas), the variants
+//      module (`--no-default-features --features variants`: TLBF, mergeable,
+//      scalable, sizing) and the delta module (`--features delta-encode`:
+//      the ABD1 encoder and composer, which only servers run), so the main
+//      entry carries neither;
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
 //   3. each module's bytes are embedded in a generated `*_instance.js` that
 //      instantiates it synchronously at import (see `instanceModule`);
@@ -45,7 +47,12 @@ const env = {
 };
 const run = (command, args) => execFileSync(command, args, { cwd: root, env, stdio: "inherit" });
 
-/** The two wasm modules: the main entry's and `artifact-bloom/variants`'. */
+/**
+ * The three wasm modules: the main entry's, `artifact-bloom/variants`' and
+ * `artifact-bloom/delta`'s. `nodeShared` names lib modules that a Node
+ * bundle must not carry a copy of but take from the main entry's node.cjs
+ * (path relative to the bundle), so both share one wasm instance.
+ */
 const MODULES = [
   { label: "main entry", name: "artifact_bloom", cargo: [], entry: "web.js", nodeEntry: "node-entry.js", node: "node" },
   {
@@ -56,7 +63,33 @@ const MODULES = [
     nodeEntry: "variants/index.js",
     node: "variants/index",
   },
+  {
+    label: "delta",
+    name: "artifact_bloom_delta",
+    cargo: ["--no-default-features", "--features", "delta-encode"],
+    entry: "delta/index.js",
+    nodeEntry: "delta/index.js",
+    node: "delta/index",
+    nodeShared: { "delta-main.js": "../node.cjs" },
+  },
 ];
+
+/**
+ * An esbuild plugin that leaves each module of `shared` (by file name) out
+ * of the bundle, as a require of the file it names.
+ * @param {Record<string, string>} shared
+ */
+function sharedModules(shared) {
+  return {
+    name: "shared-modules",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        const name = args.path.split("/").pop();
+        return Object.hasOwn(shared, name) ? { path: shared[name], external: true } : undefined;
+      });
+    },
+  };
+}
 
 const started = Date.now();
 rmSync(pkg, { recursive: true, force: true });
@@ -176,6 +209,7 @@ for (const module of MODULES) {
     // hashFiles' `new URL("./hash-worker.js", import.meta.url)` only runs
     // where `Worker` exists (browsers); in Node it hashes with node:crypto.
     logOverride: { "empty-import-meta": "silent" },
+    plugins: module.nodeShared ? [sharedModules(module.nodeShared)] : [],
   });
   const api = require(cjs);
   const names = Object.keys(api).filter((name) => name !== "default" && name !== "__esModule");
@@ -201,6 +235,8 @@ const BUNDLE_INPUTS = {
   // The four imports of a typical page (issue 12's measure of the main entry).
   "main entry": 'export { ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256 } from "./web.js";',
   variants: 'export * from "./variants/index.js";',
+  // The server's delta functions: the delta module and the main one.
+  delta: 'export * from "./delta/index.js";',
 };
 /** Issue 12's size target: the main entry's browser bundle, gzipped. */
 const BUNDLE_TARGETS = { "main entry": 40 * 1024 };

@@ -11,7 +11,8 @@
 //      declarations;
 //   3. the entries: index.d.ts (lib/index.js's values, the types of
 //      types.js, client-types.js and delta-types.js, init/initSync) and variants/index.d.ts (lib/variants.js's
-//      values, the types of variant-types.js);
+//      values, the types of variant-types.js) and delta/index.d.ts
+//      (lib/delta-encode.js's values, the types of delta-types.js);
 //   4. CommonJS copies: every .d.ts as .d.cts, relative "./x.js" specifiers
 //      rewritten to "./x.cjs", so a `.d.cts` entry imports only CJS-typed files;
 //   5. compile index.d.ts and index.d.cts as a browser-only consumer would
@@ -44,6 +45,7 @@ const ENTRIES = [
     declarations: () => ENTRY_DECLARATIONS,
   },
   { file: "variants/index.d.ts", values: "../lib/variants.js", types: ["../lib/variant-types.js"], declarations: () => DISPOSE_DECLARATION },
+  { file: "delta/index.d.ts", values: "../lib/delta-encode.js", types: ["../lib/delta-types.js"], declarations: () => "" },
 ];
 
 // The classes have \`[Symbol.dispose]()\` (for \`using\`). A project whose lib
@@ -253,7 +255,7 @@ function checkAsConsumer(dir) {
   }
   const leaked = program.getSourceFiles()
     .map((file) => file.fileName)
-    .filter((name) => /artifact_bloom(_variants)?(_bg\.wasm)?\.d\.ts$|raw-types\.d\.c?ts$/.test(name));
+    .filter((name) => /artifact_bloom(_variants|_delta)?(_bg\.wasm)?\.d\.ts$|raw-types\.d\.c?ts$/.test(name));
   if (leaked.length > 0) {
     throw new Error(`the public declarations reach the raw layer's typings (${leaked.join(", ")}): tag what uses them @internal`);
   }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The full test run (README's second command). Installs what it needs
 # (scripts/setup.sh, idempotent), builds pkg/, then runs every stage:
-# formatting and lints (cargo fmt, clippy for the host and for both wasm32
-# builds), the Rust core (cargo test), the npm package through its public
+# formatting and lints (cargo fmt, clippy for the host and for the three
+# wasm32 builds), the Rust core (cargo test), the npm package through its public
 # entry points (node:test), the TypeScript declarations (tsc --noEmit), the
 # browser tests in Debian's Chromium, and the consumers test (the packed
 # tarball in each toolchain, attw, publint, the TypeScript matrix). Exits
@@ -25,9 +25,11 @@ stage() {
 stage "fmt" cargo fmt --check
 stage "clippy" cargo clippy --all-targets --quiet -- -D warnings
 # wasm32: the library only (the dev-dependencies do not build for wasm32),
-# once per shipped module: the main entry's features and the variants'.
+# once per shipped module: the main entry's features, the variants' and the
+# delta encoder's.
 stage "clippy-wasm32" cargo clippy --target wasm32-unknown-unknown --lib --quiet -- -D warnings
 stage "clippy-wasm32-variants" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features variants --quiet -- -D warnings
+stage "clippy-wasm32-delta" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features delta-encode --quiet -- -D warnings
 # The embedded modules' LZMA decoder: its own crate, wasm32 only (no std).
 stage "fmt-lzma-unpack" cargo fmt --check --manifest-path tools/lzma-unpack/Cargo.toml
 stage "clippy-lzma-unpack" cargo clippy --manifest-path tools/lzma-unpack/Cargo.toml --release --target wasm32-unknown-unknown --quiet -- -D warnings

@@ -202,7 +202,8 @@ function describeResult(outcome) {
 describe("consumers of the packed tarball", () => {
   test("the tarball holds the entries, licenses and package README, not the raw .wasm", () => {
     for (const file of ["web.js", "node.cjs", "node.mjs", "index.d.ts", "index.d.cts", "variants/index.js", "variants/index.cjs",
-      "variants/index.mjs", "variants/index.d.ts", "variants/index.d.cts", "artifact_bloom_instance.js", "LICENSE-MIT", "LICENSE-APACHE", "README.md"]) {
+      "variants/index.mjs", "variants/index.d.ts", "variants/index.d.cts", "delta/index.js", "delta/index.cjs", "delta/index.mjs",
+      "delta/index.d.ts", "delta/index.d.cts", "artifact_bloom_delta_instance.js", "artifact_bloom_instance.js", "LICENSE-MIT", "LICENSE-APACHE", "README.md"]) {
       assert.ok(packed.files.includes(file), `${file} is not packed`);
     }
     assert.ok(!packed.files.some((file) => file.endsWith(".wasm")), "the .wasm is embedded; the file itself is not needed");
@@ -252,9 +253,9 @@ describe("tools written by others", () => {
   });
 });
 
-describe("TypeScript matrix (usage.ts: every export of both entries)", () => {
-  test("usage.ts names every declaration of index.d.ts and variants/index.d.ts", () => {
-    for (const dts of ["index.d.ts", join("variants", "index.d.ts")]) {
+describe("TypeScript matrix (usage.ts: every export of the three entries)", () => {
+  test("usage.ts names every declaration of index.d.ts, variants/index.d.ts and delta/index.d.ts", () => {
+    for (const dts of ["index.d.ts", join("variants", "index.d.ts"), join("delta", "index.d.ts")]) {
       const unused = declaredNames(join(REPO, "pkg", dts)).filter((name) => !usageMentions(name));
       assert.deepEqual(unused, [], `${dts}: declarations usage.ts does not use`);
     }

@@ -73,21 +73,22 @@ const baseline = surfaceOf(programOf(baselinePath), baselinePath);
 // The CommonJS declarations are checked by path: which file `require`
 // resolves to is package.json's business ("exports" conditions). The
 // baseline described one entry; its other filters and sizing helpers now
-// live in "artifact-bloom/variants", so each side is the two entries together.
+// live in "artifact-bloom/variants" and the delta encoder and composer in
+// "artifact-bloom/delta", so each side is the three entries together.
 const esmEntry = resolveEntry(ts.ModuleKind.ESNext);
 const packageDir = dirname(esmEntry);
 const entries = {
-  import: [esmEntry, join(packageDir, "variants", "index.d.ts")],
-  "index.d.cts": [join(packageDir, "index.d.cts"), join(packageDir, "variants", "index.d.cts")],
+  import: [esmEntry, join(packageDir, "variants", "index.d.ts"), join(packageDir, "delta", "index.d.ts")],
+  "index.d.cts": [join(packageDir, "index.d.cts"), join(packageDir, "variants", "index.d.cts"), join(packageDir, "delta", "index.d.cts")],
 };
-/** The exports of both entry files of one resolution mode, as one surface. */
+/** The exports of the entry files of one resolution mode, as one surface. */
 function surfaceOfEntries(files) {
   const surface = new Map();
   for (const file of files) for (const [name, value] of surfaceOf(programOf(file), file)) surface.set(name, value);
   return surface;
 }
-// Both entries as one module, for the checks written against one import.
-const COMBINED = 'export * from "artifact-bloom";\nexport * from "artifact-bloom/variants";\n';
+// The entries as one module, for the checks written against one import.
+const COMBINED = 'export * from "artifact-bloom";\nexport * from "artifact-bloom/variants";\nexport * from "artifact-bloom/delta";\n';
 
 test("the hand-written baseline is readable (the test compares something)", () => {
   assert.ok(existsSync(baselinePath));

@@ -467,7 +467,8 @@ export type SnapshotDeltaResult<TValue, TError extends string> =
 
 /**
  * The ABD1 delta from `base` to `target` (same bitCount and hashCount, newer
- * catalogVersion, every base bit still set): the publisher's side.
+ * catalogVersion, every base bit still set): the publisher's side. Now
+ * exported by "artifact-bloom/delta" (its own wasm module).
  * @throws {TypeError | RangeError} when an argument is not a snapshot with a live filter.
  *
  * @example
@@ -502,7 +503,8 @@ export declare function applySnapshotDelta(
 
 /**
  * Joins A→B and B→C into A→C (byte for byte `encodeSnapshotDelta(A, C)`):
- * what a server hands a client several versions behind.
+ * what a server hands a client several versions behind. Now exported by
+ * "artifact-bloom/delta".
  */
 export declare function composeSnapshotDeltas(
   first: Uint8Array,

@@ -3,13 +3,12 @@
 // misuse stays a type error.
 import {
   applySnapshotDelta,
-  composeSnapshotDeltas,
-  encodeSnapshotDelta,
   readSnapshotDeltaHeader,
   type ArtifactIndexSnapshot,
   type SnapshotDeltaEncodeError,
   type SnapshotDeltaHeader,
 } from "artifact-bloom";
+import { composeSnapshotDeltas, encodeSnapshotDelta } from "artifact-bloom/delta";
 
 /** A publisher's decision, exhaustive over the encode codes. */
 function whyNoDelta(error: SnapshotDeltaEncodeError): string {

@@ -1,5 +1,7 @@
 // ABD1 snapshot deltas (docs/ABD1.md): the bits a newer ABF1 snapshot adds
-// to an older one, so a client refresh costs what changed.
+// to an older one, so a client refresh costs what changed. This is the
+// client side (apply, read a header); writing and joining deltas, which
+// only servers do, is `artifact-bloom/delta` (./delta-encode.js).
 //
 // The format, its checks and the codes live in Rust (src/delta/). Here:
 // argument checks, result shapes, and the last step of an apply, which is
@@ -8,24 +10,16 @@
 // target would not. Results are `{ kind: "success", value }` or
 // `{ kind: "failure", error, message }`; a wrong argument type throws.
 
-import {
-  composeDeltas,
-  diagnoseDelta,
-  encodeDelta,
-  parseDeltaHeader,
-  rebuildFromDelta,
-  verifyDelta,
-} from "../artifact_bloom.js";
+import { diagnoseDelta, parseDeltaHeader, rebuildFromDelta, verifyDelta } from "../artifact_bloom.js";
 import { checkInteger, load } from "./checks.js";
 import { isUint8Array, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
-import { stageInput, toWasm } from "./memory.js";
+import { toWasm } from "./memory.js";
 import { loadSnapshot } from "./snapshot.js";
 
 /**
  * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "./types.js"
- * @import { SnapshotDeltaApplyError, SnapshotDeltaComposeError, SnapshotDeltaEncodeError, SnapshotDeltaError,
- *   SnapshotDeltaHeader, SnapshotDeltaResult } from "./delta-types.js"
+ * @import { SnapshotDeltaApplyError, SnapshotDeltaError, SnapshotDeltaHeader, SnapshotDeltaResult } from "./delta-types.js"
  */
 
 /**
@@ -56,22 +50,6 @@ function checkDelta(parameter, value) {
 }
 
 /**
- * The ABD1 delta from `base` to `target`: the bits `target` sets that `base`
- * does not. A failure when there is none: `incompatibleLayout` (bitCount or
- * hashCount differ), `notSuperset` (the target clears a bit: something was
- * removed), `notNewer` (target.catalogVersion ≤ base.catalogVersion), or the
- * ABF1 encoder's code for a target it would not write.
- * @param {ArtifactIndexSnapshot} base
- * @param {ArtifactIndexSnapshot} target
- * @returns {SnapshotDeltaResult<Uint8Array, SnapshotDeltaEncodeError>}
- */
-export function encodeSnapshotDelta(base, target) {
-  checkSnapshot("base", base);
-  checkSnapshot("target", target);
-  return load(() => encodeDelta(base.filter._raw(), base.catalogVersion, target.filter._raw(), target.catalogVersion));
-}
-
-/**
  * Applies an ABD1 delta to the snapshot it was made from. Success is a new
  * snapshot of the target (the base is untouched, so its readers finish
  * undisturbed), exactly what `loadSnapshot` of the full target file gives.
@@ -97,26 +75,6 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
   /** @type {import("./variant-types.js").DecodeResult<void, SnapshotDeltaApplyError>} */
   const diagnosed = load(() => diagnoseDelta(base, toWasm(deltaBytes)));
   return diagnosed.kind === "failure" ? diagnosed : loaded;
-}
-
-/**
- * Joins the deltas A→B (`first`) and B→C (`second`) into A→C: byte for byte
- * what `encodeSnapshotDelta(A, C)` writes, and smaller than the two together.
- * `notChained` when `second` does not start where `first` ends.
- * @param {Uint8Array} first
- * @param {Uint8Array} second
- * @returns {SnapshotDeltaResult<Uint8Array, SnapshotDeltaComposeError>}
- */
-export function composeSnapshotDeltas(first, second) {
-  checkDelta("first", first);
-  checkDelta("second", second);
-  return load(() => {
-    // One input is staged at a time: both deltas, back to back.
-    const staged = stageInput(first.byteLength + second.byteLength);
-    staged.set(first);
-    staged.set(second, first.byteLength);
-    return composeDeltas(staged.byteLength, first.byteLength);
-  });
 }
 
 /**

@@ -13,7 +13,7 @@ export {
   readSnapshotHeader,
 } from "./snapshot.js";
 export { fetchSnapshot } from "./snapshot-fetch.js";
-export { applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
+export { applySnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";

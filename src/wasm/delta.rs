@@ -1,6 +1,7 @@
-//! Raw binding of ABD1 deltas (`crate::delta`): encode, rebuild, diagnose,
-//! compose and the header readers. `pkg-template/lib/delta.js` wraps these:
-//! it checks JavaScript values, loads a rebuilt target with `loadSnapshot`
+//! Raw binding of the client side of ABD1 deltas (`crate::delta`): rebuild,
+//! diagnose and the header readers. Encode and compose, which only servers
+//! run, are `super::delta_encode`, in the `artifact-bloom/delta` module.
+//! `pkg-template/lib/delta.js` wraps these: it checks JavaScript values, loads a rebuilt target with `loadSnapshot`
 //! (the ABF1 loader's checksum step is the final check) and shapes results.
 //! Delta bytes arrive staged (`super::input`), never as a `&[u8]` argument
 //! whose glue copy would abort the module when memory cannot grow.
@@ -23,21 +24,7 @@ fn catalog_version(parameter: &'static str, value: f64) -> Result<u64, JsValue> 
 }
 
 fn header_value(header: &delta::DeltaHeader) -> Result<JsValue, JsValue> {
-    serde_wasm_bindgen::to_value(header).map_err(JsValue::from)
-}
-
-/// The ABD1 bytes from `base` to `target`, or a coded error
-/// (`incompatibleLayout`, `notNewer`, `notSuperset`, `outOfMemory`, …).
-#[wasm_bindgen(js_name = encodeDelta)]
-pub fn encode_delta(
-    base: &RawFilter,
-    base_catalog_version: f64,
-    target: &RawFilter,
-    target_catalog_version: f64,
-) -> Result<Vec<u8>, JsValue> {
-    let base_version = catalog_version("base.catalogVersion", base_catalog_version)?;
-    let target_version = catalog_version("target.catalogVersion", target_catalog_version)?;
-    delta::encode(base.inner(), base_version, target.inner(), target_version).map_err(delta_error)
+    Ok(super::format::delta_header_object(header))
 }
 
 /// The target's ABF1 file rebuilt from `base` and `delta`, not yet verified:
@@ -53,21 +40,6 @@ pub fn rebuild_from_delta(base: &RawFilter, base_catalog_version: f64, staged: u
 #[wasm_bindgen(js_name = diagnoseDelta)]
 pub fn diagnose_delta(base: &RawFilter, staged: usize) -> Result<(), JsValue> {
     with_input(staged, |bytes| Err(delta_error(delta::diagnose(base.inner(), bytes))))
-}
-
-/// The delta A→C from A→B and B→C, or a coded error (`notChained`, any
-/// decode code of either input). Both are staged as one input, the first
-/// `first_length` bytes being A→B.
-#[wasm_bindgen(js_name = composeDeltas)]
-pub fn compose_deltas(staged: usize, first_length: usize) -> Result<Vec<u8>, JsValue> {
-    with_input(staged, |both| {
-        // A first length beyond the staged bytes is the same mistake as a
-        // length beyond the stage: the caller's lengths disagree with it.
-        let (first, second) = both.split_at_checked(first_length).ok_or_else(|| {
-            error::binding("inputNotStaged", None, &[("expected", first_length as f64), ("got", both.len() as f64)])
-        })?;
-        delta::compose(first, second).map_err(delta_error)
-    })
 }
 
 /// Load steps 1–5 (the 200-byte header only), as a plain object.

@@ -1,4 +1,5 @@
-//! The one binding module: everything that touches `wasm_bindgen`/`js_sys`.
+//! The one binding module: everything that touches `wasm_bindgen` (and the
+//! JS built-ins of [`js`]).
 //!
 //! These classes are the package's *raw* layer. The public JavaScript API in
 //! `pkg-template/lib/` wraps them: it validates JavaScript values (types,
@@ -13,6 +14,8 @@ mod alloc;
 mod checksum;
 #[cfg(feature = "artifact")]
 mod delta;
+#[cfg(feature = "delta-encode")]
+mod delta_encode;
 #[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;
 #[cfg(feature = "artifact")]
@@ -22,6 +25,7 @@ mod format;
 #[cfg(feature = "artifact")]
 mod hashing;
 mod input;
+mod js;
 #[cfg(feature = "artifact")]
 mod snapshot;
 #[cfg(feature = "variants")]

@@ -1,5 +1,6 @@
-// Uses every export of "artifact-bloom" and "artifact-bloom/variants" — each
-// declaration of index.d.ts and variants/index.d.ts appears here by name
+// Uses every export of "artifact-bloom", "artifact-bloom/variants" and
+// "artifact-bloom/delta" — each declaration of index.d.ts, variants/index.d.ts
+// and delta/index.d.ts appears here by name
 // (consumers.test.mjs checks that). Compiled, never run, under each module
 // system of the type matrix (CommonJS node16, ESM node16, nodenext, bundler,
 // browser-only), so it is platform-neutral: no Node or DOM types, no
@@ -44,8 +45,6 @@ import init, {
   OciRegistryError,
   OciRegistryRepository,
   applySnapshotDelta,
-  composeSnapshotDeltas,
-  encodeSnapshotDelta,
   hashFiles,
   readSnapshotDeltaHeader,
   type FetchSnapshotOptions,
@@ -95,6 +94,7 @@ import {
   type SystemsArgumentError,
   type TlbfDecodeError,
 } from "artifact-bloom/variants";
+import { composeSnapshotDeltas, encodeSnapshotDelta } from "artifact-bloom/delta";
 
 /** Byte results are fresh arrays over an ArrayBuffer (`Uint8Array<ArrayBuffer>` on TS ≥ 5.7). */
 function owned(bytes: Uint8Array<ArrayBuffer>): number {

@@ -1,0 +1,13 @@
+// What `artifact-bloom/delta` uses of the main entry: its filter class and
+// its ABF1 encoder. One module, so the Node build (scripts/build.mjs) can
+// replace it with the main entry's own bundle (../node.cjs): a filter made
+// with `artifact-bloom` must be the same class, in the same wasm instance,
+// as the one the delta module checks. Browsers and bundlers load these very
+// modules from the main entry, so they share its instance as they are.
+//
+// The main instance first: lib modules ask it for format constants as they
+// load (see ../node-entry.js), and a page may import only the delta entry.
+import "../artifact_bloom_instance.js";
+
+export { ArtifactBloomFilter } from "./filter.js";
+export { encodeSnapshot } from "./snapshot.js";
