@@ -3,8 +3,8 @@
 //! payload once it is in hand). The rule stays here, beside the decoder that
 //! compares the result (`RawSnapshotDecoder.finishWithChecksum`).
 
-use super::js::{Object, Reflect};
 use crate::abf1::{CHECKSUMMED_HEADER_LENGTH, OFFSET_PAYLOAD};
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 /// `{ headerBytes, payloadOffset }`: step 8's SHA-256 is over file bytes

@@ -11,9 +11,9 @@
 //! The import path is the crate-root path of errors.js; `scripts/build.mjs`
 //! points the generated glue at the package's own `lib/errors.js`.
 
-use super::js::{Object, Reflect, Uint8Array};
 use crate::error::{Coded, Fields, Value};
 use crate::fallible::OutOfMemory;
+use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/pkg-template/lib/errors.js")]
@@ -56,7 +56,7 @@ impl Fields for FieldObject {
             Value::Integer(n) => JsValue::from(n),
             Value::Number(x) => JsValue::from_f64(x),
             Value::Word(word) => JsValue::from_str(word),
-            Value::Bytes4(bytes) => Uint8Array::copy_of(&bytes[..]).into(),
+            Value::Bytes4(bytes) => Uint8Array::from(&bytes[..]).into(),
         };
         self.set(name, &js);
     }

@@ -27,8 +27,8 @@ pub(crate) fn bloom_error(error: BloomError) -> JsValue {
 pub fn plan_layout(expected_item_count: f64, target_fpp: f64) -> Result<JsValue, JsValue> {
     let spec = spec_from_js(expected_item_count, target_fpp).map_err(bloom_error)?;
     let layout = create_layout(&spec).map_err(bloom_error)?;
-    let plain = super::js::Object::new();
-    let set = |key: &str, value: f64| super::js::Reflect::set(&plain, &key.into(), &value.into());
+    let plain = js_sys::Object::new();
+    let set = |key: &str, value: f64| js_sys::Reflect::set(&plain, &key.into(), &value.into());
     set("bitCount", layout.bit_count as f64)?;
     set("hashCount", f64::from(layout.hash_count))?;
     Ok(plain.into())

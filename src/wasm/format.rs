@@ -27,7 +27,7 @@ pub(super) fn delta_header_object(header: &crate::delta::DeltaHeader) -> JsValue
 }
 
 fn object_of(fields: &mut dyn FnMut(abf1::FieldSink<'_>)) -> JsValue {
-    let object = super::js::Object::new();
+    let object = js_sys::Object::new();
     fields(&mut |name, value| {
         let js = match value {
             // Counts of a valid header are at most 2^53 − 1: exact as numbers.
@@ -37,7 +37,7 @@ fn object_of(fields: &mut dyn FnMut(abf1::FieldSink<'_>)) -> JsValue {
             abf1::FieldValue::Header(inner) => header_object(inner),
         };
         // Reflect::set only fails on frozen or proxied objects; this one is fresh.
-        let _ = super::js::Reflect::set(&object, &JsValue::from_str(name), &js);
+        let _ = js_sys::Reflect::set(&object, &JsValue::from_str(name), &js);
     });
     object.into()
 }

@@ -1,5 +1,4 @@
-//! The one binding module: everything that touches `wasm_bindgen` (and the
-//! JS built-ins of [`js`]).
+//! The one binding module: everything that touches `wasm_bindgen`/`js_sys`.
 //!
 //! These classes are the package's *raw* layer. The public JavaScript API in
 //! `pkg-template/lib/` wraps them: it validates JavaScript values (types,
@@ -25,7 +24,6 @@ mod format;
 #[cfg(feature = "artifact")]
 mod hashing;
 mod input;
-mod js;
 #[cfg(feature = "artifact")]
 mod snapshot;
 #[cfg(feature = "variants")]

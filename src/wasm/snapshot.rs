@@ -5,9 +5,9 @@
 use super::error;
 use super::filter::RawFilter;
 use super::input::with_input;
-use super::js::{Object, Reflect};
 use crate::abf1::{self, LoadError, Snapshot, StreamDecoder};
 use crate::packed::dedup_packed;
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 fn load_error(error: LoadError) -> JsValue {
@@ -74,7 +74,7 @@ pub fn dedup_packed_js(staged: usize) -> Result<JsValue, JsValue> {
         None => Err(error::packed_length("packed", packed.len())),
     })?;
     let plain = Object::new();
-    Reflect::set(&plain, &"unique".into(), &super::js::Uint8Array::copy_of(unique.as_slice()).into())?;
+    Reflect::set(&plain, &"unique".into(), &js_sys::Uint8Array::from(unique.as_slice()).into())?;
     Reflect::set(&plain, &"duplicates".into(), &(duplicates as f64).into())?;
     Ok(plain.into())
 }
