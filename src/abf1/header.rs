@@ -3,62 +3,39 @@
 //! Validation looks only at these 96 bytes, so a header that declares an
 //! absurd payload is rejected before anything is read or reserved for it.
 
+use serde::Serializer;
+
 use super::error::LoadError;
 use super::*;
 use crate::error::Value;
 use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH_COUNT, MINIMUM_BIT_COUNT};
 
-/// The decoded header. JS gets it as a plain object ([`Header::fields`]);
-/// every u64 field of a valid header is ≤ 2^53 − 1, so it becomes a plain
-/// JS number.
-#[derive(Clone, Debug, PartialEq)]
+/// The decoded header. Serialized (for JS) with camelCase names; every u64
+/// field of a valid header is ≤ 2^53 − 1, so it becomes a plain JS number.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Header {
     pub format_version: u16,
     pub hash_protocol_version: u16,
+    #[serde(serialize_with = "serialize_count")]
     pub catalog_version: u64,
+    #[serde(serialize_with = "serialize_count")]
     pub bit_count: u64,
     pub hash_count: u32,
     pub reserved: u32,
+    #[serde(serialize_with = "serialize_count")]
     pub expected_item_count: u64,
+    #[serde(serialize_with = "serialize_count")]
     pub inserted_item_count: u64,
     pub target_fpp: f64,
+    #[serde(serialize_with = "serialize_count")]
     pub payload_length: u64,
+    /// Lowercase hex in JS: a 32-byte array would arrive as 32 numbers.
+    #[serde(serialize_with = "serialize_hex")]
     pub checksum: [u8; CHECKSUM_LENGTH],
 }
 
-/// A header field as JavaScript gets it (see [`Header::fields`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum FieldValue<'a> {
-    /// A count or small integer: a JS number.
-    Integer(u64),
-    Number(f64),
-    /// A SHA-256, as lowercase hex in JS (a 32-byte array would arrive as 32
-    /// numbers).
-    Sha256(&'a [u8; CHECKSUM_LENGTH]),
-    /// A nested header (the target's ABF1 header inside an ABD1 header).
-    Header(&'a Header),
-}
-
-/// Receives a header's fields: the camelCase JS name and the value.
-pub type FieldSink<'s> = &'s mut dyn FnMut(&'static str, FieldValue<'_>);
-
 impl Header {
-    /// Every field with its JS name, in the table's order: the one list of
-    /// the object JavaScript gets (`src/wasm/format.rs` builds it).
-    pub fn fields(&self, out: FieldSink<'_>) {
-        out("formatVersion", FieldValue::Integer(self.format_version.into()));
-        out("hashProtocolVersion", FieldValue::Integer(self.hash_protocol_version.into()));
-        out("catalogVersion", FieldValue::Integer(self.catalog_version));
-        out("bitCount", FieldValue::Integer(self.bit_count));
-        out("hashCount", FieldValue::Integer(self.hash_count.into()));
-        out("reserved", FieldValue::Integer(self.reserved.into()));
-        out("expectedItemCount", FieldValue::Integer(self.expected_item_count));
-        out("insertedItemCount", FieldValue::Integer(self.inserted_item_count));
-        out("targetFpp", FieldValue::Number(self.target_fpp));
-        out("payloadLength", FieldValue::Integer(self.payload_length));
-        out("checksum", FieldValue::Sha256(&self.checksum));
-    }
-
     /// `96 + payloadLength`: the exact file length this header declares.
     /// Saturates so an unvalidated header cannot overflow.
     pub fn total_length(&self) -> u64 {
@@ -207,7 +184,7 @@ fn put(out: &mut [u8; HEADER_LENGTH], offset: usize, field: &[u8]) {
 
 /// Lowercase hex, without pulling in the `hex` crate for 32 bytes.
 /// Digit by digit: `{:02x}` would link `core::fmt`'s hex formatting into the wasm.
-pub fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len().saturating_mul(2));
     for byte in bytes {
@@ -215,4 +192,19 @@ pub fn to_hex(bytes: &[u8]) -> String {
         out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     out
+}
+
+/// A count as a JS number: serde's `u64` path (a BigInt check whose error
+/// formats the value) is never taken, so it links no `core::fmt` into the
+/// wasm. Counts of a valid header are at most 2^53 − 1; natively a count
+/// above `u32::MAX` is written as a float.
+pub(crate) fn serialize_count<S: Serializer>(count: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    match u32::try_from(*count) {
+        Ok(small) => serializer.serialize_u32(small),
+        Err(_) => serializer.serialize_f64(*count as f64),
+    }
+}
+
+fn serialize_hex<S: Serializer>(bytes: &[u8; CHECKSUM_LENGTH], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&to_hex(bytes))
 }

@@ -26,8 +26,8 @@ use crate::filter::ArtifactBloomFilter;
 use crate::layout::BloomSpec;
 
 pub use error::{EncodeError, LoadError};
-pub use header::to_hex;
-pub use header::{parse_header, FieldSink, FieldValue, Header};
+pub use header::{parse_header, Header};
+pub(crate) use header::{serialize_count, to_hex};
 pub use stream::StreamDecoder;
 
 /// The first four bytes of every ABF1 file.

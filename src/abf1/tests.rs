@@ -262,21 +262,9 @@ fn encoder_refuses_unloadable_files() {
 }
 
 #[test]
-fn header_fields_for_js() {
+fn header_serializes_for_js() {
     let header = parse_header(&valid_file()).unwrap();
-    // The fields as JSON values, the way the binding turns them into JS.
-    let mut json = serde_json::Map::new();
-    header.fields(&mut |name, value| {
-        let value = match value {
-            FieldValue::Integer(n) => serde_json::Value::from(n),
-            FieldValue::Number(x) => serde_json::Value::from(x),
-            FieldValue::Sha256(bytes) => serde_json::Value::from(header::to_hex(bytes)),
-            FieldValue::Header(_) => unreachable!("an ABF1 header nests none"),
-        };
-        assert!(json.insert(name.to_owned(), value).is_none(), "{name} twice");
-    });
-    let names: Vec<&str> = json.keys().map(String::as_str).collect();
-    assert_eq!(names.len(), 11, "{names:?}");
+    let json = serde_json::to_value(&header).unwrap();
     assert_eq!(json["formatVersion"], 1);
     assert_eq!(json["hashProtocolVersion"], 1);
     assert_eq!(json["catalogVersion"], 42);

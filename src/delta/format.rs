@@ -1,6 +1,8 @@
 //! The ABD1 frame (docs/ABD1.md): the 200-byte header, its checks (load
 //! steps 1–5) and its byte form. The body codec is in `rice.rs`.
 
+use serde::Serializer;
+
 use super::error::{DeltaError, Limit};
 use crate::abf1;
 
@@ -36,41 +38,32 @@ const _: () = assert!(OFFSET_TARGET_PAYLOAD_SHA256 + SHA256_LENGTH == OFFSET_POS
 const _: () = assert!(OFFSET_BODY_LENGTH + 8 == OFFSET_TARGET_HEADER);
 const _: () = assert!(HEADER_LENGTH == 200);
 
-/// The decoded header. JS gets it as a plain object ([`DeltaHeader::fields`]); every u64 of a
+/// The decoded header. Serialized for JS with camelCase names; every u64 of a
 /// valid header is at most 2^53 − 1 (bounded by the target's catalogVersion
 /// or bitCount), so each becomes a plain JS number.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DeltaHeader {
     pub format_version: u16,
     pub position_encoding: u8,
     pub rice_parameter: u8,
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub base_catalog_version: u64,
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub base_set_bit_count: u64,
+    #[serde(serialize_with = "serialize_hex")]
     pub base_payload_sha256: [u8; SHA256_LENGTH],
+    #[serde(serialize_with = "serialize_hex")]
     pub target_payload_sha256: [u8; SHA256_LENGTH],
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub position_count: u64,
+    #[serde(serialize_with = "crate::abf1::serialize_count")]
     pub body_length: u64,
     /// The target's complete ABF1 header, checksum included.
     pub target: abf1::Header,
 }
 
 impl DeltaHeader {
-    /// Every field with its JS name, in the table's order (the target's
-    /// ABF1 header nested): the one list of the object JavaScript gets.
-    pub fn fields(&self, out: abf1::FieldSink<'_>) {
-        use abf1::FieldValue::{Header, Integer, Sha256};
-        out("formatVersion", Integer(self.format_version.into()));
-        out("positionEncoding", Integer(self.position_encoding.into()));
-        out("riceParameter", Integer(self.rice_parameter.into()));
-        out("baseCatalogVersion", Integer(self.base_catalog_version));
-        out("baseSetBitCount", Integer(self.base_set_bit_count));
-        out("basePayloadSha256", Sha256(&self.base_payload_sha256));
-        out("targetPayloadSha256", Sha256(&self.target_payload_sha256));
-        out("positionCount", Integer(self.position_count));
-        out("bodyLength", Integer(self.body_length));
-        out("target", Header(&self.target));
-    }
-
     /// `200 + bodyLength + 32`: the exact file length this header declares.
     /// Saturates so an unvalidated header cannot overflow.
     pub fn total_length(&self) -> u64 {
@@ -197,4 +190,9 @@ fn read_array<const N: usize>(fixed: &[u8], offset: usize) -> [u8; N] {
 
 fn read_u64(fixed: &[u8], offset: usize) -> u64 {
     u64::from_le_bytes(read_array(fixed, offset))
+}
+
+/// Lowercase hex for the two SHA-256 fields (JS would otherwise get 32 numbers).
+fn serialize_hex<S: Serializer>(bytes: &[u8; SHA256_LENGTH], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&crate::abf1::to_hex(bytes))
 }

@@ -24,7 +24,7 @@ fn catalog_version(parameter: &'static str, value: f64) -> Result<u64, JsValue> 
 }
 
 fn header_value(header: &delta::DeltaHeader) -> Result<JsValue, JsValue> {
-    Ok(super::format::delta_header_object(header))
+    serde_wasm_bindgen::to_value(header).map_err(JsValue::from)
 }
 
 /// The target's ABF1 file rebuilt from `base` and `delta`, not yet verified:

@@ -16,7 +16,7 @@ fn load_error(error: LoadError) -> JsValue {
 
 /// The header as a plain JS object (every field of the ABF1 table).
 fn header_value(header: &abf1::Header) -> Result<JsValue, JsValue> {
-    Ok(super::format::header_object(header))
+    serde_wasm_bindgen::to_value(header).map_err(JsValue::from)
 }
 
 /// `{ header, filter }` where `filter` is a `RawFilter`.
