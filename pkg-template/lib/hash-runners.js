@@ -1,58 +1,70 @@
 // Where hashFiles hashes: the runners behind its scheduler (hash-files.js).
 //
-//   browserRunner: every file in a pool of module workers (hash-worker.js);
+//   browserRunner: small whole files from the calling thread, the rest in a
+//                  pool of module workers (hash-worker.js);
 //   inlineRunner:  everything in the calling thread (Node, or a host without
 //                  workers): node:crypto streaming in Node, else WebCrypto
 //                  whole below the limit and wasm streaming above it.
 
-import { digestStreaming, digestWhole } from "./hash-blob.js";
+import { digestSmall, digestStreaming, digestWhole } from "./hash-blob.js";
 import { Sha256 } from "./sha256.js";
 
 /**
  * @typedef {object} Runner how files get hashed
  * @property {boolean} canWhole whether whole-file WebCrypto hashing is available
  * @property {number} pipeline files of at most 1 MiB in flight per lane of `concurrency`
+ * @property {(files: number) => void} prepare called once with the number of files, before any run
+ * @property {(file: Blob, limit: number, signal: AbortSignal | undefined) => Promise<{ digest: Uint8Array, size: number } | undefined>} [probe]
+ *   hashes a file of at most `limit` bytes without asking its size (undefined: it is longer)
  * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined) => Promise<Uint8Array>} run
  * @property {() => void} close
  */
 
-// Small files per worker at once (see hash-files.js).
+// Whole files up to this size are hashed from the calling thread even where
+// there are workers: the read is asynchronous, and Chromium's digest, which
+// runs synchronously on its caller, takes ~1–2 ms for 256 KiB here (a task
+// far below a frame); a worker's message round trip would cost more than it
+// saves. Larger files are never read here: reading 32 MiB files and
+// digesting them on a page cost main-thread tasks of ~250 ms.
+const IN_THREAD_BYTES = 1024 * 1024;
+
+// Small files in flight per lane of `concurrency` (see hash-files.js).
 const PIPELINE = 4;
 
 /**
- * Browsers: every file in a pool of module workers. The calling thread only
- * reads sizes and posts Blob handles: digesting even 256 KiB files there
- * (as an earlier version did below 1 MiB) left it the bottleneck for many
- * small files — 500 × 256 KiB took 1.2–1.5 s that way, 0.9–1.1 s in two
- * workers with four files in flight each, in one interleaved run.
+ * Browsers: small whole files from this thread, the rest in workers.
  * @param {string | URL | undefined} workerUrl
- * @param {number} workers at most this many workers
  * @returns {Runner}
  */
-export function browserRunner(workerUrl, workers) {
+export function browserRunner(workerUrl) {
   const subtle = globalThis.crypto?.subtle;
-  const pool = workerPool(workerUrl, workers);
+  const pool = workerPool(workerUrl);
   return {
     canWhole: typeof subtle?.digest === "function",
     pipeline: PIPELINE,
-    run: (file, whole, onBytes) => pool.run(file, whole, onBytes),
+    prepare() {},
+    // Small files, read here without a size round trip each (hash-blob.js).
+    probe: subtle === undefined ? undefined : (file, limit, signal) => digestSmall(file, subtle, limit, signal),
+    run(file, whole, onBytes, signal) {
+      if (whole && subtle !== undefined && file.size <= IN_THREAD_BYTES) return digestWhole(file, subtle, onBytes, signal);
+      return pool.run(file, whole, onBytes);
+    },
     close: pool.close,
   };
 }
 
 /**
- * Module workers, several files per worker at a time (the scheduler bounds
- * how many): a file goes to the least busy worker, and a new worker starts
- * while all are busy and fewer than `workers` run. All stop when the call
- * ends.
+ * Module workers, one file per worker at a time; workers start on demand
+ * and all stop when the call ends.
  * @param {string | URL | undefined} workerUrl
- * @param {number} workers
  * @returns {{ run: (file: Blob, whole: boolean, onBytes: (bytes: number) => void) => Promise<Uint8Array>, close: () => void }}
  */
-function workerPool(workerUrl, workers) {
-  /** @typedef {{ resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
+function workerPool(workerUrl) {
+  /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
   /** @typedef {{ type: "hash", id: number, file: Blob, whole: boolean }} HashMessage */
-  /** @typedef {{ worker: Worker, jobs: Map<number, Job>, started: boolean, queued: HashMessage[] }} Slot */
+  /** @typedef {{ worker: Worker, job: Job | undefined, started: boolean, queued: HashMessage | undefined }} Slot */
+  /** @type {Slot[]} */
+  const idle = [];
   /** @type {Set<Slot>} */
   const all = new Set();
   /** @type {Error | undefined} set when a worker failed before it ever started: no more are tried */
@@ -68,7 +80,7 @@ function workerPool(workerUrl, workers) {
       ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
       : new Worker(workerUrl, { type: "module" });
     /** @type {Slot} */
-    const slot = { worker, jobs: new Map(), started: false, queued: [] };
+    const slot = { worker, job: undefined, started: false, queued: undefined };
     worker.addEventListener("message", (event) => onMessage(slot, event.data));
     worker.addEventListener("error", (event) => {
       event.preventDefault();
@@ -78,20 +90,10 @@ function workerPool(workerUrl, workers) {
       if (!slot.started) broken = error;
       worker.terminate();
       all.delete(slot);
-      for (const job of slot.jobs.values()) job.reject(error);
-      slot.jobs.clear();
+      slot.job?.reject(error);
     });
     all.add(slot);
     return slot;
-  };
-
-  /** @returns {Slot} the least busy worker, or a new one while all are busy */
-  const pick = () => {
-    /** @type {Slot | undefined} */
-    let best;
-    for (const slot of all) if (best === undefined || slot.jobs.size < best.jobs.size) best = slot;
-    if (best === undefined || (best.jobs.size > 0 && all.size < workers)) return spawn();
-    return best;
   };
 
   /**
@@ -103,14 +105,15 @@ function workerPool(workerUrl, workers) {
       // Listening now: a job posted earlier could have been dispatched
       // before the script (or a wrapper's import of it) added its listener.
       slot.started = true;
-      for (const queued of slot.queued) slot.worker.postMessage(queued);
-      slot.queued = [];
+      if (slot.queued !== undefined) slot.worker.postMessage(slot.queued);
+      slot.queued = undefined;
       return;
     }
-    const job = slot.jobs.get(message.id);
-    if (job === undefined) return;
+    const job = slot.job;
+    if (job === undefined || message.id !== job.id) return;
     if (message.type === "progress") return job.onBytes(message.bytes);
-    slot.jobs.delete(message.id);
+    slot.job = undefined;
+    idle.push(slot);
     if (message.type === "done") job.resolve(message.digest);
     else job.reject(Object.assign(new Error(message.message), { name: message.name }));
   };
@@ -119,19 +122,20 @@ function workerPool(workerUrl, workers) {
     run(file, whole, onBytes) {
       return new Promise((resolve, reject) => {
         if (broken !== undefined) return reject(broken);
-        const slot = pick();
+        const slot = idle.pop() ?? spawn();
         const id = nextId;
         nextId += 1;
-        slot.jobs.set(id, { resolve, reject, onBytes });
+        slot.job = { id, resolve, reject, onBytes };
         /** @type {HashMessage} */
         const message = { type: "hash", id, file, whole };
         if (slot.started) slot.worker.postMessage(message);
-        else slot.queued.push(message);
+        else slot.queued = message;
       });
     },
     close() {
       for (const slot of all) slot.worker.terminate();
       all.clear();
+      idle.length = 0;
     },
   };
 }
@@ -150,6 +154,7 @@ export function inlineRunner() {
   return {
     canWhole: nodeCrypto === undefined && typeof subtle?.digest === "function",
     pipeline: 1,
+    prepare() {},
     run(file, whole, onBytes, signal) {
       if (whole && subtle !== undefined) return digestWhole(file, subtle, onBytes, signal);
       return digestStreaming(file, nodeCrypto === undefined ? new Sha256() : nodeHasher(nodeCrypto), onBytes, signal);
