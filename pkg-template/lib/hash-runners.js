@@ -1,7 +1,8 @@
 // Where hashFiles hashes: the runners behind its scheduler (hash-files.js).
 //
-//   browserRunner: small whole files from the calling thread, the rest in a
-//                  pool of module workers (hash-worker.js);
+//   browserRunner: small whole files from the calling thread (probed: read
+//                  without asking their size), the rest in a pool of module
+//                  workers (hash-worker.js);
 //   inlineRunner:  everything in the calling thread (Node, or a host without
 //                  workers): node:crypto streaming in Node, else WebCrypto
 //                  whole below the limit and wasm streaming above it.
@@ -13,7 +14,6 @@ import { Sha256 } from "./sha256.js";
  * @typedef {object} Runner how files get hashed
  * @property {boolean} canWhole whether whole-file WebCrypto hashing is available
  * @property {number} pipeline files of at most 1 MiB in flight per lane of `concurrency`
- * @property {(files: number) => void} prepare called once with the number of files, before any run
  * @property {(file: Blob, limit: number, signal: AbortSignal | undefined) => Promise<{ digest: Uint8Array, size: number } | undefined>} [probe]
  *   hashes a file of at most `limit` bytes without asking its size (undefined: it is longer)
  * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined) => Promise<Uint8Array>} run
@@ -42,7 +42,6 @@ export function browserRunner(workerUrl) {
   return {
     canWhole: typeof subtle?.digest === "function",
     pipeline: PIPELINE,
-    prepare() {},
     // Small files, read here without a size round trip each (hash-blob.js).
     probe: subtle === undefined ? undefined : (file, limit, signal) => digestSmall(file, subtle, limit, signal),
     run(file, whole, onBytes, signal) {
@@ -154,7 +153,6 @@ export function inlineRunner() {
   return {
     canWhole: nodeCrypto === undefined && typeof subtle?.digest === "function",
     pipeline: 1,
-    prepare() {},
     run(file, whole, onBytes, signal) {
       if (whole && subtle !== undefined) return digestWhole(file, subtle, onBytes, signal);
       return digestStreaming(file, nodeCrypto === undefined ? new Sha256() : nodeHasher(nodeCrypto), onBytes, signal);
