@@ -57,6 +57,7 @@ describe("hashFiles in Chromium", { skip }, () => {
     writeSet("sizes", SIZES);
     writeSet("mixed", [...Array(6).fill(2 * MiB), ...Array(6).fill(100 * KiB)]);
     writeSet("many", Array(20).fill(2 * MiB));
+    writeSet("vanishing", [100 * KiB, 200 * KiB, 2 * MiB]);
     server = await startPackageServer({
       // The package's worker with WebCrypto's digest reported to the page
       // first (imported afterwards, so the patch is in place).
@@ -234,6 +235,18 @@ describe("hashFiles in Chromium", { skip }, () => {
     }
     assert.deepEqual({ bytes: events.at(-1).bytes, total: events.at(-1).total }, { bytes: total, total });
     assert.deepEqual([...reported].sort((a, b) => a - b), SIZES.map((_, i) => i), "onFile once per file");
+  });
+
+  test("a file deleted after it was picked fails alone (readFailed), and the last event still has the total", async (t) => {
+    const page = await open(t, "vanishing");
+    rmSync(fixtures.vanishing[1].path);
+    const r = await page.evaluate(async () => {
+      const events = [];
+      const results = await window.pkg.hashFiles(window.files, { onProgress: (p) => events.push(p) });
+      return { kinds: results.map((x) => (x.kind === "success" ? "success" : x.error)), last: events.at(-1) };
+    });
+    assert.deepEqual(r.kinds, ["success", "readFailed", "success"]);
+    assert.ok(r.last !== undefined && r.last.total !== undefined && r.last.bytes <= r.last.total, JSON.stringify(r.last));
   });
 
   for (const concurrency of [1, 3]) {

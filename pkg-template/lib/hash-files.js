@@ -280,6 +280,8 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
             return pump();
           }
           results[index] = result;
+          // A probe that failed never learnt a size: its bytes count as none in `total`.
+          if (Number.isNaN(sizes[index])) learn(index, 0);
           if (result.kind === "success") advance(index, sizes[index]);
           if (onFile) call(() => onFile({ index, result, ms: performance.now() - started }));
           settled += 1;
