@@ -3,7 +3,9 @@
 // results, plus what the main-thread probes saw meanwhile. The driver
 // (Node) samples memory from outside while it runs.
 
-const pkg = await import("/pkg/web.js");
+// `?pkg=/pkg-before/` loads the other build bench/browser.mjs serves (--before).
+const pkgRoot = new URLSearchParams(location.search).get("pkg") ?? "/pkg/";
+const pkg = await import(`${pkgRoot}web.js`);
 await pkg.default();
 
 const toHex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -79,19 +81,30 @@ function baselineHash(list) {
   });
 }
 
-/** The floor: each file read whole and digested by WebCrypto on this thread, `concurrency` at a time. */
+/**
+ * The floor: each file read whole and digested by WebCrypto on this thread,
+ * `concurrency` at a time; with the time spent reading and digesting,
+ * summed over files.
+ */
 async function floorHash(list, concurrency) {
   const digests = new Array(list.length);
   let next = 0;
+  let receiveMs = 0;
+  let digestMs = 0;
   const lane = async () => {
     while (next < list.length) {
       const i = next;
       next += 1;
-      digests[i] = toHex(await crypto.subtle.digest("SHA-256", await list[i].arrayBuffer()));
+      const started = performance.now();
+      const bytes = await list[i].arrayBuffer();
+      const read = performance.now();
+      digests[i] = toHex(await crypto.subtle.digest("SHA-256", bytes));
+      receiveMs += read - started;
+      digestMs += performance.now() - read;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  return digests;
+  return { digests, receiveMs, digestMs };
 }
 
 window.bench = {
@@ -129,6 +142,6 @@ window.bench = {
     };
   }),
 
-  hashFloor: (concurrency) => probed(async () => ({ digests: await floorHash(files(), concurrency) })),
+  hashFloor: (concurrency) => probed(() => floorHash(files(), concurrency)),
 };
 document.body.dataset.ready = "true";

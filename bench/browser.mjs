@@ -23,10 +23,13 @@
 // with the other rows' (round robin) and the median is printed. Every digest
 // is checked against node:crypto's.
 //
-// Usage: node bench/browser.mjs [--pkg DIR] [--reps N]
-//   --pkg DIR   the built package to measure (default pkg/; give a build of
-//               an older commit for the "before" table)
-//   --reps N    runs per row (default 3)
+// Usage: node bench/browser.mjs [--pkg DIR] [--before DIR] [--hash-only] [--reps N]
+//   --pkg DIR     the built package to measure (default pkg/; give a build of
+//                 an older commit for the "before" table)
+//   --before DIR  also measure that build's hashFiles in the same run (rows
+//                 "before"; the speedups are then also given against it)
+//   --hash-only   skip the snapshot rows
+//   --reps N      runs per row (default 3)
 // Prints a markdown table and the targets with MET / MISSED.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -39,12 +42,18 @@ import { CHROMIUM, hasChromium, launchChromium } from "../js-tests/browser/chrom
 import { HUGE_BIT_COUNT, hugeSnapshotFile } from "../js-tests/helpers/huge-snapshot.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const { values: args } = parseArgs({ options: { pkg: { type: "string", default: join(ROOT, "pkg") }, reps: { type: "string", default: "3" } } });
+const { values: args } = parseArgs({ options: {
+  pkg: { type: "string", default: join(ROOT, "pkg") }, before: { type: "string" },
+  "hash-only": { type: "boolean", default: false }, reps: { type: "string", default: "3" },
+} });
 const PKG = resolve(args.pkg);
+const BEFORE = args.before === undefined ? undefined : resolve(args.before);
 const REPS = Number(args.reps);
-if (!existsSync(join(PKG, "web.js"))) {
-  console.error(`bench/browser.mjs: no built package at ${PKG}; run: node scripts/build.mjs`);
-  process.exit(2);
+for (const dir of [PKG, BEFORE]) {
+  if (dir !== undefined && !existsSync(join(dir, "web.js"))) {
+    console.error(`bench/browser.mjs: no built package at ${dir}; run: node scripts/build.mjs`);
+    process.exit(2);
+  }
 }
 if (!hasChromium) {
   console.error(`bench/browser.mjs: ${CHROMIUM} is missing (bash scripts/setup.sh --browser installs it)`);
@@ -109,7 +118,9 @@ function startServer(snapshot) {
     let file;
     if (benchFiles[path]) file = join(ROOT, "bench", benchFiles[path]);
     else if (path.startsWith("/pkg/")) file = normalize(join(PKG, decodeURIComponent(path.slice(5))));
-    if (file === undefined || !(file.startsWith(PKG + sep) || file.startsWith(join(ROOT, "bench") + sep)) || !existsSync(file)) {
+    else if (BEFORE !== undefined && path.startsWith("/pkg-before/")) file = normalize(join(BEFORE, decodeURIComponent(path.slice(12))));
+    const allowed = [PKG, BEFORE, join(ROOT, "bench")].filter((dir) => dir !== undefined);
+    if (file === undefined || !allowed.some((dir) => file.startsWith(dir + sep)) || !existsSync(file)) {
       response.writeHead(404);
       return response.end();
     }
@@ -223,6 +234,28 @@ function check(label, got, expected) {
   }
 }
 
+/** The snapshot-load rows: the floor, fetchSnapshot, and fetchSnapshot without WebCrypto. */
+function snapshotRows(row, browser, url, snapshot) {
+  row("snapshot", "floor: receive the bytes + one WebCrypto digest", snapshot.file.length, () =>
+    measure(browser, url, {}, async (page) => {
+      const r = await page.evaluate((u) => window.bench.snapshotFloor(u), `${url}snapshot.abf1`);
+      check("snapshot floor", r.bytes, snapshot.file.length);
+      return r;
+    }));
+  row("snapshot", "`fetchSnapshot`", snapshot.file.length, () =>
+    measure(browser, url, {}, async (page) => {
+      const r = await page.evaluate((u) => window.bench.snapshotLoad(u), `${url}snapshot.abf1`);
+      check("fetchSnapshot", [r.kind, r.checksum, r.bitCount], ["success", snapshot.checksum, SNAPSHOT_BITS]);
+      return r;
+    }));
+  row("snapshot", "`fetchSnapshot`, no WebCrypto (insecure-context fallback: wasm streaming)", snapshot.file.length, () =>
+    measure(browser, url, { noWebCrypto: true }, async (page) => {
+      const r = await page.evaluate((u) => window.bench.snapshotLoad(u), `${url}snapshot.abf1`);
+      check("fetchSnapshot without WebCrypto", [r.kind, r.checksum], ["success", snapshot.checksum]);
+      return r;
+    }));
+}
+
 async function main() {
   const tmp = mkdtempSync(join(tmpdir(), "artifact-bloom-bench-browser-"));
   const snapshot = hugeSnapshotFile(7);
@@ -238,36 +271,30 @@ async function main() {
     const { hardwareConcurrency, hasHashFiles } = await probe.page.evaluate(() => window.bench);
     const version = browser.version();
     await probe.close();
+    // The "before" build in the same run: the page imports it instead of /pkg/.
+    const beforeUrl = `${url}?pkg=/pkg-before/`;
+    let beforeHasHashFiles = false;
+    if (BEFORE !== undefined) {
+      const beforeProbe = await openPage(browser, beforeUrl);
+      beforeHasHashFiles = await beforeProbe.page.evaluate(() => window.bench.hasHashFiles);
+      await beforeProbe.close();
+    }
 
     const rows = [];
     const row = (group, path, bytes, run) => rows.push({ group, path, bytes, run, runs: [] });
-    row("snapshot", "floor: receive the bytes + one WebCrypto digest", snapshot.file.length, () =>
-      measure(browser, url, {}, async (page) => {
-        const r = await page.evaluate((u) => window.bench.snapshotFloor(u), `${url}snapshot.abf1`);
-        check("snapshot floor", r.bytes, snapshot.file.length);
-        return r;
-      }));
-    row("snapshot", "`fetchSnapshot`", snapshot.file.length, () =>
-      measure(browser, url, {}, async (page) => {
-        const r = await page.evaluate((u) => window.bench.snapshotLoad(u), `${url}snapshot.abf1`);
-        check("fetchSnapshot", [r.kind, r.checksum, r.bitCount], ["success", snapshot.checksum, SNAPSHOT_BITS]);
-        return r;
-      }));
-    row("snapshot", "`fetchSnapshot`, no WebCrypto (insecure-context fallback: wasm streaming)", snapshot.file.length, () =>
-      measure(browser, url, { noWebCrypto: true }, async (page) => {
-        const r = await page.evaluate((u) => window.bench.snapshotLoad(u), `${url}snapshot.abf1`);
-        check("fetchSnapshot without WebCrypto", [r.kind, r.checksum], ["success", snapshot.checksum]);
-        return r;
-      }));
+    if (!args["hash-only"]) snapshotRows(row, browser, url, snapshot);
     for (const [group, set] of [["1 × 200 MiB", big], ["500 × 256 KiB", small]]) {
-      const hashRun = (label, expression, arg) => () =>
-        measure(browser, url, { files: set.paths }, async (page) => {
+      const hashRun = (label, expression, arg, pageUrl = url) => () =>
+        measure(browser, pageUrl, { files: set.paths }, async (page) => {
           const r = await page.evaluate(expression, arg);
           check(`${group} ${label}`, r.digests, set.hex);
           return r;
         });
       row(group, "today: wasm `Sha256` from `file.stream()` in the page's workers (www before hashFiles)", set.bytes,
         hashRun("baseline", () => window.bench.hashBaseline()));
+      if (beforeHasHashFiles) {
+        row(group, `before: \`hashFiles\` (defaults) of ${BEFORE}`, set.bytes, hashRun("hashFiles before", () => window.bench.hashFiles(), undefined, beforeUrl));
+      }
       if (hasHashFiles) row(group, "`hashFiles` (defaults)", set.bytes, hashRun("hashFiles", () => window.bench.hashFiles()));
       const floorConcurrency = Math.min(set.paths.length, hardwareConcurrency);
       row(group, `floor: \`file.arrayBuffer()\` + WebCrypto digest, main thread, ${floorConcurrency} at a time`, set.bytes,
@@ -288,8 +315,9 @@ async function main() {
     for (const r of rows) {
       const ms = stat(r, "ms");
       const rate = r.group === "snapshot" ? `${(r.bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s` : `${(r.bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
-      const detail = r.group === "snapshot" && r.runs[0].receiveMs !== undefined
-        ? ` (receive ${fmt(stat(r, "receiveMs"))} + digest ${fmt(stat(r, "digestMs"))})` : "";
+      // The floors' split: receive/read vs digest (for many files: summed over files, so above the wall time).
+      const detail = r.runs[0].receiveMs !== undefined
+        ? ` (${r.group === "snapshot" ? "receive" : "read"} ${fmt(stat(r, "receiveMs"))} + digest ${fmt(stat(r, "digestMs"))}${r.group === "snapshot" || r.group.startsWith("1 ×") ? "" : ", summed"})` : "";
       const longTask = Math.max(...r.runs.map((x) => x.longTaskMs));
       const counts = r.runs.map((x) => x.longTasks).join(", ");
       console.log(`| ${r.group === "snapshot" ? "128 MiB snapshot" : r.group} | ${r.path} | ${fmt(ms)}${detail} | ${rate} | ${longTask === 0 ? "none ≥ 50 ms" : `${fmt(longTask)} ms (${counts})`} | ${fmt(Math.max(...r.runs.map((x) => x.gapMs)))} ms | ${mb(peak(r, "heap"))} | ${mb(peak(r, "rss"))} (${mb(median(r.runs.map((x) => x.memory.startRss)))}) |`);
@@ -301,8 +329,10 @@ async function main() {
     console.log("\nTargets:\n");
     const load = find("snapshot", "`fetchSnapshot`");
     const floor = find("snapshot", "floor");
-    const loadRatio = stat(load, "ms") / stat(floor, "ms");
-    console.log(`- ${verdict(loadRatio <= 1.5)}: fetchSnapshot of 128 MiB ${fmt(stat(load, "ms"))} ms vs receive + one WebCrypto digest ${fmt(stat(floor, "ms"))} ms: ${loadRatio.toFixed(2)}× (target ≤ 1.5×)`);
+    if (load && floor) {
+      const loadRatio = stat(load, "ms") / stat(floor, "ms");
+      console.log(`- ${verdict(loadRatio <= 1.5)}: fetchSnapshot of 128 MiB ${fmt(stat(load, "ms"))} ms vs receive + one WebCrypto digest ${fmt(stat(floor, "ms"))} ms: ${loadRatio.toFixed(2)}× (target ≤ 1.5×)`);
+    }
     if (!hasHashFiles) {
       console.log("- hashing targets: this package has no hashFiles (the \"before\" build): today's path only");
     }
@@ -315,6 +345,13 @@ async function main() {
       console.log(`- ${verdict(speedup >= 2)}: ${group}: hashFiles ${fmt(stat(next, "ms"))} ms vs today ${fmt(stat(today, "ms"))} ms: ${speedup.toFixed(2)}× the throughput (target ≥ 2×)`);
       console.log(`- ${verdict(longTask <= 50)}: ${group}: longest main-thread task during hashFiles ${longTask === 0 ? "none ≥ 50 ms (longtask reports tasks of 50 ms or more)" : `${fmt(longTask)} ms`} (target ≤ 50 ms)`);
       console.log(`- reported: ${group}: hashFiles peak renderer RSS ${mb(peak(next, "rss"))} (today ${mb(peak(today, "rss"))}), peak main JS heap ${mb(peak(next, "heap"))}`);
+      const old = find(group, "before:");
+      if (old) {
+        const oldSpeedup = stat(today, "ms") / stat(old, "ms");
+        console.log(`- reported: ${group}: the before build's hashFiles ${fmt(stat(old, "ms"))} ms: ${oldSpeedup.toFixed(2)}× today (this build ${(stat(old, "ms") / stat(next, "ms")).toFixed(2)}× the before build); peak renderer RSS ${mb(peak(old, "rss"))}`);
+      }
+      const ground = find(group, "floor:");
+      console.log(`- reported: ${group}: the floor ${fmt(stat(ground, "ms"))} ms: ${(stat(today, "ms") / stat(ground, "ms")).toFixed(2)}× today`);
     }
   } finally {
     await browser.close();

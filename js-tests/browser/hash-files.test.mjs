@@ -5,8 +5,9 @@
 // worker, streaming wasm in a worker, an insecure context with no WebCrypto,
 // and Node); files up to the limit, and only those, go to WebCrypto; an
 // abort rejects with the signal's reason and stops; progress never goes
-// back and ends at the total; at most `concurrency` files (and workers) at
-// once. Chromium parts use files on disk picked through <input type=file>.
+// back and ends at the total; files up to 1 MiB are hashed without asking
+// their size; at most `concurrency` files over 1 MiB (and workers) at once,
+// 4 times as many in all. Chromium parts use files on disk picked through <input type=file>.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from "node:fs";
@@ -56,6 +57,7 @@ describe("hashFiles in Chromium", { skip }, () => {
     writeSet("sizes", SIZES);
     writeSet("mixed", [...Array(6).fill(2 * MiB), ...Array(6).fill(100 * KiB)]);
     writeSet("many", Array(20).fill(2 * MiB));
+    writeSet("vanishing", [100 * KiB, 200 * KiB, 2 * MiB]);
     server = await startPackageServer({
       // The package's worker with WebCrypto's digest reported to the page
       // first (imported afterwards, so the patch is in place).
@@ -101,6 +103,26 @@ describe("hashFiles in Chromium", { skip }, () => {
         window.started.add(window.files.indexOf(file));
         window.maxInFlight = Math.max(window.maxInFlight, window.started.size);
       };
+      // Files over 1 MiB handed to a worker and not yet reported.
+      window.bigStarted = new Set();
+      window.maxBigInFlight = 0;
+      // `size` reads of each picked file (by anyone but these spies).
+      const sizeOf = Object.getOwnPropertyDescriptor(Blob.prototype, "size").get;
+      window.sizeOf = (file) => sizeOf.call(file);
+      window.sizeReads = new Map();
+      Object.defineProperty(Blob.prototype, "size", {
+        configurable: true,
+        get() {
+          const index = window.files.indexOf(this);
+          if (index >= 0) window.sizeReads.set(index, (window.sizeReads.get(index) ?? 0) + 1);
+          return sizeOf.call(this);
+        },
+      });
+      const stream = Blob.prototype.stream;
+      Blob.prototype.stream = function () {
+        window.start(this);
+        return stream.call(this);
+      };
       if (globalThis.crypto?.subtle) {
         const digest = SubtleCrypto.prototype.digest;
         SubtleCrypto.prototype.digest = function (algorithm, data) {
@@ -123,7 +145,13 @@ describe("hashFiles in Chromium", { skip }, () => {
           });
         }
         postMessage(message, transfer) {
-          if (message?.type === "hash") window.start(message.file);
+          if (message?.type === "hash") {
+            window.start(message.file);
+            if (window.sizeOf(message.file) > 1024 * 1024) {
+              window.bigStarted.add(window.files.indexOf(message.file));
+              window.maxBigInFlight = Math.max(window.maxBigInFlight, window.bigStarted.size);
+            }
+          }
           return super.postMessage(message, transfer);
         }
       };
@@ -141,6 +169,7 @@ describe("hashFiles in Chromium", { skip }, () => {
       onFile: ({ index, result }) => {
         reported.push(index);
         window.started.delete(index);
+        window.bigStarted.delete(index);
         if (result.kind !== "success") throw new Error(`${index}: ${result.error} ${result.message}`);
       },
     });
@@ -148,6 +177,7 @@ describe("hashFiles in Chromium", { skip }, () => {
     return {
       digests: results.map((r) => (r.kind === "success" ? toHex(r.value) : r.error)),
       events, reported, spy: window.spy, workers: window.workers, maxInFlight: window.maxInFlight,
+      maxBigInFlight: window.maxBigInFlight, sizeReads: Object.fromEntries(window.sizeReads),
     };
   }, options);
 
@@ -161,6 +191,14 @@ describe("hashFiles in Chromium", { skip }, () => {
     // Every file went to WebCrypto once: up to 1 MiB in the page, above it in a worker.
     assert.deepEqual(webCryptoSizes(r.spy), [...SIZES].sort((a, b) => a - b));
     for (const { where, bytes } of r.spy) assert.equal(where, bytes <= MiB ? "page" : "worker", `${bytes} bytes hashed in the ${where}`);
+  });
+
+  test("files up to 1 MiB are hashed without asking their size (a browser round trip each); larger ones are asked", async (t) => {
+    const page = await open(t, "sizes");
+    const r = await run(page);
+    assert.deepEqual(r.digests, expectedHex("sizes"));
+    const asked = SIZES.map((size, i) => [size, (r.sizeReads[i] ?? 0) > 0]);
+    assert.deepEqual(asked, SIZES.map((size) => [size, size > MiB]));
   });
 
   test(`wholeFileLimit ${LIMIT}: files up to it go to WebCrypto, larger ones stream through wasm`, async (t) => {
@@ -199,12 +237,26 @@ describe("hashFiles in Chromium", { skip }, () => {
     assert.deepEqual([...reported].sort((a, b) => a - b), SIZES.map((_, i) => i), "onFile once per file");
   });
 
+  test("a file deleted after it was picked fails alone (readFailed), and the last event still has the total", async (t) => {
+    const page = await open(t, "vanishing");
+    rmSync(fixtures.vanishing[1].path);
+    const r = await page.evaluate(async () => {
+      const events = [];
+      const results = await window.pkg.hashFiles(window.files, { onProgress: (p) => events.push(p) });
+      return { kinds: results.map((x) => (x.kind === "success" ? "success" : x.error)), last: events.at(-1) };
+    });
+    assert.deepEqual(r.kinds, ["success", "readFailed", "success"]);
+    assert.ok(r.last !== undefined && r.last.total !== undefined && r.last.bytes <= r.last.total, JSON.stringify(r.last));
+  });
+
   for (const concurrency of [1, 3]) {
-    test(`concurrency ${concurrency}: at most that many files at once, and that many workers`, async (t) => {
+    test(`concurrency ${concurrency}: at most that many files over 1 MiB at once, 4 times as many in all, and that many workers`, async (t) => {
       const page = await open(t, "mixed");
       const r = await run(page, { concurrency });
       assert.deepEqual(r.digests, expectedHex("mixed"));
-      assert.ok(r.maxInFlight >= 1 && r.maxInFlight <= concurrency, `${r.maxInFlight} files at once`);
+      // Small files (and the first MiB of each file, read before its size is asked) are pipelined 4 per lane.
+      assert.ok(r.maxInFlight >= 1 && r.maxInFlight <= 4 * concurrency, `${r.maxInFlight} files at once`);
+      assert.ok(r.maxBigInFlight >= 1 && r.maxBigInFlight <= concurrency, `${r.maxBigInFlight} files over 1 MiB at once`);
       assert.ok(r.workers.length >= 1 && r.workers.length <= concurrency, `${r.workers.length} workers`);
     });
   }

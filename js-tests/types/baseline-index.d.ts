@@ -184,7 +184,7 @@ export type HashFilesOptions = {
   onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number }>) => void;
   /** Aborting rejects with the signal's reason and stops every worker at once. */
   signal?: AbortSignal;
-  /** Files hashed at once (and the most workers): default `navigator.hardwareConcurrency`, at most 8 (4 when unknown). */
+  /** Files hashed at once (and the most workers): default `navigator.hardwareConcurrency`, at most 8 (4 when unknown); in browsers up to 4 times as many files of at most 1 MiB. */
   concurrency?: number;
   /**
    * Files up to this many bytes are read whole and digested by WebCrypto;

@@ -164,3 +164,43 @@ export async function digestStreaming(blob, hasher, onBytes, signal) {
     hasher.free?.();
   }
 }
+
+/**
+ * SHA-256 of a Blob of at most `limit` bytes, read through its stream and
+ * digested by WebCrypto, without asking the Blob its size first (Chromium
+ * answers a picked File's first `size` with a synchronous round trip to the
+ * browser process; its stream needs none). A Blob found longer than `limit`
+ * is not hashed: its read is cancelled and the result is `undefined`.
+ * @param {Blob} blob
+ * @param {SubtleCrypto} subtle
+ * @param {number} limit
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<{ digest: Uint8Array, size: number } | undefined>}
+ */
+export async function digestSmall(blob, subtle, limit, signal) {
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let size = 0;
+  const tooLong = new Error("longer than the limit");
+  try {
+    await readChunks(blob, (chunk) => {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLong; // readChunks cancels the read
+      chunks.push(chunk);
+    }, () => {}, signal);
+  } catch (error) {
+    if (error === tooLong) return undefined;
+    throw error;
+  }
+  // A stream's chunks are backed by ArrayBuffers of their own (never shared memory).
+  const bytes = /** @type {Uint8Array<ArrayBuffer>} */ (chunks.length === 1 ? chunks[0] : new Uint8Array(size));
+  if (chunks.length !== 1) {
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+  }
+  signal?.throwIfAborted();
+  return { digest: new Uint8Array(await subtle.digest("SHA-256", bytes)), size };
+}

@@ -1,17 +1,21 @@
 // Where hashFiles hashes: the runners behind its scheduler (hash-files.js).
 //
-//   browserRunner: small whole files from the calling thread, the rest in a
-//                  pool of module workers (hash-worker.js);
+//   browserRunner: small whole files from the calling thread (probed: read
+//                  without asking their size), the rest in a pool of module
+//                  workers (hash-worker.js);
 //   inlineRunner:  everything in the calling thread (Node, or a host without
 //                  workers): node:crypto streaming in Node, else WebCrypto
 //                  whole below the limit and wasm streaming above it.
 
-import { digestStreaming, digestWhole } from "./hash-blob.js";
+import { digestSmall, digestStreaming, digestWhole } from "./hash-blob.js";
 import { Sha256 } from "./sha256.js";
 
 /**
  * @typedef {object} Runner how files get hashed
  * @property {boolean} canWhole whether whole-file WebCrypto hashing is available
+ * @property {number} pipeline files of at most 1 MiB in flight per lane of `concurrency`
+ * @property {(file: Blob, limit: number, signal: AbortSignal | undefined) => Promise<{ digest: Uint8Array, size: number } | undefined>} [probe]
+ *   hashes a file of at most `limit` bytes without asking its size (undefined: it is longer)
  * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined) => Promise<Uint8Array>} run
  * @property {() => void} close
  */
@@ -24,6 +28,9 @@ import { Sha256 } from "./sha256.js";
 // digesting them on a page cost main-thread tasks of ~250 ms.
 const IN_THREAD_BYTES = 1024 * 1024;
 
+// Small files in flight per lane of `concurrency` (see hash-files.js).
+const PIPELINE = 4;
+
 /**
  * Browsers: small whole files from this thread, the rest in workers.
  * @param {string | URL | undefined} workerUrl
@@ -34,6 +41,9 @@ export function browserRunner(workerUrl) {
   const pool = workerPool(workerUrl);
   return {
     canWhole: typeof subtle?.digest === "function",
+    pipeline: PIPELINE,
+    // Small files, read here without a size round trip each (hash-blob.js).
+    probe: subtle === undefined ? undefined : (file, limit, signal) => digestSmall(file, subtle, limit, signal),
     run(file, whole, onBytes, signal) {
       if (whole && subtle !== undefined && file.size <= IN_THREAD_BYTES) return digestWhole(file, subtle, onBytes, signal);
       return pool.run(file, whole, onBytes);
@@ -142,6 +152,7 @@ export function inlineRunner() {
   const subtle = globalThis.crypto?.subtle;
   return {
     canWhole: nodeCrypto === undefined && typeof subtle?.digest === "function",
+    pipeline: 1,
     run(file, whole, onBytes, signal) {
       if (whole && subtle !== undefined) return digestWhole(file, subtle, onBytes, signal);
       return digestStreaming(file, nodeCrypto === undefined ? new Sha256() : nodeHasher(nodeCrypto), onBytes, signal);
