@@ -14,6 +14,10 @@ import { _useNativeSha256 } from "./lib/snapshot-core.js";
 
 export * from "./web.js";
 export { default } from "./web.js";
+// Internal, for `artifact-bloom/delta`'s Node build, which takes what it
+// shares with the main entry from node.cjs (lib/delta-main.js): not in the
+// types, and left out of node.mjs.
+export { _fetchSnapshotWith } from "./lib/snapshot-fetch.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

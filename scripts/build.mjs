@@ -3,10 +3,10 @@
 //
 //   1. wasm-pack compiles the crate three times for wasm32 and runs
 //      wasm-bindgen (web target): the main module (default features: the
-//      artifact filter, ABF1, SHA-256, applying ABD1 deltas), the variants
+//      artifact filter, ABF1, SHA-256), the variants
 //      module (`--no-default-features --features variants`: TLBF, mergeable,
 //      scalable, sizing) and the delta module (`--features delta-encode`:
-//      the ABD1 encoder and composer, which only servers run), so the main
+//      ABD1 deltas: encode, compose and apply), so the main
 //      entry carries neither;
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
 //   3. each module's bytes are embedded in a generated `*_instance.js` that
@@ -212,7 +212,9 @@ for (const module of MODULES) {
     plugins: module.nodeShared ? [sharedModules(module.nodeShared)] : [],
   });
   const api = require(cjs);
-  const names = Object.keys(api).filter((name) => name !== "default" && name !== "__esModule");
+  // `_`-names are internal (node-entry.js's `_fetchSnapshotWith`, which
+  // the delta entry's Node build takes from node.cjs): not in the ESM face.
+  const names = Object.keys(api).filter((name) => name !== "default" && name !== "__esModule" && !name.startsWith("_"));
   exportsOf[module.label] = names;
   const base = module.node.split("/").pop();
   writeFileSync(

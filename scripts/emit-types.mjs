@@ -12,7 +12,7 @@
 //   3. the entries: index.d.ts (lib/index.js's values, the types of
 //      types.js, client-types.js and delta-types.js, init/initSync) and variants/index.d.ts (lib/variants.js's
 //      values, the types of variant-types.js) and delta/index.d.ts
-//      (lib/delta-encode.js's values, the types of delta-types.js);
+//      (lib/delta-api.js's values, the types of delta-types.js);
 //   4. CommonJS copies: every .d.ts as .d.cts, relative "./x.js" specifiers
 //      rewritten to "./x.cjs", so a `.d.cts` entry imports only CJS-typed files;
 //   5. compile index.d.ts and index.d.cts as a browser-only consumer would
@@ -45,7 +45,7 @@ const ENTRIES = [
     declarations: () => ENTRY_DECLARATIONS,
   },
   { file: "variants/index.d.ts", values: "../lib/variants.js", types: ["../lib/variant-types.js"], declarations: () => DISPOSE_DECLARATION },
-  { file: "delta/index.d.ts", values: "../lib/delta-encode.js", types: ["../lib/delta-types.js"], declarations: () => "" },
+  { file: "delta/index.d.ts", values: "../lib/delta-api.js", types: ["../lib/delta-types.js"], declarations: () => "" },
 ];
 
 // The classes have \`[Symbol.dispose]()\` (for \`using\`). A project whose lib

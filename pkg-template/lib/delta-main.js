@@ -1,5 +1,5 @@
-// What `artifact-bloom/delta` uses of the main entry: its filter class and
-// its ABF1 encoder. One module, so the Node build (scripts/build.mjs) can
+// What `artifact-bloom/delta` uses of the main entry: its filter class, its
+// ABF1 encoder and loader, and its fetchSnapshot's maker. One module, so the Node build (scripts/build.mjs) can
 // replace it with the main entry's own bundle (../node.cjs): a filter made
 // with `artifact-bloom` must be the same class, in the same wasm instance,
 // as the one the delta module checks. Browsers and bundlers load these very
@@ -10,4 +10,6 @@
 import "../artifact_bloom_instance.js";
 
 export { ArtifactBloomFilter } from "./filter.js";
-export { encodeSnapshot } from "./snapshot.js";
+export { encodeSnapshot, loadSnapshot } from "./snapshot.js";
+// Internal (node-entry.js exports it for the Node build's sharing).
+export { _fetchSnapshotWith } from "./snapshot-fetch.js";

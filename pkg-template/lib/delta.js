@@ -1,26 +1,34 @@
 // ABD1 snapshot deltas (docs/ABD1.md): the bits a newer ABF1 snapshot adds
 // to an older one, so a client refresh costs what changed. This is the
-// client side (apply, read a header); writing and joining deltas, which
-// only servers do, is `artifact-bloom/delta` (./delta-encode.js).
+// client side (apply, read a header), exported by `artifact-bloom/delta`
+// beside the encoder and the composer (./delta-encode.js), in the delta wasm
+// module: the main entry carries no ABD1 code.
 //
+// The delta module cannot read the main module's memory: the base reaches
+// it as the ABF1 file the main entry's `encodeSnapshot` writes, and the
+// rebuilt target comes back as an ABF1 file that the main entry's
+// `loadSnapshot` loads: its checksum step (node:crypto in Node) decides, so
+// a delta never yields a snapshot a full download of the target would not.
 // The format, its checks and the codes live in Rust (src/delta/). Here:
-// argument checks, result shapes, and the last step of an apply, which is
-// `loadSnapshot` of the rebuilt target file: its checksum step (node:crypto in
-// Node) decides, so a delta never yields a snapshot a full download of the
-// target would not. Results are `{ kind: "success", value }` or
-// `{ kind: "failure", error, message }`; a wrong argument type throws.
+// argument checks, result shapes. Results are `{ kind: "success", value }`
+// or `{ kind: "failure", error, message }`; a wrong argument type throws.
 
-import { diagnoseDelta, parseDeltaHeader, rebuildFromDelta, verifyDelta } from "../artifact_bloom.js";
+// The main entry first: its instance must exist before its lib modules load.
+import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "./delta-main.js";
+// The delta module's instance: SnapshotHolder (main entry) reaches this
+// module without importing `artifact-bloom/delta`.
+import "../artifact_bloom_delta_instance.js";
+import { diagnoseDelta, inputBuffer, parseDeltaHeader, rebuildFromDelta, verifyDelta, wasmMemory } from "../artifact_bloom_delta.js";
 import { checkInteger, load } from "./checks.js";
 import { isUint8Array, typeError } from "./errors.js";
-import { ArtifactBloomFilter } from "./filter.js";
-import { toWasm } from "./memory.js";
-import { loadSnapshot } from "./snapshot.js";
+import { stagingFor } from "./staging.js";
 
 /**
  * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "./types.js"
  * @import { SnapshotDeltaApplyError, SnapshotDeltaError, SnapshotDeltaHeader, SnapshotDeltaResult } from "./delta-types.js"
  */
+
+const { stageInput, toWasm } = stagingFor(inputBuffer, wasmMemory);
 
 /**
  * A snapshot argument: an object with a live ArtifactBloomFilter and an
@@ -50,12 +58,27 @@ function checkDelta(parameter, value) {
 }
 
 /**
+ * Stages the base's ABF1 file and the delta back to back in the delta module
+ * (one input is staged at a time).
+ * @param {Uint8Array} baseFile
+ * @param {Uint8Array} deltaBytes
+ * @returns {[number, number]} the staged length and the base file's length
+ */
+function stageBoth(baseFile, deltaBytes) {
+  const staged = stageInput(baseFile.byteLength + deltaBytes.byteLength);
+  staged.set(baseFile);
+  staged.set(deltaBytes, baseFile.byteLength);
+  return [staged.byteLength, baseFile.byteLength];
+}
+
+/**
  * Applies an ABD1 delta to the snapshot it was made from. Success is a new
  * snapshot of the target (the base is untouched, so its readers finish
  * undisturbed), exactly what `loadSnapshot` of the full target file gives.
  * Failure codes: every decode check of the delta, `wrongBase` (another
  * catalogVersion, layout or bit array than the delta names) and
- * `resultChecksumMismatch`.
+ * `resultChecksumMismatch`. (Exported by `artifact-bloom/delta`, no longer by
+ * the main entry.)
  * @param {ArtifactIndexSnapshot} baseSnapshot
  * @param {Uint8Array} deltaBytes
  * @param {SnapshotMeta} [meta] copied onto the new snapshot, as loadSnapshot does
@@ -64,16 +87,19 @@ function checkDelta(parameter, value) {
 export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
   checkSnapshot("baseSnapshot", baseSnapshot);
   checkDelta("deltaBytes", deltaBytes);
-  const base = baseSnapshot.filter._raw();
   /** @type {import("./variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
-  const rebuilt = load(() => rebuildFromDelta(base, baseSnapshot.catalogVersion, toWasm(deltaBytes)));
+  const written = load(() => encodeSnapshot(baseSnapshot.filter, { catalogVersion: baseSnapshot.catalogVersion }));
+  if (written.kind === "failure") return written;
+  const baseFile = written.value;
+  /** @type {import("./variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
+  const rebuilt = load(() => rebuildFromDelta(...stageBoth(baseFile, deltaBytes)));
   if (rebuilt.kind === "failure") return rebuilt;
   const loaded = loadSnapshot(rebuilt.value, meta);
   if (loaded.kind === "success" || loaded.error !== "checksumMismatch") return loaded;
   // Which of the two it was: a base whose bits are not the named ones, or a
   // delta inconsistent with its own target header. diagnoseDelta always throws.
   /** @type {import("./variant-types.js").DecodeResult<void, SnapshotDeltaApplyError>} */
-  const diagnosed = load(() => diagnoseDelta(base, toWasm(deltaBytes)));
+  const diagnosed = load(() => diagnoseDelta(...stageBoth(baseFile, deltaBytes)));
   return diagnosed.kind === "failure" ? diagnosed : loaded;
 }
 
@@ -81,6 +107,7 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
  * A delta's header. By default only its 200 fixed bytes are checked (load
  * steps 1–5: what a damaged file claims, for tools); `{ verify: true }` runs
  * every check that needs no base (length, checksum, positions).
+ * (Exported by `artifact-bloom/delta`, no longer by the main entry.)
  * @param {Uint8Array} bytes
  * @param {{ verify?: boolean }} [options]
  * @returns {SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>}

@@ -2,12 +2,14 @@
 // its option checks, and one polling session (fetch, refresh, schedule the
 // next poll). Each poll passes the snapshot in service as fetchSnapshot's
 // `base`, so a server that offers ABD1 deltas (docs/ABD1.md "HTTP") sends
-// only what changed; the holder counts what each refresh cost.
+// only what changed; the holder counts what each refresh cost. The fetch is
+// `artifact-bloom/delta`'s (./delta-fetch.js): a page that imports only
+// fetchSnapshot of the main entry, not SnapshotHolder, bundles no delta code.
 
 import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startTimer } from "./deadline.js";
 import { rangeError, typeError } from "./errors.js";
 import { optionalFunction } from "./holder-checks.js";
-import { fetchSnapshot } from "./snapshot-fetch.js";
+import { fetchSnapshot } from "./delta-fetch.js";
 import { checkStreamOptions } from "./snapshot-stream.js";
 
 /**

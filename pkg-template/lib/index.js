@@ -12,8 +12,9 @@ export {
   loadSnapshotStream,
   readSnapshotHeader,
 } from "./snapshot.js";
+// Conditional requests only: deltas (applySnapshotDelta, readSnapshotDeltaHeader
+// and a delta-asking fetchSnapshot) are `artifact-bloom/delta`'s.
 export { fetchSnapshot } from "./snapshot-fetch.js";
-export { applySnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
 export { HttpArtifactRepository } from "./http-repository.js";
 export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";

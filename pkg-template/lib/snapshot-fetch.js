@@ -2,6 +2,11 @@
 // the full file or, given a `base` the caller holds, as an ABD1 delta from it
 // (RFC 3229 delta encoding; docs/ABD1.md "HTTP").
 //
+// The main entry's fetchSnapshot asks for no delta (it carries no ABD1
+// code); `artifact-bloom/delta`'s does: ./delta-fetch.js makes it with
+// `_fetchSnapshotWith(applySnapshotDelta)`, so this module never imports the
+// delta module.
+//
 // The delta path can only save bytes, never change the answer: the server
 // names what it sends (`226 IM Used`, `IM: abd1`), applySnapshotDelta checks
 // the result against the target's ABF1 checksum, and anything else — a
@@ -9,14 +14,13 @@
 // not apply — ends in the full snapshot.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "./deadline.js";
-import { applySnapshotDelta } from "./delta.js";
 import { rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { ABF1_HEADER_LENGTH, loadFailure } from "./snapshot-core.js";
 import { checkStreamOptions, loadSnapshotStream, readWholeBody } from "./snapshot-stream.js";
 
 /**
- * @import { ArtifactIndexSnapshot, SnapshotResult } from "./types.js"
+ * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "./types.js"
  * @import { FetchSnapshotDeltaOptions, FetchSnapshotResult } from "./delta-types.js"
  * @import { Timers } from "./client-types.js"
  */
@@ -71,23 +75,56 @@ function usedDelta(header) {
  * checksum, catalogVersion). The snapshot carries `etag` and `lastModified`
  * from the response; an `httpError` failure carries the `status`.
  *
- * With `base` (a loaded snapshot), the request asks for an ABD1 delta from
- * it (`A-IM: abd1`); a `226 IM Used` answer is applied to `base` and checked
- * against the target checksum, and anything unexpected falls back to the
- * full snapshot. A success's `transfer` says how many bytes came and whether
- * a delta was used.
+ * With `base` (a loaded snapshot), the request is conditional on it too
+ * (its ETag, else its checksum, joins If-None-Match: a 304 answers
+ * `notModified`), but asks for no ABD1 delta: the main entry carries no delta
+ * code. `fetchSnapshot` of `artifact-bloom/delta` takes the same arguments
+ * and also asks for a delta from `base` (`A-IM: abd1`). A success's
+ * `transfer` says how many bytes came (`delta` is false here).
  *
  * @example
  * ```ts
  * const loaded = await fetchSnapshot("/snapshot", { base: current });
- * if (loaded.kind === "success") console.log(loaded.transfer.delta, loaded.transfer.bytes);
+ * if (loaded.kind === "failure" && loaded.error === "notModified") console.log("still current");
  * ```
  *
  * @param {string | URL} url
  * @param {FetchSnapshotDeltaOptions} [options]
  * @returns {Promise<FetchSnapshotResult>}
  */
-export async function fetchSnapshot(url, options = {}) {
+export function fetchSnapshot(url, options = {}) {
+  return fetchWith(undefined, url, options);
+}
+
+/**
+ * How a delta-capable fetch applies a `226 IM Used` body: `applySnapshotDelta`'s signature.
+ *
+ * @typedef {(base: ArtifactIndexSnapshot, deltaBytes: Uint8Array, meta: SnapshotMeta) =>
+ *   SnapshotResult | { kind: "failure"; error: string; message: string }} ApplyDelta
+ */
+
+/**
+ * A fetchSnapshot that asks for ABD1 deltas from `base` and applies them
+ * with `applyDelta` (internal: `artifact-bloom/delta` makes its fetchSnapshot
+ * with it, so the main entry's modules never import the delta module).
+ *
+ * @internal
+ * @param {ApplyDelta} applyDelta
+ * @returns {(url: string | URL, options?: FetchSnapshotDeltaOptions) => Promise<FetchSnapshotResult>}
+ */
+export function _fetchSnapshotWith(applyDelta) {
+  return (url, options = {}) => fetchWith(applyDelta, url, options);
+}
+
+/**
+ * fetchSnapshot, asking for a delta when `applyDelta` is given.
+ *
+ * @param {ApplyDelta | undefined} applyDelta
+ * @param {string | URL} url
+ * @param {FetchSnapshotDeltaOptions} options
+ * @returns {Promise<FetchSnapshotResult>}
+ */
+async function fetchWith(applyDelta, url, options) {
   options ??= {};
   const { etag, headers = {}, fetch: fetchImpl = globalThis.fetch, base } = options;
   if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
@@ -99,15 +136,16 @@ export async function fetchSnapshot(url, options = {}) {
   const signal = checkSignal(options.signal);
   const settings = { url, options, fetchImpl, timeoutMs, timers, signal };
   const baseTag = base === undefined ? undefined : baseTagOf(base);
-  const answered = await send(settings, etag, baseTag);
+  const askDelta = applyDelta !== undefined && baseTag !== undefined;
+  const answered = await send(settings, etag, baseTag, askDelta);
   if (answered.kind === "failure") return answered;
   const { response } = answered;
-  if (base === undefined || baseTag === undefined || response.status !== 226) return loadResponse(settings, response, etag);
+  if (base === undefined || !askDelta || response.status !== 226) return loadResponse(settings, response, etag);
   if (!usedDelta(response.headers.get("im"))) {
     await response.body?.cancel();
     return withDeltaFailure(await fullAgain(settings, etag), 0, "unexpectedInstanceManipulation");
   }
-  const delta = await readDelta(settings, response, base);
+  const delta = await readDelta(settings, response, base, applyDelta);
   if (delta.kind === "success") return delta;
   // The delta cost its bytes and was no use: the full file, once.
   return withDeltaFailure(await fullAgain(settings, etag), delta.bytes, delta.error);
@@ -129,15 +167,16 @@ export async function fetchSnapshot(url, options = {}) {
  *
  * @param {FetchSettings} settings
  * @param {string | undefined} etag
- * @param {string | undefined} baseTag asks for a delta from the instance with this tag
+ * @param {string | undefined} baseTag the base's tag: the request is conditional on it too
+ * @param {boolean} askDelta asks for a delta from the instance with that tag
  * @returns {Promise<{ kind: "response"; response: Response } | Extract<SnapshotResult, { kind: "failure" }>>}
  */
-async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag) {
+async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag, askDelta) {
   /** @type {Record<string, string>} */
   const requestHeaders = { ...options.headers };
   const tags = [...new Set([etag, baseTag].filter((tag) => typeof tag === "string" && tag !== ""))];
   if (tags.length > 0) requestHeaders["If-None-Match"] = tags.join(", ");
-  if (baseTag !== undefined) requestHeaders["A-IM"] = DELTA_IM;
+  if (askDelta) requestHeaders["A-IM"] = DELTA_IM;
   // The limit covers the wait for the response headers; the body gets an
   // idle limit (a large snapshot may take longer than timeoutMs).
   const deadline = startDeadline(signal, timeoutMs, timers, `GET ${url}`);
@@ -159,7 +198,7 @@ async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag
  * @returns {Promise<FetchSnapshotResult>}
  */
 async function fullAgain(settings, etag) {
-  const answered = await send(settings, etag, undefined);
+  const answered = await send(settings, etag, undefined, false);
   return answered.kind === "failure" ? answered : loadResponse(settings, answered.response, etag);
 }
 
@@ -237,9 +276,10 @@ async function loadResponse(settings, response, etag) {
  * @param {FetchSettings} settings
  * @param {Response} response
  * @param {ArtifactIndexSnapshot & { header?: { payloadLength?: unknown } }} base
+ * @param {ApplyDelta} applyDelta
  * @returns {Promise<Extract<FetchSnapshotResult, { kind: "success" }> | { kind: "failure"; error: string; message: string; bytes: number }>}
  */
-async function readDelta(settings, response, base) {
+async function readDelta(settings, response, base, applyDelta) {
   const { options, timeoutMs, timers, signal } = settings;
   const payloadLength = base.header?.payloadLength;
   const fullBytes = typeof payloadLength === "number" ? ABF1_HEADER_LENGTH + payloadLength : Infinity;
@@ -252,7 +292,7 @@ async function readDelta(settings, response, base) {
   if (body.kind === "failure") return { ...body, bytes: 0 };
   const bytes = body.value.byteLength;
   options.onProgress?.({ bytes, total: bytes });
-  const applied = applySnapshotDelta(base, body.value, metaOf(settings, response));
+  const applied = applyDelta(base, body.value, metaOf(settings, response));
   if (applied.kind === "failure") {
     return { kind: "failure", error: applied.error, message: applied.message, bytes };
   }

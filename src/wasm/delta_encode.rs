@@ -1,7 +1,7 @@
 //! Raw binding of the server side of ABD1 (`crate::delta`): encode and
 //! compose, in their own module (`artifact-bloom/delta`, Cargo feature
-//! `delta-encode`), so the main entry's wasm carries only what a browser
-//! needs to apply deltas (`super::delta`). `pkg-template/lib/delta-encode.js`
+//! `delta-encode`), beside the client side (`super::delta_apply`), so the
+//! main entry's wasm carries no ABD1 code. `pkg-template/lib/delta-encode.js`
 //! wraps these.
 //!
 //! This module cannot read the main module's memory, so the encoder takes
@@ -15,12 +15,12 @@ use crate::abf1;
 use crate::delta::{self, DeltaError};
 use wasm_bindgen::prelude::*;
 
-fn delta_error(error: DeltaError) -> JsValue {
+pub(super) fn delta_error(error: DeltaError) -> JsValue {
     error::coded(&error)
 }
 
 /// The two inputs staged back to back, split at `first_length`.
-fn split(both: &[u8], first_length: usize) -> Result<(&[u8], &[u8]), JsValue> {
+pub(super) fn split(both: &[u8], first_length: usize) -> Result<(&[u8], &[u8]), JsValue> {
     // A first length beyond the staged bytes is the same mistake as a
     // length beyond the stage: the caller's lengths disagree with it.
     both.split_at_checked(first_length).ok_or_else(|| {
@@ -34,8 +34,9 @@ fn split(both: &[u8], first_length: usize) -> Result<(&[u8], &[u8]), JsValue> {
 /// payload (two SHA-256 passes of the files per delta). Were the bytes
 /// damaged anyway, the delta would name a target checksum its rebuilt
 /// payload cannot meet, and every apply would refuse it (the ABF1 load that
-/// ends `applySnapshotDelta`).
-fn load_written(file: &[u8]) -> Result<abf1::Snapshot, JsValue> {
+/// ends `applySnapshotDelta`). The apply side (`super::delta_apply`) loads
+/// its base this way too.
+pub(super) fn load_written(file: &[u8]) -> Result<abf1::Snapshot, JsValue> {
     let stored = abf1::parse_header(file).map(|header| header.checksum).unwrap_or_default();
     abf1::decode_with(file, |_, _| stored).map_err(|e| error::coded(&e))
 }

@@ -11,8 +11,8 @@
 mod alloc;
 #[cfg(feature = "artifact")]
 mod checksum;
-#[cfg(feature = "artifact")]
-mod delta;
+#[cfg(feature = "delta-encode")]
+mod delta_apply;
 #[cfg(feature = "delta-encode")]
 mod delta_encode;
 #[cfg_attr(not(feature = "artifact"), allow(dead_code))]
