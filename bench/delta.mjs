@@ -30,11 +30,11 @@ if (!existsSync(ENTRY)) {
   console.error("bench/delta.mjs: pkg/ is not built; run: node scripts/build.mjs");
   process.exit(2);
 }
+const { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } = await import(ENTRY);
+// Deltas, both sides and the delta-asking fetchSnapshot, are their own entry (their own wasm module).
 const {
-  ArtifactBloomFilter, applySnapshotDelta, encodeSnapshot, fetchSnapshot, loadSnapshot, readSnapshotDeltaHeader,
-} = await import(ENTRY);
-// The publisher's side is its own entry (its own wasm module).
-const { composeSnapshotDeltas, encodeSnapshotDelta } = await import(new URL("../pkg/delta/index.mjs", import.meta.url));
+  applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, fetchSnapshot, readSnapshotDeltaHeader,
+} = await import(new URL("../pkg/delta/index.mjs", import.meta.url));
 const { startServer } = await import(new URL("../pkg/cli/serve.mjs", import.meta.url));
 const HTTP_ONLY = process.argv.includes("--http-only");
 

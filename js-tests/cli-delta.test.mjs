@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { applySnapshotDelta, encodeSnapshot, loadSnapshot, readSnapshotDeltaHeader } from "artifact-bloom";
+import { encodeSnapshot, loadSnapshot } from "artifact-bloom";
+import { applySnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 import { sha256 } from "./helpers/abf1.mjs";
 import { listDir, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, test } from "node:test";
+import * as esbuild from "esbuild";
 import init, * as api from "artifact-bloom";
 import { ArtifactBloomFilter, Sha256, sha256 } from "artifact-bloom";
 
@@ -260,16 +261,37 @@ describe("artifact-bloom/delta", () => {
       const target = snapshotOf(Filter, 4, 2);
       const delta = cjs.encodeSnapshotDelta(base, target);
       assert.equal(delta.kind, "success", delta.message);
-      const applied = api.applySnapshotDelta(base, delta.value);
+      const applied = esm.applySnapshotDelta(base, delta.value);
       assert.equal(applied.kind, "success");
       assert.deepEqual(applied.value.filter.serializeBits(), target.filter.serializeBits());
       for (const snapshot of [base, target, applied.value]) snapshot.filter.free();
     }
   });
 
-  test("the main entry applies deltas but carries neither the encoder nor the composer", () => {
-    for (const name of ["encodeSnapshotDelta", "composeSnapshotDeltas"]) assert.equal(name in api, false, name);
-    assert.equal(typeof api.applySnapshotDelta, "function");
+  test("the main entry carries no delta function; its fetchSnapshot is not the delta entry's", async () => {
+    for (const name of ["encodeSnapshotDelta", "composeSnapshotDeltas", "applySnapshotDelta", "readSnapshotDeltaHeader"]) {
+      assert.equal(name in api, false, name);
+    }
+    const esm = await import("artifact-bloom/delta");
+    assert.equal(esm.applySnapshotDelta, require("artifact-bloom/delta").applySnapshotDelta);
+    assert.equal(typeof esm.fetchSnapshot, "function");
+    assert.notEqual(esm.fetchSnapshot, api.fetchSnapshot);
+  });
+
+  test("a page's four imports bundle no delta code; SnapshotHolder (polling with deltas) does", async () => {
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    const inputsOf = async (names) => {
+      const built = await esbuild.build({
+        stdin: { contents: `export { ${names} } from "./web.js";`, resolveDir: root, sourcefile: "page.js" },
+        bundle: true, minify: true, format: "esm", platform: "browser", write: false, metafile: true, logLevel: "silent",
+      });
+      return Object.values(built.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    };
+    const page = await inputsOf("ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256");
+    assert.ok(page.some((input) => input.endsWith("lib/snapshot-fetch.js")), page.join(", "));
+    assert.deepEqual(page.filter((input) => /delta/.test(input)), []);
+    const polling = await inputsOf("SnapshotHolder");
+    assert.ok(polling.some((input) => input.endsWith("artifact_bloom_delta_instance.js")), polling.join(", "));
   });
 });
 

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import test from "node:test";
 import { fileURLToPath } from "node:url";
-import { Sha256, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader } from "artifact-bloom";
+import { Sha256, loadSnapshot, readSnapshotHeader } from "artifact-bloom";
+import { readSnapshotDeltaHeader } from "artifact-bloom/delta";
 import { readVector } from "./helpers/abf1.mjs";
 
 const PACKAGE = new URL("node_modules/artifact-bloom/", import.meta.url);

@@ -1,10 +1,12 @@
 // Delta snapshots over HTTP (docs/ABD1.md "HTTP"): `serve` answers
 // `A-IM: abd1` + If-None-Match naming a version it served with
-// `226 IM Used` and one ABD1 delta; `fetchSnapshot(url, { base })` applies
+// `226 IM Used` and one ABD1 delta; `artifact-bloom/delta`'s
+// `fetchSnapshot(url, { base })` applies
 // it and ends exactly where a full download ends, falls back to the full
 // file for anything else, and says what the transfer cost; a SnapshotHolder
 // polling a real server through five versions uses deltas and ends
-// bit-identical to a full load of the last one.
+// bit-identical to a full load of the last one. The main entry's
+// fetchSnapshot with `base` stays conditional (304) but asks for no delta.
 //
 // Servers listen on 127.0.0.1, port 0. Polls are fired by hand through
 // injected timers: nothing here waits on the clock.
@@ -14,7 +16,8 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot, loadSnapshot } from "artifact-bloom";
+import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot as fetchFull, loadSnapshot } from "artifact-bloom";
+import { fetchSnapshot } from "artifact-bloom/delta";
 import { packedDigests } from "./helpers/abf1.mjs";
 import { tempDir, writeHexList } from "./helpers/cli.mjs";
 import { manualTimers } from "./helpers/timers.mjs";
@@ -128,6 +131,20 @@ describe("serve + fetchSnapshot({ base })", () => {
 
   test("a bad base argument throws before any request", async () => {
     await assert.rejects(fetchSnapshot(served.url, { base: { catalogVersion: 1 } }), TypeError);
+    await assert.rejects(fetchFull(served.url, { base: { catalogVersion: 1 } }), TypeError);
+  });
+
+  test("the main entry's fetchSnapshot with base: no delta (the full file), but still notModified when current", async () => {
+    const old = await fetchSnapshot(served.url);
+    await served.publish(old.value.catalogVersion + 1);
+    const full = await fetchFull(served.url, { base: old.value });
+    assert.equal(full.kind, "success", full.message);
+    assert.equal(full.transfer.delta, false);
+    assert.equal(full.transfer.deltaFailure, undefined);
+    assertSameAsFull(full.value, fileAt(old.value.catalogVersion + 1));
+    const again = await fetchFull(served.url, { base: full.value });
+    assert.equal(again.kind, "failure");
+    assert.equal(again.error, "notModified");
   });
 });
 
@@ -155,6 +172,18 @@ describe("fetchSnapshot({ base }) against other servers", () => {
     assert.equal(result.transfer.delta, false);
     assert.deepEqual(asked, { im: "abd1", tags: `"${base.header.checksum}"` });
     assertSameAsFull(result.value, full);
+  });
+
+  test("the main entry's fetchSnapshot names the base in If-None-Match but sends no A-IM", async () => {
+    let asked;
+    answer = (request, response) => {
+      asked = { im: request.headers["a-im"], tags: request.headers["if-none-match"] };
+      response.writeHead(200, { "content-length": full.byteLength }).end(full);
+    };
+    const result = await fetchFull(url(), { base, etag: '"v0"' });
+    assert.equal(result.kind, "success", result.message);
+    assert.equal(result.transfer.delta, false);
+    assert.deepEqual(asked, { im: undefined, tags: `"v0", "${base.header.checksum}"` });
   });
 
   for (const [name, headers, body] of [

@@ -146,8 +146,11 @@ function showSnapshot(snapshot, service, loadMs) {
 let holder;
 
 // "Check for updates": asks the server for an ABD1 delta from the snapshot
-// held (fetchSnapshot's `base`; the server answers 226 with only the new
-// bits, or the full file), and says what the refresh cost.
+// held (`artifact-bloom/delta`'s fetchSnapshot with `base`; the server
+// answers 226 with only the new bits, or the full file), and says what the
+// refresh cost. The delta module is imported on the first click only: the
+// page's first load needs none of it.
+let deltaApi;
 async function refreshCatalog() {
   const button = $("snapshot-refresh");
   const status = $("refresh-status");
@@ -157,7 +160,8 @@ async function refreshCatalog() {
   const current = holder.current();
   let result;
   try {
-    result = await api.fetchSnapshot(SNAPSHOT_URL, { base: current, etag: current.etag, maxBytes: MAX_SNAPSHOT_BYTES });
+    deltaApi ??= await import("/pkg/delta/index.js");
+    result = await deltaApi.fetchSnapshot(SNAPSHOT_URL, { base: current, etag: current.etag, maxBytes: MAX_SNAPSHOT_BYTES });
   } catch (error) {
     result = { kind: "failure", error: "unreachable", message: error?.message };
   }

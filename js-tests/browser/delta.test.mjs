@@ -1,5 +1,6 @@
 // ABD1 deltas in a real browser: the browser build (pkg/web.js, `await
-// init()`, and pkg/delta/index.js for the encoder) in Debian's Chromium, where loadSnapshot — the last step of
+// init()`, and pkg/delta/index.js for the encoder and applySnapshotDelta)
+// in Debian's Chromium, where loadSnapshot (main entry) — the last step of
 // applySnapshotDelta — hashes in wasm instead of node:crypto. The same
 // self-contained scenario runs in the page and in Node; both must give the
 // same outcomes, and the applied snapshot must re-encode to the full target.
@@ -82,8 +83,8 @@ describe("ABD1 deltas in Chromium (browser build) equal Node", { skip }, () => {
     browserResults = await page.evaluate(async (source) => {
       const pkg = await import("/web.js");
       await pkg.default();
-      // The encoder is the server-side entry's: its own wasm module, sharing
-      // the main entry's filters.
+      // Deltas (encode and apply) are artifact-bloom/delta's: its own wasm
+      // module, sharing the main entry's filters.
       const delta = await import("/delta/index.js");
       // eslint-disable-next-line no-eval
       return (0, eval)(`(${source})`)({ ...pkg, ...delta });

@@ -1,8 +1,9 @@
 // The www page refreshing its snapshot with an ABD1 delta, in Debian's
 // Chromium against a real `serve` (127.0.0.1, port 0): the page loads v1,
 // the catalog is republished as v2 (1 % more digests, same layout), and
-// "Check for updates" fetches a `226 IM Used` delta, applies it in the
-// browser build, and shows the bytes saved. The result must be v2: its
+// "Check for updates" fetches a `226 IM Used` delta with
+// `artifact-bloom/delta`'s fetchSnapshot (/pkg/delta/index.js), applies it
+// in the browser build, and shows the bytes saved. The result must be v2: its
 // header (checksum included) equals the full v2's, and applySnapshotDelta
 // only succeeds when the rebuilt bits hash to that checksum.
 //

@@ -73,8 +73,10 @@ const baseline = surfaceOf(programOf(baselinePath), baselinePath);
 // The CommonJS declarations are checked by path: which file `require`
 // resolves to is package.json's business ("exports" conditions). The
 // baseline described one entry; its other filters and sizing helpers now
-// live in "artifact-bloom/variants" and the delta encoder and composer in
-// "artifact-bloom/delta", so each side is the three entries together.
+// live in "artifact-bloom/variants" and the delta functions (encode,
+// compose, apply, read a header) in "artifact-bloom/delta", so each side is
+// the three entries together. Both the main entry and the delta entry
+// export a fetchSnapshot (the delta one asks for deltas), of one type.
 const esmEntry = resolveEntry(ts.ModuleKind.ESNext);
 const packageDir = dirname(esmEntry);
 const entries = {

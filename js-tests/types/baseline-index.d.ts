@@ -486,7 +486,8 @@ export declare function encodeSnapshotDelta(
 /**
  * Applies a delta to the snapshot it was made from: a NEW snapshot of the
  * target, equal to `loadSnapshot` of the full target file (the base is left
- * as it was). Ends with the ABF1 checksum of the rebuilt target.
+ * as it was). Ends with the ABF1 checksum of the rebuilt target. Now
+ * exported by "artifact-bloom/delta" (its own wasm module).
  * @throws {TypeError | RangeError} for a wrong argument type.
  *
  * @example
@@ -514,6 +515,7 @@ export declare function composeSnapshotDeltas(
 /**
  * A delta's header: its 200 fixed bytes only by default (what a damaged file
  * claims); `{ verify: true }` also checks length, checksum and positions.
+ * Now exported by "artifact-bloom/delta".
  */
 export declare function readSnapshotDeltaHeader(
   bytes: Uint8Array,

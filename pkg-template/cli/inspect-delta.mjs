@@ -3,7 +3,8 @@
 // the full target, and its verdict. The format is recognised by the package's
 // decoders (an ABF1 load that says badMagic, then an ABD1 header that
 // parses), never by restating magic numbers here.
-import { ABF1_HEADER_LENGTH, applySnapshotDelta, loadSnapshot, readSnapshotDeltaHeader } from "../node.mjs";
+import { applySnapshotDelta, readSnapshotDeltaHeader } from "../delta/index.mjs";
+import { ABF1_HEADER_LENGTH, loadSnapshot } from "../node.mjs";
 import { readInputFile } from "./common.mjs";
 
 /** True when `loaded` (loadSnapshot's failure) and the bytes say "an ABD1 file, maybe damaged". */

@@ -9,8 +9,8 @@
 // applying it to the base: the result must be the published snapshot.
 import { readFile, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { encodeSnapshotDelta } from "../delta/index.mjs";
-import { applySnapshotDelta, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader } from "../node.mjs";
+import { applySnapshotDelta, encodeSnapshotDelta, readSnapshotDeltaHeader } from "../delta/index.mjs";
+import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { UsageError } from "./common.mjs";
 import { replaceFile } from "./replace.mjs";
 

@@ -349,7 +349,8 @@ export class SnapshotHolder {
   }
 
   /**
-   * Refreshes from `url` with `fetchSnapshot` every `intervalMs` (measured
+   * Refreshes from `url` with `fetchSnapshot` (`artifact-bloom/delta`'s,
+   * which asks for ABD1 deltas; the holder loads that module) every `intervalMs` (measured
    * from the end of the previous poll, so polls never overlap), sending
    * If-None-Match with the current snapshot's etag. Timers are unref()ed in
    * Node. A second call restarts polling with the new settings. A poll that

@@ -44,9 +44,7 @@ import init, {
   DEFAULT_WHOLE_FILE_LIMIT,
   OciRegistryError,
   OciRegistryRepository,
-  applySnapshotDelta,
   hashFiles,
-  readSnapshotDeltaHeader,
   type FetchSnapshotOptions,
   type HashFileResult,
   type HashFilesOptions,
@@ -94,7 +92,13 @@ import {
   type SystemsArgumentError,
   type TlbfDecodeError,
 } from "artifact-bloom/variants";
-import { composeSnapshotDeltas, encodeSnapshotDelta } from "artifact-bloom/delta";
+import {
+  applySnapshotDelta,
+  composeSnapshotDeltas,
+  encodeSnapshotDelta,
+  fetchSnapshot as fetchSnapshotWithDeltas,
+  readSnapshotDeltaHeader,
+} from "artifact-bloom/delta";
 
 /** Byte results are fresh arrays over an ArrayBuffer (`Uint8Array<ArrayBuffer>` on TS ≥ 5.7). */
 function owned(bytes: Uint8Array<ArrayBuffer>): number {
@@ -148,7 +152,11 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   const deltaPolling: SnapshotDeltaPollingOptions = { ...polling, delta: true };
   holder.startPolling("https://catalog.example/snapshot", deltaPolling);
   const deltaFetch: FetchSnapshotDeltaOptions = { base: holder.current() };
-  const deltaFetched: FetchSnapshotResult = await fetchSnapshot("https://catalog.example/snapshot", deltaFetch);
+  // The main entry's fetchSnapshot takes `base` too (conditional only); the delta entry's asks for a delta.
+  const conditional: FetchSnapshotResult = await fetchSnapshot("https://catalog.example/snapshot", deltaFetch);
+  const deltaFetched: FetchSnapshotResult = conditional.kind === "failure" && conditional.error === "notModified"
+    ? conditional
+    : await fetchSnapshotWithDeltas("https://catalog.example/snapshot", deltaFetch);
   const transfer: SnapshotTransfer | undefined = deltaFetched.kind === "success" ? deltaFetched.transfer : undefined;
   const counted: number = holder.deltaRefreshCount + holder.fullRefreshCount + holder.bytesTransferred + holder.bytesSaved;
   holder.stopPolling();
