@@ -75,9 +75,13 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
   assert.equal(short.got, 10);
   const reserved = thrown(() => raw.parseSnapshotHeader(headerWith(28, (view, at) => view.setUint32(at, 7, true))));
   assert.deepEqual({ code: reserved.code, field: reserved.field, got: reserved.got }, { code: "invalidHeader", field: "reserved", got: 7 });
-  // Delta calls read staged input (the package's own staging, as lib/ does).
-  const { toWasm } = await import(new URL("lib/memory.js", PACKAGE).href);
-  const magic = thrown(() => raw.parseDeltaHeader(toWasm(new TextEncoder().encode("ABF1".padEnd(200, "\0")))));
+  // Delta calls are the delta module's and read staged input (the package's
+  // own staging, as lib/delta.js does).
+  await import(new URL("artifact_bloom_delta_instance.js", PACKAGE).href);
+  const rawDelta = await import(new URL("artifact_bloom_delta.js", PACKAGE).href);
+  const { stagingFor } = await import(new URL("lib/staging.js", PACKAGE).href);
+  const { toWasm } = stagingFor(rawDelta.inputBuffer, rawDelta.wasmMemory);
+  const magic = thrown(() => rawDelta.parseDeltaHeader(toWasm(new TextEncoder().encode("ABF1".padEnd(200, "\0")))));
   assert.deepEqual([...magic.got], [0x41, 0x42, 0x46, 0x31]);
   // A wrong size at query time stays a plain RangeError (never a coded result).
   const digest = thrown(() => raw.decodeSnapshotPrehashed(0, new Uint8Array(5)));
