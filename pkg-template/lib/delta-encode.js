@@ -11,59 +11,15 @@
 // `{ kind: "failure", error, message }`; a wrong argument type throws.
 
 // The main entry first: its instance must exist before its lib modules load.
-import { ArtifactBloomFilter, encodeSnapshot } from "./delta-main.js";
-import { composeDeltas, encodeDeltaOfFiles, inputBuffer, wasmMemory } from "../artifact_bloom_delta.js";
-import { checkInteger, load } from "./checks.js";
-import { isUint8Array, typeError } from "./errors.js";
-import { stagingFor } from "./staging.js";
+import { encodeSnapshot } from "./delta-main.js";
+import { composeDeltas, encodeDeltaOfFiles } from "../artifact_bloom_delta.js";
+import { load } from "./checks.js";
+import { checkDelta, checkSnapshot, stageBoth } from "./delta-inputs.js";
 
 /**
  * @import { ArtifactIndexSnapshot } from "./types.js"
  * @import { SnapshotDeltaComposeError, SnapshotDeltaEncodeError, SnapshotDeltaResult } from "./delta-types.js"
  */
-
-const { stageInput } = stagingFor(inputBuffer, wasmMemory);
-
-/**
- * A snapshot argument: an object with a live ArtifactBloomFilter and an
- * integer catalogVersion (a TypeError / RangeError naming the parameter).
- * @param {string} parameter
- * @param {unknown} snapshot
- * @returns {asserts snapshot is ArtifactIndexSnapshot}
- */
-function checkSnapshot(parameter, snapshot) {
-  if (snapshot === null || typeof snapshot !== "object") {
-    throw typeError(parameter, "a snapshot { catalogVersion, filter }", snapshot);
-  }
-  const { catalogVersion, filter } = /** @type {{ catalogVersion?: unknown, filter?: unknown }} */ (snapshot);
-  if (!(filter instanceof ArtifactBloomFilter)) {
-    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
-  }
-  checkInteger(`${parameter}.catalogVersion`, catalogVersion, 0, Number.MAX_SAFE_INTEGER, "invalidCatalogVersion");
-}
-
-/**
- * @param {string} parameter
- * @param {unknown} value
- * @returns {asserts value is Uint8Array}
- */
-function checkDelta(parameter, value) {
-  if (!isUint8Array(value)) throw typeError(parameter, "a Uint8Array holding an ABD1 delta", value);
-}
-
-/**
- * Stages two inputs back to back in the delta module (one input is staged
- * at a time) and returns the first one's length.
- * @param {Uint8Array} first
- * @param {Uint8Array} second
- * @returns {[number, number]} the staged length and the first's length
- */
-function stageBoth(first, second) {
-  const staged = stageInput(first.byteLength + second.byteLength);
-  staged.set(first);
-  staged.set(second, first.byteLength);
-  return [staged.byteLength, first.byteLength];
-}
 
 /**
  * The ABD1 delta from `base` to `target`: the bits `target` sets that `base`

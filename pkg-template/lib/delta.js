@@ -14,62 +14,19 @@
 // or `{ kind: "failure", error, message }`; a wrong argument type throws.
 
 // The main entry first: its instance must exist before its lib modules load.
-import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "./delta-main.js";
+import { encodeSnapshot, loadSnapshot } from "./delta-main.js";
 // The delta module's instance: SnapshotHolder (main entry) reaches this
 // module without importing `artifact-bloom/delta`.
 import "../artifact_bloom_delta_instance.js";
-import { diagnoseDelta, inputBuffer, parseDeltaHeader, rebuildFromDelta, verifyDelta, wasmMemory } from "../artifact_bloom_delta.js";
-import { checkInteger, load } from "./checks.js";
-import { isUint8Array, typeError } from "./errors.js";
-import { stagingFor } from "./staging.js";
+import { diagnoseDelta, parseDeltaHeader, rebuildFromDelta, verifyDelta } from "../artifact_bloom_delta.js";
+import { load } from "./checks.js";
+import { checkDelta, checkSnapshot, stageBoth, toWasm } from "./delta-inputs.js";
+import { typeError } from "./errors.js";
 
 /**
  * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "./types.js"
  * @import { SnapshotDeltaApplyError, SnapshotDeltaError, SnapshotDeltaHeader, SnapshotDeltaResult } from "./delta-types.js"
  */
-
-const { stageInput, toWasm } = stagingFor(inputBuffer, wasmMemory);
-
-/**
- * A snapshot argument: an object with a live ArtifactBloomFilter and an
- * integer catalogVersion (a TypeError / RangeError naming the parameter).
- * @param {string} parameter
- * @param {unknown} snapshot
- * @returns {asserts snapshot is ArtifactIndexSnapshot}
- */
-function checkSnapshot(parameter, snapshot) {
-  if (snapshot === null || typeof snapshot !== "object") {
-    throw typeError(parameter, "a snapshot { catalogVersion, filter }", snapshot);
-  }
-  const { catalogVersion, filter } = /** @type {{ catalogVersion?: unknown, filter?: unknown }} */ (snapshot);
-  if (!(filter instanceof ArtifactBloomFilter)) {
-    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
-  }
-  checkInteger(`${parameter}.catalogVersion`, catalogVersion, 0, Number.MAX_SAFE_INTEGER, "invalidCatalogVersion");
-}
-
-/**
- * @param {string} parameter
- * @param {unknown} value
- * @returns {asserts value is Uint8Array}
- */
-function checkDelta(parameter, value) {
-  if (!isUint8Array(value)) throw typeError(parameter, "a Uint8Array holding an ABD1 delta", value);
-}
-
-/**
- * Stages the base's ABF1 file and the delta back to back in the delta module
- * (one input is staged at a time).
- * @param {Uint8Array} baseFile
- * @param {Uint8Array} deltaBytes
- * @returns {[number, number]} the staged length and the base file's length
- */
-function stageBoth(baseFile, deltaBytes) {
-  const staged = stageInput(baseFile.byteLength + deltaBytes.byteLength);
-  staged.set(baseFile);
-  staged.set(deltaBytes, baseFile.byteLength);
-  return [staged.byteLength, baseFile.byteLength];
-}
 
 /**
  * Applies an ABD1 delta to the snapshot it was made from. Success is a new
