@@ -218,9 +218,17 @@ impl Coded for DeltaError {
     fn fields(&self, out: &mut dyn Fields) {
         let integer = |out: &mut dyn Fields, name, value: u64| out.integer(name, value);
         match self {
-            DeltaError::Truncated { needed: expected, got } | DeltaError::LengthMismatch { expected, got } => {
+            DeltaError::Truncated { needed: expected, got } => {
                 integer(out, "expected", *expected);
                 integer(out, "got", *got);
+            }
+            DeltaError::LengthMismatch { expected, got } => {
+                integer(out, "expected", *expected);
+                integer(out, "got", *got);
+                // The message explains `expected` as header + bodyLength +
+                // checksum: the frame's lengths are format rules, so they come from here.
+                integer(out, "headerLength", super::format::HEADER_LENGTH as u64);
+                integer(out, "checksumLength", super::format::CHECKSUM_LENGTH as u64);
             }
             DeltaError::BadMagic { found } => {
                 out.value("expected", Value::Bytes4(super::format::MAGIC));
