@@ -37,8 +37,7 @@ let compiled;
  * @returns {Uint8Array<ArrayBuffer>}
  */
 export function unpackWasm(base64) {
-  compiled ??= new WebAssembly.Module(bytesFromBase64(LZMA_UNPACK_WASM));
-  return lzmaDecode(bytesFromBase64(base64), compiled);
+  return lzmaDecode(bytesFromBase64(base64));
 }
 
 /**
@@ -52,11 +51,13 @@ export function unpackWasm(base64) {
  * @returns {Uint8Array<ArrayBuffer>}
  */
 export function lzmaDecode(input, decoder) {
-  if (decoder === undefined) {
-    compiled ??= new WebAssembly.Module(bytesFromBase64(LZMA_UNPACK_WASM));
-    decoder = compiled;
-  }
-  const module = decoder instanceof WebAssembly.Module ? decoder : new WebAssembly.Module(decoder);
+  // The embedded decoder is compiled once, for every module that unpacks.
+  const module =
+    decoder === undefined
+      ? (compiled ??= new WebAssembly.Module(bytesFromBase64(LZMA_UNPACK_WASM)))
+      : decoder instanceof WebAssembly.Module
+        ? decoder
+        : new WebAssembly.Module(decoder);
   if (input.length < HEADER_LENGTH) throw corrupt("the stream is shorter than its header");
   const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
   // The build always writes the size; "unknown" (all ones) or ≥ 4 GiB is not ours.
