@@ -5,13 +5,13 @@
 // set ARTIFACT_BLOOM_CROSS_SEED=<uint32> to explore other seeds, and the seed in
 // use is printed so a CI failure can be replayed locally.
 //
-// Every query path is compared: single `mightContain` (answered in JS over a
-// view of the bits, pkg-template/lib/probe-walk.js, which restates the probe
-// rule for speed), and the batches `mightContainMany` / `countMaybe`
+// Every query path is compared: single `mightContain` (one call into wasm
+// with the digest's first 16 bytes as four big-endian words, which the JS
+// layer assembles), and the batches `mightContainMany` / `countMaybe`
 // (answered in wasm, a staged chunk at a time). The last two suites aim at
-// what the JS restatement could get wrong: the remainder arithmetic at its
-// edges, and the view of the bits after wasm memory grew or the filter was
-// freed.
+// what the single path could get wrong: words at the edges of the remainder
+// arithmetic (sign bits, u64 extremes, exact multiples of m), and queries
+// after wasm memory grew or the filter was freed.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
@@ -258,9 +258,9 @@ describe("single queries at the edges of the remainder arithmetic (one-member fi
   }
 });
 
-// ---- the view of the bits: memory growth, free, large batches ------------
+// ---- single queries around wasm memory: growth, free, large batches ------
 
-describe("the single-query view of the bits in wasm memory", () => {
+describe("single queries around wasm memory: growth, free, large batches", () => {
   const spec = { expectedItemCount: 3000, targetFalsePositiveRate: 0.01 };
   const members = Array.from({ length: 3000 }, () => randomBytes(32));
   const strangers = Array.from({ length: 3000 }, () => randomBytes(32));
@@ -268,7 +268,7 @@ describe("the single-query view of the bits in wasm memory", () => {
 
   test("answers stay exact after wasm memory grew (which detaches every view of it)", () => {
     const queried = ArtifactBloomFilter.create(members, spec).value;
-    // Built before the growth and never queried before it: its view was made at construction.
+    // Built before the growth and never queried before it.
     const untouched = ArtifactBloomFilter.createPacked(pack(members), spec).value;
     try {
       for (const digest of strangers) assert.equal(queried.mightContain(digest), model.mightContain(digest));

@@ -4,7 +4,7 @@
 // rounding, probe arithmetic or bit order shows up as a named case.
 //
 // Every filter vector runs through every query path: single `mightContain`
-// (answered in JS, pkg-template/lib/probe-walk.js), `mightContainMany` and
+// (four big-endian words of the digest into one wasm call), `mightContainMany` and
 // `countMaybe` (wasm), on filters from `create`, `createPacked` and a
 // snapshot round trip (encodeSnapshot → loadSnapshot).
 //

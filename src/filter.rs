@@ -131,6 +131,14 @@ impl ArtifactBloomFilter {
         self.might_contain_probe(probe)
     }
 
+    /// [`ArtifactBloomFilter::might_contain`] for a digest given as the two
+    /// big-endian words its first 16 bytes hold (the rest never affects
+    /// the walk): `first` from bytes 0..8, `second` from bytes 8..16.
+    #[inline]
+    pub fn might_contain_words(&self, first: u64, second: u64) -> bool {
+        self.might_contain_probe(Probe::from_words(first, second, self.bits.bit_count()))
+    }
+
     #[inline(always)]
     fn might_contain_probe(&self, mut probe: Probe) -> bool {
         for _ in 0..self.hash_count {

@@ -7,15 +7,14 @@
 // answers `{ kind: "failure", error: "outOfMemory", message }`; methods that
 // throw for bad input throw an Error with `code: "outOfMemory"` then.
 //
-// Single queries are answered here, in JavaScript, from a view of the bit
-// array in wasm memory (probe-walk.js): no call into wasm per query. Batches
-// and builds run in wasm.
+// Single queries cross into wasm with the digest's first 16 bytes as four
+// call arguments (nothing is copied into wasm memory); batches and builds
+// cross a 512 KiB chunk at a time. The probe walk exists only in Rust.
 
 import { RawFilter, dedupPacked, planLayout } from "../artifact_bloom.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "./errors.js";
 import { toWasm } from "./memory.js";
 import { CHUNK_BYTES, insertDigests, insertPacked, isDigest } from "./packing.js";
-import { ProbeWalk } from "./probe-walk.js";
 import { RAW, WasmResource } from "./resource.js";
 
 /** @import { BloomError, BloomSpec, Result } from "./types.js" */
@@ -166,9 +165,6 @@ function build(totalLength, spec, fill) {
  * @extends {WasmResource<"ArtifactBloomFilter">}
  */
 export class ArtifactBloomFilter extends WasmResource {
-  /** @type {ProbeWalk} single queries, answered in JS */
-  #walk;
-
   /**
    * Not for callers: use `ArtifactBloomFilter.create` or `createPacked`.
    *
@@ -181,7 +177,6 @@ export class ArtifactBloomFilter extends WasmResource {
       throw new TypeError("use ArtifactBloomFilter.create(digests, spec) to build a filter");
     }
     super(raw, "ArtifactBloomFilter");
-    this.#walk = new ProbeWalk(raw.bitsAddress(), raw.bitCount(), raw.hashCount());
   }
 
   /**
@@ -270,7 +265,6 @@ export class ArtifactBloomFilter extends WasmResource {
 
   /**
    * `false`: definitely absent. `true`: maybe present — never an answer.
-   * (Answered in JavaScript from a view of the bits: no call into wasm.)
    *
    * @param {Uint8Array} digest 32 bytes
    * @returns {boolean}
@@ -278,9 +272,9 @@ export class ArtifactBloomFilter extends WasmResource {
    * @throws {Error} after `free()`
    */
   mightContain(digest) {
-    // A direct field read, not `_raw()`: this is the per-query hot path. The
-    // walk reads the bits only while the raw filter (their owner) lives.
-    if (this[RAW] === undefined) throw freedError("ArtifactBloomFilter");
+    // A direct field read, not `_raw()`: this is the per-query hot path.
+    const raw = this[RAW];
+    if (raw === undefined) throw freedError("ArtifactBloomFilter");
     // packing.js `isDigest` (a genuine 32-byte Uint8Array, so reading it runs
     // no caller code), written out on this hot path. `length` is 0 for a
     // detached buffer.
@@ -288,7 +282,15 @@ export class ArtifactBloomFilter extends WasmResource {
       && digest.length === DIGEST_LENGTH)) {
       throw digestError("digest", digest);
     }
-    return this.#walk.mightContain(digest);
+    const d = digest;
+    // The four big-endian words of the first 16 bytes (see the Rust side's
+    // `mightContainWords`).
+    return raw.mightContainWords(
+      (d[0] << 24) | (d[1] << 16) | (d[2] << 8) | d[3],
+      (d[4] << 24) | (d[5] << 16) | (d[6] << 8) | d[7],
+      (d[8] << 24) | (d[9] << 16) | (d[10] << 8) | d[11],
+      (d[12] << 24) | (d[13] << 16) | (d[14] << 8) | d[15],
+    );
   }
 
   /**

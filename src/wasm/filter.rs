@@ -83,14 +83,17 @@ impl RawFilter {
         })
     }
 
-    /// Where the bit array starts in wasm memory: `bitCount / 8` bytes, bit
-    /// i in byte i >> 3 at bit i & 7 (the words are little-endian). The JS
-    /// layer answers single queries from a view of them. The address holds
-    /// for the filter's lifetime: nothing resizes or replaces the bit array
-    /// (`insert_packed` only sets bits in place, and only while building).
-    #[wasm_bindgen(js_name = bitsAddress)]
-    pub fn bits_address(&self) -> usize {
-        self.inner.bits().words().as_ptr() as usize
+    /// The answer for one digest, given as the four big-endian 32-bit
+    /// words of its first 16 bytes: `first = firstHigh · 2^32 + firstLow`
+    /// is the BE u64 of bytes 0..8, `second` that of bytes 8..16 (all the
+    /// probe walk reads, docs/ABF1.md "Bits"). The JS layer reads the 16
+    /// bytes straight from the caller's `Uint8Array` into the call's
+    /// arguments, so a single query copies nothing into wasm memory.
+    #[wasm_bindgen(js_name = mightContainWords)]
+    pub fn might_contain_words(&self, first_high: u32, first_low: u32, second_high: u32, second_low: u32) -> bool {
+        let first = u64::from(first_high) << 32 | u64::from(first_low);
+        let second = u64::from(second_high) << 32 | u64::from(second_low);
+        self.inner.might_contain_words(first, second)
     }
 
     /// One flag byte (1 = maybe, 0 = definitely absent) per staged digest.
