@@ -166,10 +166,10 @@ describe("the embedded wasm decoder (lib/wasm-bytes.js)", () => {
 
   test("each shipped embedding unpacks to its .wasm, byte for byte", async () => {
     const { unpackWasm } = await decoder();
-    for (const name of ["artifact_bloom", "artifact_bloom_variants"]) {
-      const source = readFileSync(join(root(), `${name}_instance.js`), "utf8");
+    for (const name of ["artifact_bloom", "artifact_bloom_variants", "artifact_bloom_delta"]) {
+      const source = readFileSync(join(root(), `${name}_embedded.js`), "utf8");
       const packed = /unpackWasm\("([A-Za-z0-9+/=]+)"\)/.exec(source);
-      assert.ok(packed, `${name}_instance.js embeds a base64 string`);
+      assert.ok(packed, `${name}_embedded.js embeds a base64 string`);
       const wasm = readFileSync(join(root(), `${name}_bg.wasm`));
       assert.ok(packed[1].length < wasm.length * 0.6, `${name}: the embedding is compressed (${packed[1].length} base64 chars for ${wasm.length} bytes)`);
       assert.deepEqual(Buffer.from(unpackWasm(packed[1])), wasm, name);

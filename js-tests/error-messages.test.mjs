@@ -96,15 +96,16 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
   assert.match(finished.message, /already returned its digest/);
 });
 
-test("the main wasm holds no message text: the sentences live in lib/errors.js", () => {
+test("the main wasm holds no message text: the sentences live in lib/errors.js", async () => {
   const wasmPath = fileURLToPath(new URL("artifact_bloom_bg.wasm", PACKAGE));
   let wasm;
   try {
     wasm = readFileSync(wasmPath, "latin1");
   } catch {
-    // Packages built without the .wasm beside the glue: read the embedded hex.
-    const instance = readFileSync(fileURLToPath(new URL("artifact_bloom_instance.js", PACKAGE)), "utf8");
-    wasm = Buffer.from(/"([0-9a-f]+)"/.exec(instance)[1], "hex").toString("latin1");
+    // Packages built without the .wasm beside the glue: unpack the embedding.
+    const { unpackWasm } = await import(new URL("lib/wasm-bytes.js", PACKAGE).href);
+    const embedded = readFileSync(fileURLToPath(new URL("artifact_bloom_embedded.js", PACKAGE)), "utf8");
+    wasm = Buffer.from(unpackWasm(/unpackWasm\("([A-Za-z0-9+/=]+)"\)/.exec(embedded)[1])).toString("latin1");
   }
   for (const text of ["is truncated", "expected magic", "WebAssembly memory grows", "must be a multiple of 64", "does not match"]) {
     assert.equal(wasm.includes(text), false, `the wasm still contains "${text}"`);

@@ -91,8 +91,8 @@ impl RawFilter {
     /// arguments, so a single query copies nothing into wasm memory.
     #[wasm_bindgen(js_name = mightContainWords)]
     pub fn might_contain_words(&self, first_high: u32, first_low: u32, second_high: u32, second_low: u32) -> bool {
-        let first = u64::from(first_high) << 32 | u64::from(first_low);
-        let second = u64::from(second_high) << 32 | u64::from(second_low);
+        let first = (u64::from(first_high) << 32) | u64::from(first_low);
+        let second = (u64::from(second_high) << 32) | u64::from(second_low);
         self.inner.might_contain_words(first, second)
     }
 
