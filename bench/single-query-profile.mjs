@@ -2,8 +2,10 @@
 // Where a single `mightContain` spends its time (n = 1M, p = 0.001), with the
 // benchmark's query mix: 200K separate Uint8Arrays, half members, half not.
 // Splits the call into: the same call on views of one contiguous buffer (no
-// scattered digest objects to fetch), reading 16 bytes of each digest object
-// alone, and the batch path (the filter work in wasm, one copy in). Not a
+// scattered digest objects to fetch), the same call on one digest repeated
+// (nothing to fetch at all: what the checks, the call into wasm and the walk
+// cost by themselves), reading 16 bytes of each digest object alone, and the
+// batch path (the filter work in wasm, one copy in). Not a
 // test; `node bench/single-query-profile.mjs`. Each row is the fastest of
 // many short windows (5,000 queries), interleaved, so a busy machine
 // inflates them less than it does bench/run.mjs's medians.
@@ -29,6 +31,7 @@ const views = queries.map((_, i) => batch.subarray(i * 32, i * 32 + 32));
 const rows = [
   ["public `mightContain(digest)`, separate digest objects", (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(queries[i]); return c; }],
   ["the same on views of one contiguous buffer", (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(views[i]); return c; }],
+  ["the same call on one digest over and over (everything in cache: the call's own cost)", (s) => { let c = 0; const d = queries[s]; for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(d); return c; }],
   ["read 16 bytes of each digest object only", (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) { const d = queries[i]; c += d[0] ^ d[5] ^ d[10] ^ d[15]; } return c; }],
   ["`countMaybe` of the window's packed bytes (wasm)", (s) => filter.countMaybe(batch.subarray(s * 32, (s + WINDOW) * 32))],
 ];

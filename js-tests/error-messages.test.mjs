@@ -77,7 +77,7 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
   assert.deepEqual({ code: reserved.code, field: reserved.field, got: reserved.got }, { code: "invalidHeader", field: "reserved", got: 7 });
   // Delta calls are the delta module's and read staged input (the package's
   // own staging, as lib/delta.js does).
-  await import(new URL("artifact_bloom_delta_instance.js", PACKAGE).href);
+  (await import(new URL("artifact_bloom_delta_embedded.js", PACKAGE).href)).instantiate();
   const rawDelta = await import(new URL("artifact_bloom_delta.js", PACKAGE).href);
   const { stagingFor } = await import(new URL("lib/staging.js", PACKAGE).href);
   const { toWasm } = stagingFor(rawDelta.inputBuffer, rawDelta.wasmMemory);

@@ -6,7 +6,7 @@
 
 // The main entry first: its instance must exist before its lib modules load.
 import { ArtifactBloomFilter } from "./delta-main.js";
-import "../artifact_bloom_delta_instance.js";
+import { instantiate } from "../artifact_bloom_delta_embedded.js";
 import { inputBuffer, wasmMemory } from "../artifact_bloom_delta.js";
 import { checkInteger } from "./checks.js";
 import { isUint8Array, typeError } from "./errors.js";
@@ -16,7 +16,16 @@ import { stagingFor } from "./staging.js";
  * @import { ArtifactIndexSnapshot } from "./types.js"
  */
 
-export const { stageInput, toWasm } = stagingFor(inputBuffer, wasmMemory);
+// The delta module is unpacked, compiled and instantiated when an input is
+// first staged into it, not at import: every call into it stages its input
+// first (`toWasm`, `stageBoth`), and most processes that load this code never
+// make one (SnapshotHolder brings it along but applies a delta only when a
+// poll gets one). So `require("artifact-bloom")` in Node, whose node.cjs
+// carries SnapshotHolder, unpacks only the main module.
+export const { stageInput, toWasm } = stagingFor((length) => {
+  instantiate();
+  return inputBuffer(length);
+}, wasmMemory);
 
 /**
  * A snapshot argument: an object with a live ArtifactBloomFilter and an

@@ -15,9 +15,7 @@
 
 // The main entry first: its instance must exist before its lib modules load.
 import { encodeSnapshot, loadSnapshot } from "./delta-main.js";
-// The delta module's instance: SnapshotHolder (main entry) reaches this
-// module without importing `artifact-bloom/delta`.
-import "../artifact_bloom_delta_instance.js";
+// The delta module is instantiated by delta-inputs.js on first use.
 import { diagnoseDelta, parseDeltaHeader, rebuildFromDelta, verifyDelta } from "../artifact_bloom_delta.js";
 import { load } from "./checks.js";
 import { checkDelta, checkSnapshot, stageBoth, toWasm } from "./delta-inputs.js";
