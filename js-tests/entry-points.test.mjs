@@ -155,6 +155,15 @@ describe("the browser entry (web.js) in Node, as a bundler would load it", () =>
     assert.equal(before.value.mightContain(MEMBERS[0]), true, "the filter made before still answers");
     before.value.free();
   });
+
+  test("hashFiles' worker is one module that instantiates wasm only when a file streams", () => {
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    const worker = readFileSync(join(root, "lib", "hash-worker.js"), "utf8");
+    // A module worker fetches its whole import graph before it takes a message.
+    assert.doesNotMatch(worker, /^\s*(import|export)\b[^(]/m, "lib/hash-worker.js is bundled: no import or export statements");
+    assert.doesNotMatch(worker, /^instantiate\(\);/m, "no instantiation at the worker's top level");
+    assert.match(worker, /instantiate\(\);\s*return digestStreaming/, "instantiated just before streaming through wasm");
+  });
 });
 
 describe("the embedded wasm decoder (lib/wasm-bytes.js)", () => {
