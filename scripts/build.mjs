@@ -182,8 +182,8 @@ for (const module of MODULES) {
  * synchronously with tools/lzma-unpack's wasm, and exports `instantiate()`.
  * `${name}_instance.js` calls it at import; the hashing worker calls it only
  * when a file must stream through wasm, so a worker that digests whole
- * files with WebCrypto starts without unpacking and compiling a module
- * (≈ 100 ms of a 200 MiB file's time in Chromium here). Measured on the main
+ * files with WebCrypto never unpacks, compiles or holds a module it does not
+ * use. Measured on the main
  * module (96.2 KiB): gzipped, hex text was 45.4 KiB and base64 of deflate
  * 41.6; base64 of LZMA is 33.2 (gzip finds nothing more in it), so the page
  * downloads ≈ 12 KiB less for a decoder of ≈ 2 KiB gzipped. The embedding is
@@ -216,9 +216,10 @@ emitTypes(pkg);
 
 // hashFiles' module worker as one file (after the types: they are emitted
 // from its source). A module worker fetches and links its whole import
-// graph before it can take a message; unbundled, the dozen lib modules
-// behind it took ≈ 100 ms of a 200 MiB file's 1 s in Chromium here, one
-// file ≈ 27 ms (bench/browser.mjs). Bundlers that build the worker
+// graph before it can take a message; unbundled, with the dozen lib modules
+// behind it, a fresh worker was ready after 96–127 ms in Chromium here, as
+// one file after 27–47 ms (a throwaway variant of bench/browser.mjs's page;
+// docs/browser-performance.md). Bundlers that build the worker
 // themselves (`new Worker(new URL(…))`) see a module without imports.
 await esbuild.build({
   absWorkingDir: pkg,
