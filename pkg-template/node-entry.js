@@ -18,6 +18,7 @@ export { default } from "./web.js";
 // shares with the main entry from node.cjs (lib/delta-main.js): not in the
 // types, and left out of node.mjs.
 export { _fetchSnapshotWith } from "./lib/snapshot-fetch.js";
+export { _encodeSnapshotUnsealed } from "./lib/snapshot.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

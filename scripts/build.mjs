@@ -252,7 +252,8 @@ for (const module of MODULES) {
     plugins: module.nodeShared ? [sharedModules(module.nodeShared)] : [],
   });
   const api = require(cjs);
-  // `_`-names are internal (node-entry.js's `_fetchSnapshotWith`, which
+  // `_`-names are internal (node-entry.js's `_fetchSnapshotWith` and
+  // `_encodeSnapshotUnsealed`, which
   // the delta entry's Node build takes from node.cjs): not in the ESM face.
   const names = Object.keys(api).filter((name) => name !== "default" && name !== "__esModule" && !name.startsWith("_"));
   exportsOf[module.label] = names;

@@ -5,13 +5,13 @@
 // `applySnapshotDelta` of the main entry) never downloads the encoder.
 //
 // The delta module cannot read the main module's memory: the snapshots
-// reach it as ABF1 files, written by the main entry's `encodeSnapshot` and
-// loaded again there. The format, its checks and the codes live in Rust
+// reach it as ABF1 files, written by the main entry (unsealed: the checksum
+// field zero, the payload not hashed) and loaded again there. The format, its checks and the codes live in Rust
 // (src/delta/). Results are `{ kind: "success", value }` or
 // `{ kind: "failure", error, message }`; a wrong argument type throws.
 
 // The main entry first: its instance must exist before its lib modules load.
-import { encodeSnapshot } from "./delta-main.js";
+import { _encodeSnapshotUnsealed } from "./delta-main.js";
 import { composeDeltas, encodeDeltaOfFiles } from "../artifact_bloom_delta.js";
 import { load } from "./checks.js";
 import { checkDelta, checkSnapshot, stageBoth } from "./delta-inputs.js";
@@ -36,9 +36,10 @@ export function encodeSnapshotDelta(base, target) {
   checkSnapshot("target", target);
   return load(() => {
     // Both files are written before staging: staging reserves delta-module
-    // memory, encodeSnapshot the main module's.
-    const baseFile = encodeSnapshot(base.filter, { catalogVersion: base.catalogVersion });
-    const targetFile = encodeSnapshot(target.filter, { catalogVersion: target.catalogVersion });
+    // memory, writing the main module's. Unsealed (no checksum): the delta
+    // module hashes what the delta names itself.
+    const baseFile = _encodeSnapshotUnsealed(base.filter, base.catalogVersion);
+    const targetFile = _encodeSnapshotUnsealed(target.filter, target.catalogVersion);
     return encodeDeltaOfFiles(...stageBoth(baseFile, targetFile));
   });
 }

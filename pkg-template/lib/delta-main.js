@@ -11,5 +11,6 @@ import "../artifact_bloom_instance.js";
 
 export { ArtifactBloomFilter } from "./filter.js";
 export { encodeSnapshot, loadSnapshot } from "./snapshot.js";
-// Internal (node-entry.js exports it for the Node build's sharing).
+// Internal (node-entry.js exports them for the Node build's sharing).
+export { _encodeSnapshotUnsealed } from "./snapshot.js";
 export { _fetchSnapshotWith } from "./snapshot-fetch.js";

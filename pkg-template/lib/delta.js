@@ -5,7 +5,7 @@
 // module: the main entry carries no ABD1 code.
 //
 // The delta module cannot read the main module's memory: the base reaches
-// it as the ABF1 file the main entry's `encodeSnapshot` writes, and the
+// it as the ABF1 file the main entry writes (unsealed: no checksum), and the
 // rebuilt target comes back as an ABF1 file that the main entry's
 // `loadSnapshot` loads: its checksum step (node:crypto in Node) decides, so
 // a delta never yields a snapshot a full download of the target would not.
@@ -14,7 +14,7 @@
 // or `{ kind: "failure", error, message }`; a wrong argument type throws.
 
 // The main entry first: its instance must exist before its lib modules load.
-import { encodeSnapshot, loadSnapshot } from "./delta-main.js";
+import { _encodeSnapshotUnsealed, loadSnapshot } from "./delta-main.js";
 // The delta module is instantiated by delta-inputs.js on first use.
 import { diagnoseDelta, parseDeltaHeader, rebuildFromDelta, verifyDelta } from "../artifact_bloom_delta.js";
 import { load } from "./checks.js";
@@ -43,7 +43,9 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
   checkSnapshot("baseSnapshot", baseSnapshot);
   checkDelta("deltaBytes", deltaBytes);
   /** @type {import("./variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
-  const written = load(() => encodeSnapshot(baseSnapshot.filter, { catalogVersion: baseSnapshot.catalogVersion }));
+  // The base as ABF1 without its checksum: the delta module checks a base by
+  // catalogVersion, layout and set bits, and the target by loadSnapshot below.
+  const written = load(() => _encodeSnapshotUnsealed(baseSnapshot.filter, baseSnapshot.catalogVersion));
   if (written.kind === "failure") return written;
   const baseFile = written.value;
   /** @type {import("./variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */

@@ -6,7 +6,7 @@
 // and `message` says what was wrong. No partially usable filter ever escapes.
 
 
-import { decodeSnapshot, decodeSnapshotPrehashed, encodeSnapshot as rawEncodeSnapshot, parseSnapshotHeader } from "../artifact_bloom.js";
+import { decodeSnapshot, decodeSnapshotPrehashed, encodeSnapshot as rawEncodeSnapshot, encodeSnapshotUnsealed, parseSnapshotHeader } from "../artifact_bloom.js";
 import { load } from "./checks.js";
 import { isUint8Array, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
@@ -95,4 +95,20 @@ export function encodeSnapshot(filter, options) {
     throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", version);
   }
   return /** @type {Uint8Array<ArrayBuffer>} */ (rawEncodeSnapshot(filter._raw(), version));
+}
+
+/**
+ * Internal, for `artifact-bloom/delta`'s apply: the filter's ABF1 file with
+ * the checksum field zero and the payload not hashed (Rust's
+ * `abf1::encode_unsealed`). The delta module checks a base by
+ * catalogVersion, layout and set-bit count, never by its checksum, so
+ * hashing the whole base would be work thrown away; no loader accepts the
+ * result.
+ * @internal
+ * @param {ArtifactBloomFilter} filter
+ * @param {number} catalogVersion an integer from 0 to 2^53 − 1 (checked by the caller)
+ * @returns {Uint8Array<ArrayBuffer>}
+ */
+export function _encodeSnapshotUnsealed(filter, catalogVersion) {
+  return /** @type {Uint8Array<ArrayBuffer>} */ (encodeSnapshotUnsealed(filter._raw(), catalogVersion));
 }

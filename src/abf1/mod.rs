@@ -113,11 +113,25 @@ pub fn decode_with(
 /// The payload is written straight into the one output buffer (no second copy
 /// of the bit array).
 pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<u8>, EncodeError> {
+    let mut out = encode_unsealed(filter, catalog_version)?;
+    let (head, payload) = out.split_at_mut(HEADER_LENGTH);
+    let checksum = checksum_of(&head[..CHECKSUMMED_HEADER_LENGTH], payload);
+    head[OFFSET_CHECKSUM..].copy_from_slice(&checksum);
+    Ok(out)
+}
+
+/// [`encode`] without step 8's input: the checksum field is left zero and
+/// the payload is not hashed. Only for handing a filter this process holds
+/// to code that trusts it — the delta module's apply, which checks the base
+/// by catalogVersion, layout and set-bit count (`delta::rebuild`), never by
+/// its checksum — so an apply does not hash the whole base for nothing. Every
+/// loader rejects the result (`checksumMismatch`), so it cannot be published.
+pub fn encode_unsealed(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<u8>, EncodeError> {
     if catalog_version > MAX_CATALOG_VERSION {
         return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
     }
     let spec = filter.spec();
-    let mut header = Header {
+    let header = Header {
         format_version: FORMAT_VERSION,
         hash_protocol_version: HASH_PROTOCOL_VERSION,
         catalog_version,
@@ -134,13 +148,10 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
     header::validate_fields(&header).map_err(EncodeError::InvalidFilter)?;
     let bits = filter.bits();
     let mut out = fallible::with_capacity(HEADER_LENGTH.saturating_add(bits.byte_count()))?;
-    // The header without its checksum first; the checksum covers bytes
-    // [0, 64) of it and the payload after it.
+    // The header with a zero checksum, then the payload; `encode` fills the
+    // checksum in (it covers bytes [0, 64) of the header and the payload).
     out.extend_from_slice(&header.to_bytes());
     bits.write_le_bytes(&mut out)?;
-    let (head, payload) = out.split_at_mut(HEADER_LENGTH);
-    header.checksum = checksum_of(&head[..CHECKSUMMED_HEADER_LENGTH], payload);
-    head.copy_from_slice(&header.to_bytes());
     Ok(out)
 }
 

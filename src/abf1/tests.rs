@@ -323,3 +323,14 @@ fn codes_and_fields() {
         assert_eq!(error.to_string(), text);
     }
 }
+
+#[test]
+fn unsealed_is_the_file_with_a_zero_checksum_and_never_loads() {
+    let sealed = valid_file();
+    let unsealed = encode_unsealed(&small_filter(), 42).unwrap();
+    assert_eq!(unsealed.len(), sealed.len());
+    assert_eq!(unsealed[..OFFSET_CHECKSUM], sealed[..OFFSET_CHECKSUM]);
+    assert_eq!(unsealed[OFFSET_CHECKSUM..HEADER_LENGTH], [0; CHECKSUM_LENGTH]);
+    assert_eq!(unsealed[HEADER_LENGTH..], sealed[HEADER_LENGTH..]);
+    assert!(matches!(decode(&unsealed), Err(LoadError::ChecksumMismatch)));
+}

@@ -2,7 +2,8 @@
 //! diagnose and the header readers, in the delta module (`artifact-bloom/delta`,
 //! Cargo feature `delta-encode`) beside the encoder, so the main entry's wasm
 //! carries no ABD1 code. `pkg-template/lib/delta.js` wraps these: it checks
-//! JavaScript values, writes the base with the main module's `encodeSnapshot`,
+//! JavaScript values, writes the base with the main module's
+//! `encodeSnapshotUnsealed` (ABF1 with a zero checksum: nothing here reads it),
 //! loads a rebuilt target with the main module's `loadSnapshot` (the ABF1
 //! loader's checksum step is the final check) and shapes results.
 //!

@@ -56,13 +56,23 @@ pub fn parse_snapshot_header(bytes: &[u8]) -> Result<JsValue, JsValue> {
     header_value(&abf1::parse_header(bytes).map_err(load_error)?)
 }
 
+fn catalog_version_from_js(catalog_version: f64) -> Result<u64, JsValue> {
+    crate::layout::item_count_from_f64(catalog_version).ok_or_else(|| {
+        error::binding("invalidCatalogVersion", Some(("parameter", "catalogVersion")), &[("got", catalog_version)])
+    })
+}
+
 /// Encodes a filter and its catalog version as ABF1 bytes.
 #[wasm_bindgen(js_name = encodeSnapshot)]
 pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u8>, JsValue> {
-    let version = crate::layout::item_count_from_f64(catalog_version).ok_or_else(|| {
-        error::binding("invalidCatalogVersion", Some(("parameter", "catalogVersion")), &[("got", catalog_version)])
-    })?;
-    abf1::encode(filter.inner(), version).map_err(|e| error::coded(&e))
+    abf1::encode(filter.inner(), catalog_version_from_js(catalog_version)?).map_err(|e| error::coded(&e))
+}
+
+/// ABF1 bytes with the checksum field zero and the payload not hashed
+/// (`abf1::encode_unsealed`): the base a delta apply hands the delta module.
+#[wasm_bindgen(js_name = encodeSnapshotUnsealed)]
+pub fn encode_snapshot_unsealed(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u8>, JsValue> {
+    abf1::encode_unsealed(filter.inner(), catalog_version_from_js(catalog_version)?).map_err(|e| error::coded(&e))
 }
 
 /// Unique staged digests (first-seen order) and the duplicate count, as
