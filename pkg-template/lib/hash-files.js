@@ -25,7 +25,7 @@
 // node:crypto streaming in Node (no whole reads at all), else as above.
 
 import { typeError, rangeError } from "./errors.js";
-import { browserRunner, inlineRunner } from "./hash-runners.js";
+import { browserRunner, inlineRunner, SMALL_FILE_BYTES } from "./hash-runners.js";
 
 /** Files up to this size are read whole and hashed by WebCrypto (256 MiB). */
 export const DEFAULT_WHOLE_FILE_LIMIT = 256 * 1024 * 1024;
@@ -40,8 +40,8 @@ const FALLBACK_CONCURRENCY = 4;
 // browsers) that many files of at most SMALL_FILE_BYTES share each of the
 // `concurrency` lanes: 500 × 256 KiB read through their streams and
 // digested on the page took a median 965 ms with 8 in flight, 1,197 ms with
-// 2 (5 interleaved runs each, loaded machine).
-const SMALL_FILE_BYTES = 1024 * 1024;
+// 2 (5 interleaved runs each, loaded machine). SMALL_FILE_BYTES is the
+// runners' line between hashing on the calling thread and in workers.
 
 /**
  * One file's outcome in `hashFiles`: its 32-byte SHA-256, or why there is

@@ -25,8 +25,10 @@ import { Sha256 } from "./sha256.js";
 // runs synchronously on its caller, takes ~1–2 ms for 256 KiB here (a task
 // far below a frame); a worker's message round trip would cost more than it
 // saves. Larger files are never read here: reading 32 MiB files and
-// digesting them on a page cost main-thread tasks of ~250 ms.
-const IN_THREAD_BYTES = 1024 * 1024;
+// digesting them on a page cost main-thread tasks of ~250 ms. hash-files.js
+// schedules by the same line (a file up to it is "small": probed and
+// pipelined on the calling thread).
+export const SMALL_FILE_BYTES = 1024 * 1024;
 
 // Small files in flight per lane of `concurrency` (see hash-files.js).
 const PIPELINE = 4;
@@ -45,7 +47,7 @@ export function browserRunner(workerUrl) {
     // Small files, read here without a size round trip each (hash-blob.js).
     probe: subtle === undefined ? undefined : (file, limit, signal) => digestSmall(file, subtle, limit, signal),
     run(file, whole, onBytes, signal) {
-      if (whole && subtle !== undefined && file.size <= IN_THREAD_BYTES) return digestWhole(file, subtle, onBytes, signal);
+      if (whole && subtle !== undefined && file.size <= SMALL_FILE_BYTES) return digestWhole(file, subtle, onBytes, signal);
       return pool.run(file, whole, onBytes);
     },
     close: pool.close,
