@@ -117,16 +117,30 @@ export class PackedDigests {
 }
 
 /**
+ * The longest line a digest list may hold, in characters (a digest is 64,
+ * plus a "\r"; comments get the rest). A longer line is refused as soon as
+ * it passes the limit, so no input makes the reader hold more than one chunk
+ * and one bounded line, or rescan what it already read.
+ */
+export const MAX_LINE_LENGTH = 4096;
+
+/**
  * Reads 64-hex-digit lines from a byte stream. Blank lines and `#` comments
  * are skipped; any other line that is not a digest is an error naming its
- * line number — nothing is silently dropped.
+ * line number — nothing is silently dropped. A line longer than
+ * MAX_LINE_LENGTH is an error too: linear time, bounded memory.
  */
 export async function readHexDigests(stream, onProgress) {
   const packed = new PackedDigests();
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  let pending = "";
+  let pending = ""; // the unfinished last line: at most MAX_LINE_LENGTH characters
   let lineNumber = 0;
+  const tooLong = () => new UsageError(
+    `line ${lineNumber + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
+      + " (use --binary for packed 32-byte records)",
+  );
   const take = (line) => {
+    if (line.length > MAX_LINE_LENGTH) throw tooLong();
     lineNumber += 1;
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;
     const trimmed = text.trim();
@@ -137,19 +151,22 @@ export async function readHexDigests(stream, onProgress) {
     }
     packed.push(hexToBytes(trimmed));
   };
-  for await (const chunk of stream) {
-    let text;
+  const decode = (chunk, more) => {
     try {
-      text = pending + decoder.decode(chunk, { stream: true });
+      return decoder.decode(chunk, { stream: more });
     } catch {
       throw new UsageError(`the input is not UTF-8 text near line ${lineNumber + 1}; use --binary for packed 32-byte records`);
     }
-    const lines = text.split("\n");
+  };
+  for await (const chunk of stream) {
+    // `pending` is bounded, so joining it to the next chunk costs that chunk's length, never the line's.
+    const lines = (pending + decode(chunk, true)).split("\n");
     pending = lines.pop();
     for (const line of lines) take(line);
+    if (pending.length > MAX_LINE_LENGTH) throw tooLong();
     onProgress?.(packed.count, lineNumber);
   }
-  pending += decoder.decode();
+  pending += decode(undefined, false);
   if (pending !== "") take(pending);
   return { packed: packed.bytes(), lines: lineNumber };
 }

@@ -6,8 +6,10 @@ import { resolve } from "node:path";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "../node.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, parseCommand } from "./common.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
+import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 
 export const HELP = `Usage: artifact-bloom merge A.abf1 B.abf1 [...] --catalog-version V --out OUT
+                            [--allow-version-reuse]
 
 OR-merges partial snapshots into one. Every input must have the same bitCount,
 hashCount and hash protocol (build the shards with the same --expected-items
@@ -29,8 +31,10 @@ insertedItemCount of the result — the rule:
     claiming more digests than it was sized for. Build the shards with a
     larger --expected-items, or publish the union of their digest lists.
 
+${VERSION_RULE_HELP}
+
 Exit codes: 0 merged, 1 an input does not load, the inputs are incompatible,
-or their counts exceed expectedItemCount, 2 bad arguments, unreadable inputs
+their counts exceed expectedItemCount, or the version rule refused, 2 bad arguments, unreadable inputs
 or an output error (one line naming OUT and the cause).`;
 
 /** The distinct-item count a fill ratio implies: -(m/k) ln(1 - fill) (an estimate, for the summary only). */
@@ -44,7 +48,11 @@ export async function merge(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
     allowPositionals: true,
-    options: { "catalog-version": { type: "string" }, out: { type: "string" } },
+    options: {
+      "catalog-version": { type: "string" },
+      out: { type: "string" },
+      [ALLOW_VERSION_REUSE]: { type: "boolean", default: false },
+    },
   });
   if (parsed === undefined) return EXIT_OK;
   const inputs = parsed.positionals;
@@ -103,6 +111,11 @@ export async function merge(argv) {
       bytes = encodeSnapshot(merged, { catalogVersion });
     } catch (error) {
       process.stderr.write(`merge: ${error.code ?? "error"}: ${error.message}\n`);
+      return EXIT_PROBLEMS;
+    }
+    const reuse = await versionRuleProblem(out, bytes, { command: "merge", allowReuse: parsed.values[ALLOW_VERSION_REUSE] });
+    if (reuse !== undefined) {
+      process.stderr.write(`merge: ${reuse}\n`);
       return EXIT_PROBLEMS;
     }
     const onStaleRemoved = (name) => process.stderr.write(`merge: removed ${name}, left by a writer that was killed\n`);

@@ -11,6 +11,7 @@ import {
 import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
 import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
 import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
+import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
 export const DEFAULT_MAX_SHRINK = 0.1;
@@ -18,6 +19,7 @@ export const DEFAULT_MAX_SHRINK = 0.1;
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]
                              [--allow-empty] [--max-shrink F | --allow-shrink]
+                             [--allow-version-reuse]
                              [--delta-from OLD --delta-out DPATH]
        artifact-bloom publish … --from-registry URL --repository NAME
 
@@ -52,8 +54,9 @@ Guards (nothing is written when one refuses; PATH stays as it was):
     (1 - F) x its insertedItemCount unique digests is refused (exit 1), with
     both counts: digests of some shards may be missing from the input.
     --allow-shrink publishes it. (An empty input over a non-empty snapshot
-    needs both flags.) A PATH that is not a loadable snapshot is replaced,
-    with a note on stderr.
+    needs both flags.)
+
+${VERSION_RULE_HELP.replaceAll("OUT", "PATH")}
 
 Safety: the snapshot is written to .NAME.tmp-PID-HOST-RANDOM in PATH's
 directory, fsynced, reloaded and checked (every input digest must answer
@@ -81,6 +84,7 @@ export async function publish(argv) {
       "allow-empty": { type: "boolean", default: false },
       "max-shrink": { type: "string", default: String(DEFAULT_MAX_SHRINK) },
       "allow-shrink": { type: "boolean", default: false },
+      [ALLOW_VERSION_REUSE]: { type: "boolean", default: false },
       "delta-from": { type: "string" },
       "delta-out": { type: "string" },
       ...FROM_REGISTRY_OPTIONS,
@@ -133,6 +137,12 @@ export async function publish(argv) {
   }
   const filter = built.value;
   const bytes = encodeSnapshot(filter, { catalogVersion });
+  const reuse = await versionRuleProblem(out, bytes, { command: "publish", allowReuse: values[ALLOW_VERSION_REUSE] });
+  if (reuse !== undefined) {
+    process.stderr.write(`publish: ${reuse}\n`);
+    filter.free();
+    return EXIT_PROBLEMS;
+  }
 
   const onStaleRemoved = (name) => process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
   const problem = await replaceSnapshotFile(out, bytes, (reloaded) => {
@@ -200,7 +210,10 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
   }
   const current = await readCurrentSnapshot(out);
   if (current.kind === "unloadable") {
-    process.stderr.write(`publish: note: ${out} is not a loadable snapshot (${current.error}); replacing it without a shrink check\n`);
+    // Without the override the version rule refuses this PATH once the snapshot is built.
+    if (options[ALLOW_VERSION_REUSE]) {
+      process.stderr.write(`publish: note: ${out} is not a loadable snapshot (${current.error}); replacing it without a shrink check\n`);
+    }
     return {};
   }
   if (current.kind === "none") return {};

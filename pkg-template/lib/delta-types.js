@@ -86,10 +86,22 @@
 
 /**
  * `fetchSnapshot`'s result: `SnapshotResult`, whose success also says what
- * the download cost.
+ * the download cost. A `networkError` failure carries `causeCode` when the
+ * platform names the cause ("ECONNRESET", "redirectCountExceeded", …). A
+ * `versionConflict` failure (with `base`: the server's snapshot has base's
+ * catalogVersion but another checksum) carries that verified `snapshot` and
+ * its `transfer`: adopt it or free it.
  *
  * @typedef {Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
- *   | Extract<SnapshotResult, { kind: "failure" }>} FetchSnapshotResult
+ *   | Extract<SnapshotResult, { kind: "failure" }>
+ *   | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string }>
+ *   | Readonly<{
+ *     kind: "failure";
+ *     error: "versionConflict";
+ *     message: string;
+ *     snapshot: ArtifactIndexSnapshot & { header: SnapshotHeader };
+ *     transfer: SnapshotTransfer;
+ *   }>} FetchSnapshotResult
  */
 
 /**

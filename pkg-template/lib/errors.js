@@ -150,6 +150,89 @@ export function timeoutError(what, timeoutMs) {
   return error;
 }
 
+// A request that got no HTTP answer at all (a refused or reset connection, a
+// redirect loop, a body cut off mid-way): fetch rejects with a bare
+// `TypeError: fetch failed` (or `terminated`) and hides the reason in
+// `cause`. The HTTP clients turn it into the code "networkError" with the
+// cause's code, so a caller can tell a reset (retry) from a redirect loop (a
+// misconfigured server) without parsing text.
+
+/**
+ * Whether `error` is how `fetch` (or a body read) reports a network failure:
+ * the spec makes it a TypeError. Anything else a caller's own `fetch` throws
+ * is its own business, and passes through unchanged.
+ *
+ * @param {unknown} error
+ * @returns {error is TypeError}
+ */
+export function isNetworkFailure(error) {
+  return error instanceof TypeError;
+}
+
+/**
+ * The cause's code: Node's errno / undici code ("ECONNRESET",
+ * "UND_ERR_SOCKET", …), "redirectCountExceeded" for a redirect loop (undici
+ * gives that one no code), or undefined (a browser says nothing more).
+ *
+ * @param {unknown} error
+ * @returns {string | undefined}
+ */
+export function networkCauseCode(error) {
+  /** @type {{ code?: unknown; message?: unknown; cause?: unknown } | undefined} */
+  let cause = /** @type {{ cause?: any }} */ (error)?.cause;
+  // The innermost code names the failure best (undici wraps socket errors).
+  for (let depth = 0; depth < 4 && cause !== null && typeof cause === "object"; depth += 1) {
+    if (typeof cause.code === "string") return cause.code;
+    if (typeof cause.message === "string" && /redirect count exceeded/i.test(cause.message)) return "redirectCountExceeded";
+    cause = /** @type {{ cause?: any }} */ (cause).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The sentence for a network failure of `request` ("GET http://…").
+ *
+ * @param {string} request
+ * @param {unknown} error what fetch or the body read rejected with
+ * @returns {string}
+ */
+export function networkErrorMessage(request, error) {
+  const code = networkCauseCode(error);
+  const cause = /** @type {{ cause?: { message?: unknown } }} */ (error)?.cause;
+  const detail = typeof cause?.message === "string" ? cause.message : /** @type {Error} */ (error)?.message;
+  return `${request}: no HTTP answer: the connection failed (${code ?? "no cause given"}${detail ? `: ${detail}` : ""})`;
+}
+
+/**
+ * The failure result for fetchSnapshot: `{ kind: "failure", error:
+ * "networkError", message, causeCode? }`.
+ *
+ * @param {string} request
+ * @param {unknown} error
+ * @returns {{ kind: "failure"; error: "networkError"; message: string; causeCode?: string }}
+ */
+export function networkFailure(request, error) {
+  const causeCode = networkCauseCode(error);
+  const failure = { kind: /** @type {const} */ ("failure"), error: /** @type {const} */ ("networkError"), message: networkErrorMessage(request, error) };
+  return causeCode === undefined ? failure : { ...failure, causeCode };
+}
+
+/**
+ * The Error HttpArtifactRepository rejects with: code "networkError",
+ * `causeCode`, and the original error as `cause`.
+ *
+ * @param {string} request
+ * @param {unknown} error
+ * @returns {Error & { code: "networkError"; causeCode?: string }}
+ */
+export function networkError(request, error) {
+  const causeCode = networkCauseCode(error);
+  const thrown = Object.assign(new Error(networkErrorMessage(request, error), { cause: error }), {
+    code: /** @type {const} */ ("networkError"),
+  });
+  return causeCode === undefined ? thrown : Object.assign(thrown, { causeCode });
+}
+
 /**
  * The data of a coded wasm error: numbers (a BigInt above 2^53 − 1), words,
  * magic bytes, nested coded errors (`inner`, `mismatch`).

@@ -67,3 +67,16 @@ export function optionalFunction(parameter, value) {
   if (value !== undefined && typeof value !== "function") throw typeError(parameter, "a function", value);
   return value;
 }
+
+/**
+ * Frees `snapshot`'s filter `ms` from now, on an unref()ed timer (freeing
+ * must never keep a process alive).
+ *
+ * @param {ArtifactIndexSnapshot} snapshot
+ * @param {number} ms
+ * @returns {void}
+ */
+export function freeLater(snapshot, ms) {
+  const timer = setTimeout(() => snapshot.filter.free(), ms);
+  /** @type {NodeTimer} */ (/** @type {unknown} */ (timer))?.unref?.();
+}

@@ -39,6 +39,7 @@ import { checkStreamOptions } from "./snapshot-stream.js";
  *     how: { owned: boolean; signal?: AbortSignal; freeReplacedAfterMs?: number },
  *   ) => Promise<SnapshotRefreshResult>;
  *   report: (error: unknown) => void;
+ *   stopped: (session: PollingSession) => void;
  * }} PollingHooks
  */
 
@@ -94,6 +95,11 @@ export function startSession(url, options, hooks) {
   const controller = new AbortController();
   /** @type {PollingSession} */
   const session = { controller, cancelTimer: () => {}, signal, onAbort: () => {} };
+  session.onAbort = () => {
+    hooks.stopped(session);
+    stopSession(session);
+  };
+  signal?.addEventListener("abort", session.onAbort, { once: true });
 
   /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
   const load = async (current) => {
@@ -103,6 +109,7 @@ export function startSession(url, options, hooks) {
     if (controller.signal.aborted) {
       // Stopped while the body arrived: free it and change nothing.
       if (result.kind === "success") result.value.filter.free();
+      if (result.kind === "failure" && result.error === "versionConflict") result.snapshot.filter.free();
       throw controller.signal.reason;
     }
     return result;
@@ -125,6 +132,19 @@ export function startSession(url, options, hooks) {
   };
   schedule(immediate ? 0 : intervalMs);
   return session;
+}
+
+/**
+ * Stops `session`: its timer, its listener on the caller's signal, and a
+ * fetch in flight.
+ *
+ * @param {PollingSession} session
+ * @returns {void}
+ */
+export function stopSession(session) {
+  session.cancelTimer();
+  session.signal?.removeEventListener("abort", session.onAbort);
+  session.controller.abort();
 }
 
 /** What the holder's downloads cost: deltas against full snapshots, and bytes. */

@@ -11,8 +11,9 @@
 import { describe, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { adoptSnapshot } from "./metrics.js";
-import { messageOf, optionalFunction, validateSnapshot } from "./holder-checks.js";
-import { checkPolling, startSession, TransferCounts } from "./holder-polling.js";
+import { freeLater, messageOf, optionalFunction, validateSnapshot } from "./holder-checks.js";
+import { checkPolling, startSession, stopSession, TransferCounts } from "./holder-polling.js";
+import { conflictAsLoaded, versionConflictMessage } from "./version-conflict.js";
 
 export { validateSnapshot } from "./holder-checks.js";
 
@@ -25,7 +26,7 @@ export { validateSnapshot } from "./holder-checks.js";
  * } from "./types.js"
  * @import { SnapshotDeltaPollingOptions, SnapshotTransfer } from "./delta-types.js"
  * @import { PollingSession } from "./holder-polling.js"
- * @import { NodeTimer, ReplaceListener, SnapshotLoader } from "./holder-checks.js"
+ * @import { ReplaceListener, SnapshotLoader } from "./holder-checks.js"
  */
 
 /**
@@ -37,6 +38,12 @@ export { validateSnapshot } from "./holder-checks.js";
  * The holder never frees a replaced snapshot's filter, because a reader may
  * still be using it: free it yourself once in-flight calls are done (e.g.
  * from `onReplace`, after a grace period), or let the GC reclaim it.
+ *
+ * A refresh that loads the catalogVersion in service with another checksum
+ * (the version was republished with other digests) is the failure
+ * "versionConflict" (counted, in `lastFailure`), and the holder adopts the
+ * loaded snapshot: the server checks "maybe" at that version against that
+ * catalog, so the old filter's "absent" could be wrong (version-conflict.js).
  *
  * @example
  * ```ts
@@ -61,6 +68,7 @@ export class SnapshotHolder {
   #loadFailureCount = 0;
   #staleCount = 0;
   #notModifiedCount = 0;
+  #versionConflictCount = 0;
   #transfers = new TransferCounts();
   /** @type {Readonly<{ error: string; message: string; at: Date }> | undefined} */
   #lastFailure;
@@ -115,6 +123,17 @@ export class SnapshotHolder {
         snapshot.catalogVersion,
       );
     }
+    return this.#swap(snapshot);
+  }
+
+  /**
+   * The swap itself, for a validated snapshot the caller allowed in.
+   *
+   * @param {ArtifactIndexSnapshot} snapshot
+   * @returns {ArtifactIndexSnapshot} the previous snapshot (not freed)
+   */
+  #swap(snapshot) {
+    const previous = this.#snapshot;
     // Reads the filter's numbers before the swap, so a failure here keeps the old.
     adoptSnapshot(snapshot, this.#now());
     this.#snapshot = snapshot;
@@ -182,7 +201,8 @@ export class SnapshotHolder {
         this.#notModifiedCount += 1;
         return { replaced: false, outcome: "notModified" };
       }
-      return this.#failed(String(result.error), String(result.message ?? result.error));
+      result = conflictAsLoaded(result);
+      if (result.kind === "failure") return this.#failed(String(result.error), String(result.message ?? result.error));
     }
     if (result?.kind !== "success") {
       return this.#failed("invalidLoadResult", `the loader must return a snapshot load result, got ${describe(result)}`);
@@ -202,7 +222,8 @@ export class SnapshotHolder {
       decline();
       return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
     }
-    if (!this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
+    const conflict = versionConflictMessage(this.#snapshot, snapshot, /** @type {{ source?: string }} */ (snapshot).source);
+    if (conflict === undefined && !this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
       // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
       this.#staleCount += 1;
       decline();
@@ -211,7 +232,8 @@ export class SnapshotHolder {
     /** @type {ArtifactIndexSnapshot} */
     let previous;
     try {
-      previous = this.replace(snapshot);
+      // A conflict is adopted (see the class comment): the swap skips the "newer" rule.
+      previous = conflict === undefined ? this.replace(snapshot) : this.#swap(snapshot);
     } catch (error) {
       decline();
       return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
@@ -220,12 +242,11 @@ export class SnapshotHolder {
     // Opt-in (polling): free a replaced snapshot that polling itself loaded,
     // once calls that started on it have had time to finish. Without it the
     // FinalizationRegistry frees it, whenever the GC gets to it.
-    if (freeReplacedAfterMs !== undefined && this.#owned.has(previous)) {
-      this.#owned.delete(previous);
-      const timer = setTimeout(() => previous.filter.free(), freeReplacedAfterMs);
-      /** @type {NodeTimer} */ (/** @type {unknown} */ (timer))?.unref?.();
-    }
-    return { replaced: true, outcome: "replaced" };
+    if (freeReplacedAfterMs !== undefined && this.#owned.delete(previous)) freeLater(previous, freeReplacedAfterMs);
+    if (conflict === undefined) return { replaced: true, outcome: "replaced" };
+    this.#versionConflictCount += 1;
+    this.#failed("versionConflict", conflict);
+    return { replaced: true, outcome: "failure", error: "versionConflict", message: conflict };
   }
 
   /**
@@ -255,11 +276,7 @@ export class SnapshotHolder {
     }
   }
 
-  /**
-   * Swaps that happened (replace and successful refreshes).
-   *
-   * @returns {number}
-   */
+  /** Swaps that happened (replace and successful refreshes). */
   get replaceCount() {
     return this.#replaceCount;
   }
@@ -267,27 +284,26 @@ export class SnapshotHolder {
   /**
    * Failed refreshes (`artifact_bloom.snapshot.load_failure.count`); the
    * previous snapshot stayed in service.
-   *
-   * @returns {number}
    */
   get loadFailureCount() {
     return this.#loadFailureCount;
   }
 
-  /**
-   * Refreshes that loaded a snapshot no newer than the one in service.
-   *
-   * @returns {number}
-   */
+  /** Refreshes that loaded a snapshot no newer than the one in service. */
   get staleCount() {
     return this.#staleCount;
   }
 
   /**
-   * Refreshes answered "not modified" (HTTP 304).
-   *
-   * @returns {number}
+   * Refreshes that loaded the catalogVersion in service with another
+   * checksum (also counted in `loadFailureCount`): the version was
+   * republished with other digests; the loaded snapshot was adopted.
    */
+  get versionConflictCount() {
+    return this.#versionConflictCount;
+  }
+
+  /** Refreshes answered "not modified" (HTTP 304). */
   get notModifiedCount() {
     return this.#notModifiedCount;
   }
@@ -295,27 +311,17 @@ export class SnapshotHolder {
   /**
    * Downloads rebuilt from an ABD1 delta (`fetchSnapshot` with `base`, as
    * polling does): the server answered `226 IM Used` and the delta applied.
-   *
-   * @returns {number}
    */
   get deltaRefreshCount() {
     return this.#transfers.deltaRefreshes;
   }
 
-  /**
-   * Downloads of the full snapshot (no delta offered, or one that did not apply).
-   *
-   * @returns {number}
-   */
+  /** Downloads of the full snapshot (no delta offered, or one that did not apply). */
   get fullRefreshCount() {
     return this.#transfers.fullRefreshes;
   }
 
-  /**
-   * Body bytes of every counted download (deltas and full snapshots).
-   *
-   * @returns {number}
-   */
+  /** Body bytes of every counted download (deltas and full snapshots). */
   get bytesTransferred() {
     return this.#transfers.bytesTransferred;
   }
@@ -323,8 +329,6 @@ export class SnapshotHolder {
   /**
    * Bytes deltas saved: for each download, the full snapshot's size minus
    * what was transferred.
-   *
-   * @returns {number}
    */
   get bytesSaved() {
     return this.#transfers.bytesSaved;
@@ -368,34 +372,23 @@ export class SnapshotHolder {
   startPolling(url, options) {
     checkPolling(url, options);
     this.stopPolling();
-    const signal = options.signal;
-    if (signal?.aborted) return;
-    const session = startSession(url, options, {
+    if (options.signal?.aborted) return;
+    this.#polling = startSession(url, options, {
       refresh: (loader, how) => this.#refresh(loader, how),
       report: (error) => this.#report(error),
+      // The caller's signal aborted: the session stopped itself.
+      stopped: (session) => {
+        if (this.#polling === session) this.#polling = undefined;
+      },
     });
-    session.onAbort = () => this.#stopSession(session);
-    signal?.addEventListener("abort", session.onAbort, { once: true });
-    this.#polling = session;
   }
 
   /**
    * Stops polling and aborts a fetch in flight. Safe to call when not polling.
-   *
-   * @returns {void}
    */
   stopPolling() {
-    if (this.#polling !== undefined) this.#stopSession(this.#polling);
-  }
-
-  /**
-   * @param {PollingSession} session
-   * @returns {void}
-   */
-  #stopSession(session) {
-    if (this.#polling === session) this.#polling = undefined;
-    session.cancelTimer();
-    session.signal?.removeEventListener("abort", session.onAbort);
-    session.controller.abort();
+    const session = this.#polling;
+    this.#polling = undefined;
+    if (session !== undefined) stopSession(session);
   }
 }

@@ -14,10 +14,11 @@
 // not apply — ends in the full snapshot.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "./deadline.js";
-import { rangeError, typeError } from "./errors.js";
+import { isNetworkFailure, networkFailure, rangeError, typeError } from "./errors.js";
 import { ArtifactBloomFilter } from "./filter.js";
 import { ABF1_HEADER_LENGTH, loadFailure } from "./snapshot-core.js";
 import { checkStreamOptions, loadSnapshotStream, readWholeBody } from "./snapshot-stream.js";
+import { versionConflictFailure, versionConflictMessage } from "./version-conflict.js";
 
 /**
  * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "./types.js"
@@ -73,14 +74,22 @@ function usedDelta(header) {
  * with `signal: AbortSignal.timeout(…)` if that is wanted. Redirects are
  * followed: unlike an existence answer, the file proves itself (magic,
  * checksum, catalogVersion). The snapshot carries `etag` and `lastModified`
- * from the response; an `httpError` failure carries the `status`.
+ * from the response; an `httpError` failure carries the `status`. A request
+ * that gets no HTTP answer (connection refused or reset, a redirect loop, a
+ * body cut off) answers `{ kind: "failure", error: "networkError", causeCode }`
+ * (e.g. "ECONNRESET", "UND_ERR_SOCKET", "redirectCountExceeded"; absent
+ * where the platform gives none); a caller's abort still rejects.
  *
  * With `base` (a loaded snapshot), the request is conditional on it too
  * (its ETag, else its checksum, joins If-None-Match: a 304 answers
  * `notModified`), but asks for no ABD1 delta: the main entry carries no delta
  * code. `fetchSnapshot` of `artifact-bloom/delta` takes the same arguments
  * and also asks for a delta from `base` (`A-IM: abd1`). A success's
- * `transfer` says how many bytes came (`delta` is false here).
+ * `transfer` says how many bytes came (`delta` is false here). A server
+ * snapshot with base's catalogVersion but another checksum is not a success
+ * but the failure `versionConflict` (someone republished that version with
+ * other digests): it carries the server's verified snapshot as `snapshot`
+ * (adopt it, as SnapshotHolder does, or free it).
  *
  * @example
  * ```ts
@@ -140,15 +149,32 @@ async function fetchWith(applyDelta, url, options) {
   const answered = await send(settings, etag, baseTag, askDelta);
   if (answered.kind === "failure") return answered;
   const { response } = answered;
-  if (base === undefined || !askDelta || response.status !== 226) return loadResponse(settings, response, etag);
+  if (base === undefined) return loadResponse(settings, response, etag);
+  if (!askDelta || response.status !== 226) return againstBase(settings, base, await loadResponse(settings, response, etag));
   if (!usedDelta(response.headers.get("im"))) {
     await response.body?.cancel();
-    return withDeltaFailure(await fullAgain(settings, etag), 0, "unexpectedInstanceManipulation");
+    return againstBase(settings, base, withDeltaFailure(await fullAgain(settings, etag), 0, "unexpectedInstanceManipulation"));
   }
   const delta = await readDelta(settings, response, base, applyDelta);
+  // An applied delta's target is newer than its base (the format requires it): no conflict possible.
   if (delta.kind === "success") return delta;
   // The delta cost its bytes and was no use: the full file, once.
-  return withDeltaFailure(await fullAgain(settings, etag), delta.bytes, delta.error);
+  return againstBase(settings, base, withDeltaFailure(await fullAgain(settings, etag), delta.bytes, delta.error));
+}
+
+/**
+ * A full snapshot loaded while the caller holds `base`: the failure
+ * `versionConflict` when it has base's catalogVersion but another checksum.
+ *
+ * @param {FetchSettings} settings
+ * @param {ArtifactIndexSnapshot} base
+ * @param {FetchSnapshotResult} result
+ * @returns {FetchSnapshotResult}
+ */
+function againstBase(settings, base, result) {
+  if (result.kind === "failure") return result;
+  const conflict = versionConflictMessage(base, result.value, settings.url);
+  return conflict === undefined ? result : versionConflictFailure(conflict, result.value, result.transfer);
 }
 
 /**
@@ -163,7 +189,8 @@ async function fetchWith(applyDelta, url, options) {
  */
 
 /**
- * One GET: `{ kind: "response" }`, or the timeout failure (a network error throws).
+ * One GET: `{ kind: "response" }`, or the timeout or networkError failure
+ * (a caller's abort rejects with its reason).
  *
  * @param {FetchSettings} settings
  * @param {string | undefined} etag
@@ -183,8 +210,9 @@ async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag
   try {
     return { kind: "response", response: await fetchImpl(url, { headers: requestHeaders, signal: deadline.signal }) };
   } catch (error) {
-    if (!deadline.expired) throw error;
-    return loadFailure("timeout", /** @type {Error} */ (deadline.reason).message);
+    if (deadline.expired) return loadFailure("timeout", /** @type {Error} */ (deadline.reason).message);
+    if (signal?.aborted || !isNetworkFailure(error)) throw error;
+    return networkFailure(`GET ${url}`, error);
   } finally {
     deadline.clear();
   }
@@ -252,7 +280,7 @@ async function loadResponse(settings, response, etag) {
   const declared = Number(response.headers.get("content-length"));
   const onProgress = options.onProgress;
   let received = 0;
-  const loaded = await loadSnapshotStream(response, {
+  const loaded = await bodyRead(settings, () => loadSnapshotStream(response, {
     ...options,
     meta: metaOf(settings, response),
     signal,
@@ -263,7 +291,7 @@ async function loadResponse(settings, response, etag) {
       // Before the header arrives, the Content-Length is the best total we have.
       onProgress?.({ bytes: p.bytes, total: p.total ?? (declared || undefined) });
     },
-  });
+  }));
   if (loaded.kind === "failure") return loaded;
   return { kind: "success", value: loaded.value, transfer: { bytes: received, delta: false, fullBytes: received } };
 }
@@ -283,12 +311,12 @@ async function readDelta(settings, response, base, applyDelta) {
   const { options, timeoutMs, timers, signal } = settings;
   const payloadLength = base.header?.payloadLength;
   const fullBytes = typeof payloadLength === "number" ? ABF1_HEADER_LENGTH + payloadLength : Infinity;
-  const body = await readWholeBody(response, {
+  const body = await bodyRead(settings, () => readWholeBody(response, {
     maxBytes: Math.min(options.maxBytes ?? Infinity, fullBytes),
     signal,
     idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
     timers,
-  });
+  }));
   if (body.kind === "failure") return { ...body, bytes: 0 };
   const bytes = body.value.byteLength;
   options.onProgress?.({ bytes, total: bytes });
@@ -298,4 +326,25 @@ async function readDelta(settings, response, base, applyDelta) {
   }
   const target = applied.value.header;
   return { kind: "success", value: applied.value, transfer: { bytes, delta: true, fullBytes: ABF1_HEADER_LENGTH + target.payloadLength } };
+}
+
+/**
+ * Reads a response body with `read`: a connection that breaks mid-body
+ * (fetch's body stream errors with a TypeError, e.g. "terminated" with an
+ * ECONNRESET cause) is the failure `networkError`, not a rejection. The
+ * stream options were checked before the request, so no other TypeError
+ * comes from `read`; a caller's abort still rejects.
+ *
+ * @template T
+ * @param {FetchSettings} settings
+ * @param {() => Promise<T>} read
+ * @returns {Promise<T | ReturnType<typeof networkFailure>>}
+ */
+async function bodyRead(settings, read) {
+  try {
+    return await read();
+  } catch (error) {
+    if (settings.signal?.aborted || !isNetworkFailure(error)) throw error;
+    return networkFailure(`GET ${settings.url} (reading the body)`, error);
+  }
 }

@@ -84,6 +84,11 @@
  * - `timeout`: `fetchSnapshot` got no response headers within `timeoutMs`,
  *   or no body bytes for that long; `loadSnapshotStream` got no chunk for
  *   `idleTimeoutMs`. The source is cancelled (the connection dropped).
+ * - `networkError`: `fetchSnapshot` got no HTTP answer (connection refused
+ *   or reset, a redirect loop, a body cut off); `causeCode` names the cause.
+ * - `versionConflict`: `fetchSnapshot` with `base`: the server's snapshot has
+ *   base's catalogVersion but another checksum (the version was republished
+ *   with other digests); the failure carries the server's `snapshot`.
  *
  * @typedef {"truncated"
  *   | "badMagic"
@@ -96,7 +101,9 @@
  *   | "outOfMemory"
  *   | "httpError"
  *   | "notModified"
- *   | "timeout"} SnapshotLoadError
+ *   | "timeout"
+ *   | "networkError"
+ *   | "versionConflict"} SnapshotLoadError
  */
 
 /**
@@ -325,13 +332,23 @@
 /**
  * What a refresh did. `failure` was counted in `loadFailureCount` (the
  * snapshot in service is unchanged); `notModified` (HTTP 304) and `stale` (a
- * snapshot no newer than the one in service) are not failures; `aborted`
- * only happens when polling is stopped mid-fetch. A failure's `error` is the
- * load result's code (e.g. "checksumMismatch", "httpError", "timeout"), or
- * "loaderThrew", "invalidLoadResult", "invalidSnapshot".
+ * snapshot with a lower catalogVersion, or the same one and the same
+ * checksum) are not failures; `aborted` only happens when polling is stopped
+ * mid-fetch. A failure's `error` is the load result's code (e.g.
+ * "checksumMismatch", "httpError", "timeout", "networkError"), or
+ * "loaderThrew", "invalidLoadResult", "invalidSnapshot". The failure
+ * "versionConflict" (the same catalogVersion with another checksum) is
+ * counted too, and is the one failure with `replaced: true`: the holder
+ * adopted the server's snapshot (see `SnapshotHolder`).
  *
  * @typedef {{ readonly replaced: true; readonly outcome: "replaced" }
  *   | { readonly replaced: false; readonly outcome: "notModified" | "stale" | "aborted" }
+ *   | {
+ *     readonly replaced: true;
+ *     readonly outcome: "failure";
+ *     readonly error: "versionConflict";
+ *     readonly message: string;
+ *   }
  *   | {
  *     readonly replaced: false;
  *     readonly outcome: "failure";
