@@ -32,17 +32,22 @@
  * - `malformedResponse`: a findMissing 200 whose body is not
  *   `{ catalogVersion, missing: [hex…] }` for the version asked.
  * - `timeout`: no complete answer within `timeoutMs` (no `status`).
+ * - `networkError`: no HTTP answer at all (connection refused or reset,
+ *   a body cut off); `causeCode` names the cause when the platform does
+ *   ("ECONNRESET", "UND_ERR_SOCKET", …), and `cause` is fetch's error.
  *
- * @typedef {"redirect" | "unexpectedStatus" | "malformedResponse" | "timeout"} HttpClientErrorCode
+ * @typedef {"redirect" | "unexpectedStatus" | "malformedResponse" | "timeout" | "networkError"} HttpClientErrorCode
  */
 
 /**
  * The Error an `HttpArtifactRepository` call rejects with for a non-answer.
- * `status` is the HTTP status that came; absent on `timeout`.
+ * `status` is the HTTP status that came; absent on `timeout` and
+ * `networkError`. `causeCode`: see `networkError`.
  *
  * @typedef {Error & {
  *   readonly code: HttpClientErrorCode;
  *   readonly status?: number;
+ *   readonly causeCode?: string;
  * }} HttpClientError
  */
 

@@ -5,8 +5,11 @@
 // promise that waits forever while the snapshot goes stale. The limit aborts
 // the request through an AbortSignal combined with the caller's own, so a
 // caller's abort still wins and keeps its reason. Timers are cleared as soon
-// as the request settles, and unref()ed in Node: a time limit is never the
-// reason a process stays alive (pending I/O is). `timers` can be injected so
+// as the request settles. A request's limit is unref()ed in Node (its socket
+// is what keeps the process alive); loadSnapshotStream's idle limit is not,
+// since its source may be no I/O at all (a caller's generator that stalls),
+// and a promise whose only timer is unref()ed never settles: the process
+// would exit instead of answering `timeout`. `timers` can be injected so
 // tests drive the clock instead of waiting on it.
 
 import { rangeError, timeoutError, typeError } from "./errors.js";
@@ -81,21 +84,23 @@ export function checkSignal(value) {
 
 /**
  * Calls `callback` once after `ms` unless the returned `stop()` comes first.
- * A limit beyond what timers can express never fires.
+ * A limit beyond what timers can express never fires. The timer is
+ * unref()ed in Node unless `keepAlive` (then the process waits for it).
  *
  * @param {Timers} timers
  * @param {number} ms
  * @param {() => void} callback
+ * @param {{ keepAlive?: boolean }} [how]
  * @returns {() => void} stop: clears the timer (idempotent)
  */
-export function startTimer(timers, ms, callback) {
+export function startTimer(timers, ms, callback, { keepAlive = false } = {}) {
   if (!(ms <= MAX_TIMER_MS)) return () => {};
   let active = true;
   const handle = timers.setTimeout(() => {
     active = false;
     callback();
   }, ms);
-  /** @type {{ unref?: () => void } | undefined} */ (handle)?.unref?.();
+  if (!keepAlive) /** @type {{ unref?: () => void } | undefined} */ (handle)?.unref?.();
   return () => {
     if (active) timers.clearTimeout(handle);
     active = false;

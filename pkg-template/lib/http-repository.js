@@ -4,11 +4,12 @@
 // repository's own 200 or 404 is an answer. A redirect is refused, not
 // followed (a 302 to a login page must not read as "exists", nor a 301 to a
 // missing page as "absent"), every other status rejects with `status` and
-// `code`, and a request that does not finish within `timeoutMs` rejects with
-// code "timeout".
+// `code`, a request that does not finish within `timeoutMs` rejects with
+// code "timeout", and one that gets no HTTP answer (a refused or reset
+// connection) with code "networkError" and the cause's `causeCode`.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "./deadline.js";
-import { httpError, isUint8Array, rangeError, typeError } from "./errors.js";
+import { httpError, isNetworkFailure, isUint8Array, networkError, rangeError, typeError } from "./errors.js";
 
 /**
  * @import { HttpArtifactRepositoryOptions, Timers } from "./client-types.js"
@@ -64,7 +65,8 @@ function discard(response) {
  * An ArtifactRepository backed by the `artifact-bloom serve` existence API:
  * `HEAD /blobs/sha256/<hex>?catalogVersion=N` and `POST /blobs:findMissing`.
  * Only the repository's own 200/404 is an answer; anything else — a
- * redirect, another status, a malformed body, a timeout — rejects with an
+ * redirect, another status, a malformed body, a timeout, a broken
+ * connection — rejects with an
  * `HttpClientError` (`code`, `status`), never "absent" or "exists".
  *
  * @example
@@ -119,7 +121,9 @@ export class HttpArtifactRepository {
 
   /**
    * Runs `exchange(signal)` under the time limit: a timeout rejects with
-   * code "timeout", a caller's abort with the caller's reason.
+   * code "timeout", a caller's abort with the caller's reason, a network
+   * failure (fetch's TypeError, before or during the body) with code
+   * "networkError".
    *
    * @template T
    * @param {string} request e.g. "HEAD http://…", for the timeout message
@@ -132,7 +136,9 @@ export class HttpArtifactRepository {
     try {
       return await exchange(deadline.signal);
     } catch (error) {
-      throw deadline.expired ? deadline.reason : error;
+      if (deadline.expired) throw deadline.reason;
+      if (signal?.aborted || !isNetworkFailure(error)) throw error;
+      throw networkError(request, error);
     } finally {
       deadline.clear();
     }

@@ -113,7 +113,10 @@ function nextOrAbort(iterator, signal, idle) {
       how(value);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    stopTimer = startTimer(idle.timers, idle.ms, () => settle(resolve, IDLE));
+    // Kept alive: the source may hold no I/O (a stalled generator), and the
+    // caller awaits this load; an unref()ed timer would let the process exit
+    // with the load unanswered instead of answering `timeout`.
+    stopTimer = startTimer(idle.timers, idle.ms, () => settle(resolve, IDLE), { keepAlive: true });
     pending.then((value) => settle(resolve, value), (error) => settle(reject, error));
   });
 }
@@ -159,7 +162,11 @@ export function checkStreamOptions(options) {
  * `signal` (rejects with its reason), `idleTimeoutMs` (no chunk for that
  * long: failure `timeout`, the source is cancelled; default none, since a
  * caller's own stream may pause by design — fetchSnapshot passes its
- * `timeoutMs`), `timers` (injectable for tests).
+ * `timeoutMs`; while a load waits for a chunk, this timer keeps a Node
+ * process alive, so a stalled source answers `timeout` even when nothing
+ * else is pending; without it, a source that never yields and holds no I/O
+ * leaves the promise unsettled and Node may exit), `timers` (injectable for
+ * tests).
  *
  * @example
  * ```ts

@@ -164,7 +164,8 @@
  * @property {number} [idleTimeoutMs] No chunk for this many milliseconds: failure `timeout`, and the
  *   source is cancelled. Default: no limit for a stream you pass in (your source may pause by
  *   design); `fetchSnapshot` uses its `timeoutMs`. A positive number (Infinity: no limit);
- *   anything else throws a RangeError.
+ *   anything else throws a RangeError. While a load waits for a chunk, the idle timer keeps a
+ *   Node process alive, so a stalled source answers `timeout` even with no other I/O pending.
  * @property {Timers} [timers] Timer functions for the idle limit (tests).
  * @property {number} [checksumWorkerMinBytes] Browsers: from this many checksummed bytes on (default
  *   8 MiB), the WebCrypto digest runs in a worker (lib/checksum-worker.js) so the page's thread is not
