@@ -20,8 +20,11 @@ const WAIT_MS = 30_000; // the bound on any wait below
 let dir;
 const at = (name) => join(dir.path, name);
 const digests = (prefix, count, start = 0) => Array.from({ length: count }, (_, i) => sha256(`${prefix}:${start + i}`));
+// Every publish here is catalogVersion 1 over catalogVersion 1: these tests
+// are about the other guards, so they lift the version rule (its own tests
+// are in publish-versions.test.mjs).
 const publishArgs = (out, input, ...extra) => ["publish", "--catalog-version", "1", "--expected-items", "200", "--fpp", "0.01",
-  "--input", input, "--out", out, ...extra];
+  "--input", input, "--out", out, "--allow-version-reuse", ...extra];
 
 /** Loads a snapshot file through the package (free its filter). */
 async function loadFile(path) {

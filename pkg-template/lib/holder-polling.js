@@ -109,7 +109,7 @@ export function startSession(url, options, hooks) {
     if (controller.signal.aborted) {
       // Stopped while the body arrived: free it and change nothing.
       if (result.kind === "success") result.value.filter.free();
-      if (result.kind === "failure" && result.error === "versionConflict") result.snapshot.filter.free();
+      if (result.kind === "failure" && "snapshot" in result) result.snapshot.filter.free();
       throw controller.signal.reason;
     }
     return result;
