@@ -13,6 +13,7 @@ import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { fetchSnapshot, loadSnapshot, loadSnapshotStream } from "artifact-bloom";
 import { chunked, forever, manifest, readVector, readableOf, withTimeout } from "./helpers/abf1.mjs";
+import { runChild } from "./helpers/child.mjs";
 import { manualTimers } from "./helpers/timers.mjs";
 
 const GUARD_MS = 2000;
@@ -363,4 +364,17 @@ describe("fetchSnapshot over HTTP", () => {
     // socket open for the server to keep filling.
     await withTimeout(stalledClosed, GUARD_MS, "the server to see the connection close");
   });
+});
+
+// Issue 21, D11: the idle limit is the only thing that can end a load whose
+// source never yields and holds no I/O; if its timer were unref()ed, Node
+// would exit with the load unanswered. The child has nothing else pending.
+test("a stalled source with no I/O: idleTimeoutMs keeps the process alive and answers timeout", () => {
+  const result = runChild(`
+    import { loadSnapshotStream } from "artifact-bloom";
+    const stalled = { [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) };
+    const loaded = await loadSnapshotStream(stalled, { idleTimeoutMs: 50 });
+    console.log(JSON.stringify({ kind: loaded.kind, error: loaded.error }));
+  `, 30_000);
+  assert.deepEqual(result, { kind: "failure", error: "timeout" });
 });
