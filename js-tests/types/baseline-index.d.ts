@@ -534,10 +534,24 @@ export type SnapshotTransfer = Readonly<{
   deltaFailure?: string;
 }>;
 
-/** `fetchSnapshot`'s result: `SnapshotResult` whose success carries `transfer`. */
+/**
+ * `fetchSnapshot`'s result: `SnapshotResult` whose success carries
+ * `transfer`, plus `networkError` (no HTTP answer; `causeCode`) and, with a
+ * `base`, `versionConflict` (the same catalogVersion with another checksum;
+ * the server's verified `snapshot` comes along).
+ */
 export type FetchSnapshotResult =
   | Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
-  | Extract<SnapshotResult, { kind: "failure" }>;
+  | Extract<SnapshotResult, { kind: "failure" }>
+  | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string; status?: undefined }>
+  | Readonly<{
+    kind: "failure";
+    error: "versionConflict";
+    message: string;
+    snapshot: ArtifactIndexSnapshot & { header: SnapshotHeader };
+    transfer: SnapshotTransfer;
+    status?: undefined;
+  }>;
 
 /** `fetchSnapshot`'s options plus `base`: ask for an ABD1 delta from that snapshot (docs/ABD1.md "HTTP"). */
 export type FetchSnapshotDeltaOptions = FetchSnapshotOptions & { base?: ArtifactIndexSnapshot };
@@ -553,14 +567,18 @@ export type SnapshotDeltaPollingOptions = SnapshotPollingOptions & { readonly de
  * - `malformedResponse`: a findMissing 200 whose body is not
  *   `{ catalogVersion, missing: [hex…] }` for the version asked.
  * - `timeout`: no complete answer within `timeoutMs` (no `status`).
+ * - `networkError`: no HTTP answer at all (connection refused or reset, a
+ *   body cut off); `causeCode` names the cause.
  */
-export type HttpClientErrorCode = "redirect" | "unexpectedStatus" | "malformedResponse" | "timeout";
+export type HttpClientErrorCode = "redirect" | "unexpectedStatus" | "malformedResponse" | "timeout" | "networkError";
 
 /** The Error an `HttpArtifactRepository` call rejects with for a non-answer. */
 export type HttpClientError = Error & {
   readonly code: HttpClientErrorCode;
-  /** The HTTP status that came; absent on `timeout`. */
+  /** The HTTP status that came; absent on `timeout` and `networkError`. */
   readonly status?: number;
+  /** `networkError`: the cause's code ("ECONNRESET", "UND_ERR_SOCKET", …), when the platform gives one. */
+  readonly causeCode?: string;
 };
 
 export type HttpArtifactRepositoryOptions = {
@@ -881,6 +899,13 @@ export type SnapshotRefreshResult =
   | Readonly<{ replaced: true; outcome: "replaced" }>
   | Readonly<{ replaced: false; outcome: "notModified" | "stale" | "aborted" }>
   | Readonly<{
+    replaced: true;
+    outcome: "failure";
+    /** The same catalogVersion with another checksum: counted, and the loaded snapshot adopted. */
+    error: "versionConflict";
+    message: string;
+  }>
+  | Readonly<{
     replaced: false;
     outcome: "failure";
     /** The load result's code (e.g. "checksumMismatch", "httpError", "timeout"), or "loaderThrew", "invalidLoadResult", "invalidSnapshot". */
@@ -982,6 +1007,8 @@ export declare class SnapshotHolder {
   readonly staleCount: number;
   /** Refreshes answered HTTP 304. */
   readonly notModifiedCount: number;
+  /** Refreshes that loaded the catalogVersion in service with another checksum (also in `loadFailureCount`). */
+  readonly versionConflictCount: number;
   /** Downloads rebuilt from an ABD1 delta. */
   readonly deltaRefreshCount: number;
   /** Downloads of the full snapshot. */

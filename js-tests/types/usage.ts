@@ -191,7 +191,13 @@ export async function refresh(url: string, holder: SnapshotHolder): Promise<stri
     const saved: number = transfer.fullBytes - transfer.bytes + holder.bytesSaved + holder.deltaRefreshCount;
     if (transfer.delta && saved < 0) return "impossible";
   }
-  const polling: SnapshotDeltaPollingOptions = { intervalMs: 60_000, delta: true, timers };
+  // fetchSnapshot's own failures narrow by code: a conflict carries the server's snapshot.
+  if (next.kind === "failure" && next.error === "versionConflict") next.snapshot.filter.free();
+  if (next.kind === "failure" && next.error === "networkError") return `no answer: ${next.causeCode ?? "unknown cause"}`;
+  const counted: number = holder.versionConflictCount;
+  const polling: SnapshotDeltaPollingOptions = { intervalMs: 60_000, delta: true, timers, onRefresh: (result) => {
+    if (result.outcome === "failure" && result.error === "versionConflict" && result.replaced) console.warn(result.message, counted);
+  } };
   holder.startPolling(url, polling);
   // @ts-expect-error delta is a boolean
   holder.startPolling(url, { intervalMs: 60_000, delta: "yes" });
@@ -210,6 +216,8 @@ function advise(code: HttpClientErrorCode): string {
       return "the findMissing reply was not { catalogVersion, missing }";
     case "timeout":
       return "retry later";
+    case "networkError":
+      return "no HTTP answer (see causeCode): retry later";
     default: {
       const unreachable: never = code;
       return unreachable;

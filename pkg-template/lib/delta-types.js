@@ -86,21 +86,26 @@
 
 /**
  * `fetchSnapshot`'s result: `SnapshotResult`, whose success also says what
- * the download cost. A `networkError` failure carries `causeCode` when the
- * platform names the cause ("ECONNRESET", "redirectCountExceeded", …). A
- * `versionConflict` failure (with `base`: the server's snapshot has base's
- * catalogVersion but another checksum) carries that verified `snapshot` and
- * its `transfer`: adopt it or free it.
+ * the download cost, and two failures of its own:
+ *
+ * - `networkError`: no HTTP answer (connection refused or reset, a redirect
+ *   loop, a body cut off); `causeCode` names the cause when the platform
+ *   does ("ECONNRESET", "UND_ERR_SOCKET", "redirectCountExceeded").
+ * - `versionConflict` (with `base`): the server's snapshot has base's
+ *   catalogVersion but another checksum, i.e. that version was republished
+ *   with other digests. It carries the server's verified `snapshot` and the
+ *   `transfer`: adopt it (SnapshotHolder does) or free it.
  *
  * @typedef {Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
  *   | Extract<SnapshotResult, { kind: "failure" }>
- *   | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string }>
+ *   | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string; status?: undefined }>
  *   | Readonly<{
  *     kind: "failure";
  *     error: "versionConflict";
  *     message: string;
  *     snapshot: ArtifactIndexSnapshot & { header: SnapshotHeader };
  *     transfer: SnapshotTransfer;
+ *     status?: undefined;
  *   }>} FetchSnapshotResult
  */
 

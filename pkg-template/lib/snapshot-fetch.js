@@ -196,7 +196,7 @@ function againstBase(settings, base, result) {
  * @param {string | undefined} etag
  * @param {string | undefined} baseTag the base's tag: the request is conditional on it too
  * @param {boolean} askDelta asks for a delta from the instance with that tag
- * @returns {Promise<{ kind: "response"; response: Response } | Extract<SnapshotResult, { kind: "failure" }>>}
+ * @returns {Promise<{ kind: "response"; response: Response } | Extract<FetchSnapshotResult, { kind: "failure" }>>}
  */
 async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag, askDelta) {
   /** @type {Record<string, string>} */

@@ -84,11 +84,8 @@
  * - `timeout`: `fetchSnapshot` got no response headers within `timeoutMs`,
  *   or no body bytes for that long; `loadSnapshotStream` got no chunk for
  *   `idleTimeoutMs`. The source is cancelled (the connection dropped).
- * - `networkError`: `fetchSnapshot` got no HTTP answer (connection refused
- *   or reset, a redirect loop, a body cut off); `causeCode` names the cause.
- * - `versionConflict`: `fetchSnapshot` with `base`: the server's snapshot has
- *   base's catalogVersion but another checksum (the version was republished
- *   with other digests); the failure carries the server's `snapshot`.
+ *
+ * `fetchSnapshot` adds `networkError` and `versionConflict` (see `FetchSnapshotResult`).
  *
  * @typedef {"truncated"
  *   | "badMagic"
@@ -101,9 +98,7 @@
  *   | "outOfMemory"
  *   | "httpError"
  *   | "notModified"
- *   | "timeout"
- *   | "networkError"
- *   | "versionConflict"} SnapshotLoadError
+ *   | "timeout"} SnapshotLoadError
  */
 
 /**
