@@ -34,8 +34,9 @@ insertedItemCount of the result — the rule:
 ${VERSION_RULE_HELP}
 
 Exit codes: 0 merged, 1 an input does not load, the inputs are incompatible,
-their counts exceed expectedItemCount, or the version rule refused, 2 bad arguments, unreadable inputs
-or an output error (one line naming OUT and the cause).`;
+their counts exceed expectedItemCount, or the version rule refused, 2 bad
+arguments, unreadable inputs or an output error (one line naming OUT and the
+cause).`;
 
 /** The distinct-item count a fill ratio implies: -(m/k) ln(1 - fill) (an estimate, for the summary only). */
 function distinctEstimate(filter) {

@@ -44,8 +44,9 @@ ${DELTA_HELP}
 
 Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
 lines starting with # are skipped; any other bad line, or one longer than
-4096 characters, stops the publish with its line number. Duplicate digests are counted and reported, and inserted
-only once: the snapshot's insertedItemCount is the number of UNIQUE digests.
+4096 characters, stops the publish with its line number. Duplicate digests
+are counted and reported, and inserted only once: the snapshot's
+insertedItemCount is the number of UNIQUE digests.
 
 Guards (nothing is written when one refuses; PATH stays as it was):
   - An empty input is refused (exit 1): an empty snapshot answers "definitely

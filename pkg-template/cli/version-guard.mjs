@@ -16,14 +16,14 @@ export const ALLOW_VERSION_REUSE = "allow-version-reuse";
 export const VERSION_RULE_HELP = `Version rule: one catalogVersion names one catalog. OUT is not replaced (exit
 1, OUT untouched, both versions in the message) by a snapshot whose
 catalogVersion is lower than OUT's, or equal to it with other content: a
-client holding OUT's version ignores it and keeps answering "definitely
-absent" from the old one. A byte-identical snapshot (a retry) is fine. An OUT
-whose header does not load is not replaced either: its version is unknown.
-  --allow-version-reuse  replace OUT anyway: a deliberate rollback, or an OUT
-                         no client has loaded. Clients that loaded the old
-                         snapshot keep it (SnapshotHolder reports
-                         versionConflict for an equal version, stale for a
-                         lower one) until a greater catalogVersion is published.`;
+client holding OUT's version would keep answering "definitely absent" from
+it. A byte-identical snapshot (a retry) is written as usual. If OUT's header
+does not load, OUT is not replaced either: its version is unknown.
+  --allow-version-reuse  replace OUT anyway: a deliberate rollback, or when no
+                         client has loaded OUT. A SnapshotHolder that holds
+                         OUT reports versionConflict and adopts the new
+                         snapshot (an equal version), or keeps OUT as stale
+                         (a lower one); publish a greater catalogVersion next.`;
 
 /**
  * Why `bytes` (a complete ABF1 file of `catalogVersion`) must not replace
