@@ -416,7 +416,7 @@ const ROWS = [
   ["SnapshotHolder", "startPolling", "url", throws(/url/, { valid: { '""': ok, '"ab"': ok } }), (v) => { const h = holder(); try { return h.startPolling(v, { intervalMs: 3_600_000 }); } finally { h.stopPolling(); } }],
   ["SnapshotHolder", "startPolling", "options", throws(/intervalMs/), (v) => { const h = holder(); try { return h.startPolling(`${server.url}snapshot`, v); } finally { h.stopPolling(); } }],
   ["SnapshotHolder", "stopPolling", "(none)", ignored, (v) => { const h = holder(); if (v === NO_ARG) h.stopPolling(); else h.stopPolling(v); return h.polling; }],
-  ...["polling", "replaceCount", "loadFailureCount", "staleCount", "notModifiedCount", "lastFailure",
+  ...["polling", "replaceCount", "loadFailureCount", "staleCount", "notModifiedCount", "versionConflictCount", "lastFailure",
     "deltaRefreshCount", "fullRefreshCount", "bytesTransferred", "bytesSaved"].map((g) => ["SnapshotHolder", g, "(getter)", ignored, () => holder()[g]]),
 
   ["renderPrometheus", "(function)", "metrics", throws(/metrics/), (v) => pkg.renderPrometheus(v)],

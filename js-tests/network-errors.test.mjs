@@ -76,6 +76,12 @@ describe("fetchSnapshot", () => {
     assert.match(result.causeCode, /^(ECONNRESET|UND_ERR_SOCKET)$/);
   });
 
+  test("a caller's bad URL or header is not a network failure: it still throws a TypeError naming it", async () => {
+    await assert.rejects(fetchSnapshot("not a url"), (error) => error instanceof TypeError && /URL/.test(error.message));
+    await assert.rejects(fetchSnapshot(`${urls.reset}/snapshot`, { headers: { "x-bad": "a\nb" } }),
+      (error) => error instanceof TypeError && /header/.test(error.message));
+  });
+
   test("a caller's abort still rejects with its reason", async () => {
     const reason = new Error("caller gave up");
     await assert.rejects(fetchSnapshot(`${urls.reset}/snapshot`, { signal: AbortSignal.abort(reason) }), (error) => error === reason);

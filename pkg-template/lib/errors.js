@@ -157,16 +157,28 @@ export function timeoutError(what, timeoutMs) {
 // cause's code, so a caller can tell a reset (retry) from a redirect loop (a
 // misconfigured server) without parsing text.
 
+// What browsers say for a network failure (they give no `cause`): Chromium,
+// Firefox, Safari; and Chromium's for a body cut off.
+const BROWSER_NETWORK_MESSAGES = new Set([
+  "Failed to fetch", "NetworkError when attempting to fetch resource.", "Load failed", "network error",
+]);
+
 /**
  * Whether `error` is how `fetch` (or a body read) reports a network failure:
- * the spec makes it a TypeError. Anything else a caller's own `fetch` throws
- * is its own business, and passes through unchanged.
+ * a TypeError (the spec's), with a cause (Node's undici: "fetch failed",
+ * "terminated") or a browser's network-failure message. A TypeError for a
+ * caller's bad argument — an invalid URL (undici's cause code
+ * ERR_INVALID_URL) or header — is not one, and still throws; so does
+ * anything else a caller's own `fetch` throws.
  *
  * @param {unknown} error
  * @returns {error is TypeError}
  */
 export function isNetworkFailure(error) {
-  return error instanceof TypeError;
+  if (!(error instanceof TypeError)) return false;
+  const cause = /** @type {{ cause?: { code?: unknown } | null }} */ (error).cause;
+  if (cause === undefined || cause === null) return BROWSER_NETWORK_MESSAGES.has(error.message);
+  return !/^ERR_INVALID_/.test(String(cause.code ?? ""));
 }
 
 /**
