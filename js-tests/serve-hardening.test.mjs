@@ -7,16 +7,16 @@
 // The server runs as a child process (the real CLI), so a server that hangs
 // fails the test at a generous bound instead of hanging the test runner.
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
 import { link, open, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { hex, sha256 } from "./helpers/abf1.mjs";
-import { CLI, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { SERVE_WAIT_MS as WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
-const WAIT_MS = 30_000; // the bound on any wait below: generous, never a timing assertion
 const RECENT_DIGEST_LIMIT = 1024; // documented in `serve --help`
 const MAX_DIGESTS_PER_REQUEST = 10_000; // idem
 
@@ -27,33 +27,6 @@ const outsider = hex(sha256("not served"));
 /** `count` distinct valid hex digests (a counter), distinct from every other `batch`. */
 const counterDigests = (batch, count) =>
   Array.from({ length: count }, (_, i) => `${batch.toString(16).padStart(8, "0")}${i.toString(16).padStart(56, "0")}`);
-
-/** Starts `artifact-bloom serve` on port 0 → `{ base, child, stderr() }`. */
-async function startServe(snapshot, catalog) {
-  const child = spawn(process.execPath, [CLI, "serve", "--snapshot", snapshot, "--catalog", catalog, "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => { stderr += chunk; });
-  const base = await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${stderr}`)), WAIT_MS);
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?\s/.exec(out);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
-    });
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}: ${stderr}`)); });
-  });
-  return { base, child, stderr: () => stderr };
-}
-
-async function stopServe(server) {
-  if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.child.once("exit", resolve));
-  server.child.kill("SIGKILL");
-  await exited;
-}
 
 /** `promise`, or a rejection naming `what` after WAIT_MS. */
 async function within(promise, what) {
