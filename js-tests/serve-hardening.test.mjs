@@ -180,28 +180,35 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     }
     assert.equal(loaded.catalogLoads, 2, "exactly one reload for 201 requests that saw the new file");
     assert.equal(loaded.reloadFailures, 0);
-    // A regular file again (same content), so nothing is left reading the FIFO.
+    // No request here: a written FIFO has a new mtime, and a look at it now
+    // would start a reload that blocks (no writer). A regular file again
+    // (same content), so nothing is left reading the FIFO, and its snapshot,
+    // version 2: both are served together (a new list alone waits for it).
     await writeHexList(at("regular.txt"), [...members, outsider]);
     await rename(at("regular.txt"), at("reloaded.txt"));
-    assert.equal((await head(server.base, outsider)).status, 200, "the reloaded catalog answers");
+    const run = await runCli(["publish", "--catalog-version", "2", "--expected-items", "1000", "--fpp", "0.01",
+      "--input", at("reloaded.txt"), "--out", at("reloaded.abf1")]);
+    assert.equal(run.code, 0, run.stderr);
+    await rename(at("reloaded.abf1"), at("catalog.abf1"));
+    assert.equal((await head(server.base, outsider, 2)).status, 200, "version 2 answers from the reloaded list");
   });
 
   test("a replacement that does not load is reported and the previous catalog keeps answering", async () => {
     await writeFile(at("broken.txt"), `${members[0]}\nnot a digest\n`);
     await rename(at("broken.txt"), at("reloaded.txt"));
-    assert.equal((await head(server.base, members[0])).status, 200);
+    assert.equal((await head(server.base, members[0], 2)).status, 200);
     let seen;
     for (let round = 0; round < 1500 && seen?.reloadFailures !== 1; round += 1) {
       // A request is what makes serve look at the file: if the previous
       // test's reload (of regular.txt) is still in flight, the broken file is
       // only noticed by a request after it — so keep asking, do not assume
       // the HEAD above came late enough (on a busy machine it does not).
-      await head(server.base, members[0]);
+      await head(server.base, members[0], 2);
       seen = await stats(server.base);
       if (seen.reloadFailures !== 1) await sleep(20);
     }
     assert.equal(seen.reloadFailures, 1);
-    assert.equal((await head(server.base, outsider)).status, 200, "still the previous catalog (it had outsider)");
+    assert.equal((await head(server.base, outsider, 2)).status, 200, "still the previous catalog (it had outsider)");
     assert.match(server.stderr(), /cannot reload .*reloaded\.txt: line 2: expected 64 hex digits.*previous contents/);
   });
 });

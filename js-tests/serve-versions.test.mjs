@@ -120,7 +120,10 @@ describe("D1: an answer labelled version N comes from version N's catalog", () =
   test("snapshot first, catalog list after (the wrong order): the new version is served only once both changed", async () => {
     const added = hex(sha256("removed:7"));
     const removed = hex(sha256("removed:6"));
-    await publish(catalog(), snapshot(), 7); // still version 6's list: the operator forgot the catalog
+    // Version 7 is published from its list elsewhere, and the served list is
+    // replaced only afterwards.
+    await replaceCatalog(at("d1-next.txt"), [...kept, added]);
+    await publish(at("d1-next.txt"), snapshot(), 7);
     const waiting = await servedSnapshot(server.base);
     assert.equal(waiting.version, 6, "the v7 snapshot waits for its catalog list");
     // Version 7 is not available: an explicit refusal naming what the server has, never an answer.
@@ -131,12 +134,27 @@ describe("D1: an answer labelled version N comes from version N's catalog", () =
       message: "this server holds catalogVersion 6, not 7",
     });
     assert.equal((await head(server.base, removed, 6)).status, 200, "version 6 still answers from its own catalog");
-    assert.match(server.stderr(), /snapshot catalogVersion 7 .*catalog list .* not changed/);
+    assert.match(server.stderr(), /snapshot catalogVersion 7\b.*catalog list .* has not changed/);
 
     await replaceCatalog(catalog(), [...kept, added]);
     assert.equal((await servedSnapshot(server.base)).version, 7, "both changed: version 7 is served");
     const { wrong, asked } = await wrongAnswers(server.base, 7, [added, kept[1]], [removed]);
     assert.deepEqual(wrong, [], `${wrong.length}/${asked} wrong answers`);
+  });
+
+  test("a list that is not the snapshot's (a digest the filter calls absent, or more digests) is not served with it", async () => {
+    const added = hex(sha256("removed:8"));
+    const stray = hex(sha256("not in version 8"));
+    await replaceCatalog(at("d1-next.txt"), [...kept, added]);
+    await publish(at("d1-next.txt"), snapshot(), 8);
+    await replaceCatalog(catalog(), [...kept, added, stray]); // not the list version 8 was built from
+    assert.equal((await servedSnapshot(server.base)).version, 7);
+    assert.equal((await head(server.base, added, 8)).status, 409, "version 8 is not available");
+    assert.match(server.stderr(), /is not the one snapshot catalogVersion 8 was built from: it holds 102 digests, the snapshot was built from 101/);
+    await replaceCatalog(catalog(), [...kept, added]);
+    assert.equal((await servedSnapshot(server.base)).version, 8, "its own list: version 8 is served");
+    assert.equal((await head(server.base, added, 8)).status, 200);
+    assert.equal((await head(server.base, stray, 8)).status, 404);
   });
 });
 
