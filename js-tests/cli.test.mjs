@@ -6,7 +6,7 @@
 // and an operator fixing a 300k-line digest list needs the line number.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fetchSnapshot, loadSnapshot } from "artifact-bloom";
@@ -305,8 +305,10 @@ describe("serve", () => {
     assert.equal(before.value.catalogVersion, 21);
     before.value.filter.free();
 
+    // The catalog list first, then its snapshot: serve switches to both together.
     await writeHexList(at("served-v22.txt"), [...catalog, ...outsiders]);
-    const run = await runCli(publishArgs(22, 100, at("served.abf1"), "--input", at("served-v22.txt")));
+    await rename(at("served-v22.txt"), at("served.txt"));
+    const run = await runCli(publishArgs(22, 100, at("served.abf1"), "--input", at("served.txt")));
     assert.equal(run.code, 0, run.stderr);
 
     const after = await fetchSnapshot(`${base}/snapshot`, { etag: before.value.etag });

@@ -7,16 +7,16 @@
 // The server runs as a child process (the real CLI), so a server that hangs
 // fails the test at a generous bound instead of hanging the test runner.
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
 import { link, open, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { hex, sha256 } from "./helpers/abf1.mjs";
-import { CLI, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { SERVE_WAIT_MS as WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
-const WAIT_MS = 30_000; // the bound on any wait below: generous, never a timing assertion
 const RECENT_DIGEST_LIMIT = 1024; // documented in `serve --help`
 const MAX_DIGESTS_PER_REQUEST = 10_000; // idem
 
@@ -27,33 +27,6 @@ const outsider = hex(sha256("not served"));
 /** `count` distinct valid hex digests (a counter), distinct from every other `batch`. */
 const counterDigests = (batch, count) =>
   Array.from({ length: count }, (_, i) => `${batch.toString(16).padStart(8, "0")}${i.toString(16).padStart(56, "0")}`);
-
-/** Starts `artifact-bloom serve` on port 0 → `{ base, child, stderr() }`. */
-async function startServe(snapshot, catalog) {
-  const child = spawn(process.execPath, [CLI, "serve", "--snapshot", snapshot, "--catalog", catalog, "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => { stderr += chunk; });
-  const base = await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${stderr}`)), WAIT_MS);
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?\s/.exec(out);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
-    });
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}: ${stderr}`)); });
-  });
-  return { base, child, stderr: () => stderr };
-}
-
-async function stopServe(server) {
-  if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.child.once("exit", resolve));
-  server.child.kill("SIGKILL");
-  await exited;
-}
 
 /** `promise`, or a rejection naming `what` after WAIT_MS. */
 async function within(promise, what) {
@@ -207,28 +180,35 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     }
     assert.equal(loaded.catalogLoads, 2, "exactly one reload for 201 requests that saw the new file");
     assert.equal(loaded.reloadFailures, 0);
-    // A regular file again (same content), so nothing is left reading the FIFO.
+    // No request here: a written FIFO has a new mtime, and a look at it now
+    // would start a reload that blocks (no writer). A regular file again
+    // (same content), so nothing is left reading the FIFO, and its snapshot,
+    // version 2: both are served together (a new list alone waits for it).
     await writeHexList(at("regular.txt"), [...members, outsider]);
     await rename(at("regular.txt"), at("reloaded.txt"));
-    assert.equal((await head(server.base, outsider)).status, 200, "the reloaded catalog answers");
+    const run = await runCli(["publish", "--catalog-version", "2", "--expected-items", "1000", "--fpp", "0.01",
+      "--input", at("reloaded.txt"), "--out", at("reloaded.abf1")]);
+    assert.equal(run.code, 0, run.stderr);
+    await rename(at("reloaded.abf1"), at("catalog.abf1"));
+    assert.equal((await head(server.base, outsider, 2)).status, 200, "version 2 answers from the reloaded list");
   });
 
   test("a replacement that does not load is reported and the previous catalog keeps answering", async () => {
     await writeFile(at("broken.txt"), `${members[0]}\nnot a digest\n`);
     await rename(at("broken.txt"), at("reloaded.txt"));
-    assert.equal((await head(server.base, members[0])).status, 200);
+    assert.equal((await head(server.base, members[0], 2)).status, 200);
     let seen;
     for (let round = 0; round < 1500 && seen?.reloadFailures !== 1; round += 1) {
       // A request is what makes serve look at the file: if the previous
       // test's reload (of regular.txt) is still in flight, the broken file is
       // only noticed by a request after it — so keep asking, do not assume
       // the HEAD above came late enough (on a busy machine it does not).
-      await head(server.base, members[0]);
+      await head(server.base, members[0], 2);
       seen = await stats(server.base);
       if (seen.reloadFailures !== 1) await sleep(20);
     }
     assert.equal(seen.reloadFailures, 1);
-    assert.equal((await head(server.base, outsider)).status, 200, "still the previous catalog (it had outsider)");
+    assert.equal((await head(server.base, outsider, 2)).status, 200, "still the previous catalog (it had outsider)");
     assert.match(server.stderr(), /cannot reload .*reloaded\.txt: line 2: expected 64 hex digits.*previous contents/);
   });
 });

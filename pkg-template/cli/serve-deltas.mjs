@@ -148,11 +148,22 @@ export function entityTags(header) {
   return header.split(",").map((tag) => tag.trim().replace(/^W\//, "")).filter((tag) => tag !== "");
 }
 
-/** Whether an A-IM header accepts the ABD1 instance manipulation. */
+// RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/**
+ * Whether an A-IM header accepts the ABD1 instance manipulation: an `abd1`
+ * item whose weight, if any, is a qvalue above 0. `q=0`, `q=0.0`, `q=0.000`
+ * (and, leniently, `q = 0`) mean "not acceptable"; a malformed weight is not
+ * taken as acceptance either (the full file is always a correct answer).
+ */
 export function acceptsDelta(header) {
   if (typeof header !== "string") return false;
   return header.split(",").some((item) => {
     const [name, ...params] = item.split(";").map((part) => part.trim().toLowerCase());
-    return name === "abd1" && !params.includes("q=0");
+    if (name !== "abd1") return false;
+    const weight = params.map((param) => /^q\s*=\s*(.*)$/.exec(param)).find((match) => match !== null);
+    if (weight === undefined) return true;
+    return QVALUE.test(weight[1]) && Number(weight[1]) > 0;
   });
 }

@@ -24,6 +24,10 @@ export const RECENT_DIGEST_LIMIT = 1024;
  * @property {number} snapshotLoads loads of the snapshot file (1 at start, +1 per change)
  * @property {number} catalogLoads loads of the catalog file (idem)
  * @property {number} reloadFailures reloads that failed (the previous file kept serving)
+ * @property {number} versionRefusals snapshots (or, with --catalog-version, lists) refused
+ *   because they would lower or reuse the served catalogVersion
+ * @property {{ limitBytes: number, bufferedBytes: number, peakBytes: number, refusals: number }} bodyBudget
+ *   findMissing body bytes buffered, all connections together, and the 503s it caused
  */
 
 /** Totals and the last RECENT_DIGEST_LIMIT digests asked. */
@@ -63,7 +67,7 @@ export class RequestStats {
 
   /**
    * A plain copy for GET /stats and for embedders, with the reload counters.
-   * @param {{ snapshotLoads: number, catalogLoads: number, reloadFailures: number }} loads
+   * @param {Pick<StatsSnapshot, "snapshotLoads" | "catalogLoads" | "reloadFailures" | "versionRefusals" | "bodyBudget">} loads
    * @returns {StatsSnapshot}
    */
   snapshot(loads) {

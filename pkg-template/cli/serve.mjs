@@ -1,39 +1,32 @@
 // `artifact-bloom serve`: the demo catalog server. It serves the current ABF1
 // snapshot (re-read when the file is atomically replaced), an exact existence
 // API backed by the catalog's digest list, and the browser precheck page.
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { readSnapshotHeader } from "../node.mjs";
-import { EXIT_OK, UsageError, integerOption, isHexDigest, parseCommand, readHexDigests, readingInput } from "./common.mjs";
+import { EXIT_OK, UsageError, integerOption, isHexDigest, parseCommand, readingInput } from "./common.mjs";
+import {
+  BodyBudget, DEFAULT_BODY_BUDGET_MIB, MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST, httpError, readFindMissingBody, tooManyDigests,
+} from "./serve-body.mjs";
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
-import { ReloadingFile } from "./serve-reload.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
+import { ServedUnit } from "./serve-unit.mjs";
 
-/** The largest POST /blobs:findMissing body read (64 MiB); more → 413 and the connection closes. */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
-/**
- * The most digests one POST /blobs:findMissing may ask about. 10,000 hex
- * digests are a 670 KB body, parsed and answered in tens of milliseconds, so
- * one request holds up the HEADs queued behind it only that long, and
- * leaves little garbage (100,000 per request measured 4× the HEAD latency and
- * twice the RSS growth: docs/reliability.md). The package's own client sends
- * 1,000 per request by default.
- */
-export const MAX_DIGESTS_PER_REQUEST = 10_000;
-// Each digest is a JSON string (two quotes); the object form adds two keys.
-// Counting quotes as the body arrives rejects an oversized list before
-// buffering or parsing it; the exact count is checked after parsing.
-const MAX_QUOTES = 2 * (MAX_DIGESTS_PER_REQUEST + 2);
+export { MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST };
+
 const LOWER_HEX_DIGEST = /^[0-9a-f]{64}$/;
+/**
+ * How long a request for a catalogVersion other than the served one waits
+ * for the reload that may bring it (and GET /snapshot for a replaced file)
+ * before it is answered from what is served: 409 for another version.
+ */
+export const DEFAULT_RELOAD_WAIT_MS = 10_000;
 
 export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
                            [--host H] [--www DIR] [--catalog-version V]
-                           [--delta-history K]
+                           [--delta-history K] [--body-budget MIB]
 
 Serves, on 127.0.0.1 by default (loopback only):
   GET  /snapshot                       the ABF1 bytes, with ETag and Last-Modified
@@ -42,22 +35,26 @@ Serves, on 127.0.0.1 by default (loopback only):
                                        with A-IM: abd1 and If-None-Match naming an
                                        earlier version → 226 IM Used, an ABD1 delta
   HEAD /blobs/sha256/<hex>?catalogVersion=N
-                                       200 present, 404 absent, 409 wrong version
+                                       200 present, 404 absent, 409 another version
+                                       (JSON: the catalogVersion it holds)
   GET  /blobs/sha256/<hex>?catalogVersion=N   the same, as JSON
   POST /blobs:findMissing              content-type application/json (else 415),
                                        body {"catalogVersion": N, "digests": [hex…]}
                                        or a JSON list of hex digests →
                                        {"catalogVersion", "missing": [hex…]};
-                                       at most ${MAX_DIGESTS_PER_REQUEST} digests and 64 MiB per request (else 413)
-  GET  /stats                          request totals, reload counts and the last
+                                       at most ${MAX_DIGESTS_PER_REQUEST} digests and 64 MiB per request (else 413);
+                                       503 + Retry-After while --body-budget is spent
+  GET  /stats                          request totals, reload counts, refused
+                                       versions (versionRefusals), the body budget and the last
                                        ${RECENT_DIGEST_LIMIT} distinct digests asked (JSON; fixed size)
   GET  /  and  /pkg/…                  the www precheck page and the package's browser build
 
   --snapshot PATH        the ABF1 file to serve
   --catalog PATH         the exact digest list (64 hex digits per line)
-  --catalog-version V    version of that list (default: the current snapshot
-                         header's; both files are re-read when they change —
-                         replace the catalog list first, then the snapshot)
+  --catalog-version V    version of that list (default: the snapshot header's,
+                         following republished versions, see below). With the
+                         flag the list is fixed: a changed list is refused
+                         (restart serve to serve another version)
   --port N               0 picks a free port (default 8080)
   --host H               listen address (default 127.0.0.1: this machine only).
                          Any other address (0.0.0.0, ::, a LAN address) exposes
@@ -66,13 +63,29 @@ Serves, on 127.0.0.1 by default (loopback only):
                          digest is in the catalog, and /stats (the digests
                          recently asked about)
   --www DIR              the page to serve at / (default: the page shipped in the package)
+  --body-budget MIB      findMissing body bytes buffered at once, all connections
+                         together (1 .. 4096, default ${DEFAULT_BODY_BUDGET_MIB}); a request that
+                         would pass it gets 503 with Retry-After: 1. Peak memory
+                         for bodies is about three times this (bytes, text, parse)
 ${DELTA_HELP}
 
-Reloads: a replaced file is read once, in the background, while the loaded
-one keeps answering; existence requests for the served catalogVersion never
-wait for it. GET /snapshot and a request naming another catalogVersion wait
-for that one read (shared by every request that needs it). A replacement that
-does not load is reported on stderr and the previous contents keep serving.
+Versions: the snapshot and the catalog list are served as ONE unit: an
+answer labelled catalogVersion N comes from the list served with snapshot N.
+To publish version N+1, replace the catalog list (an atomic rename, or at
+least a new mtime), then the snapshot (publish does it atomically). serve
+switches to both together once both files have changed, the snapshot's
+catalogVersion is higher, and every digest of the list is "maybe" in it
+(else it keeps serving N and says why on stderr, once). A snapshot whose
+catalogVersion is lower than the served one, or equal with other content
+(another checksum), is refused: one line on stderr, counted in /stats
+versionRefusals, and N keeps serving. One catalogVersion names one catalog.
+
+Reloads: a change is read once, in the background, while the loaded unit
+keeps answering; existence requests for the served catalogVersion never wait
+for it. GET /snapshot and a request naming another catalogVersion wait for
+that one reload (shared by every request that needs it), at most
+${DEFAULT_RELOAD_WAIT_MS / 1000} s, then get what is served (409 for another version). A file that does
+not load is reported on stderr and the previous unit keeps serving.
 
 Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.`;
 
@@ -83,99 +96,10 @@ const MIME = {
   ".png": "image/png", ".ico": "image/x-icon", ".ts": "text/plain; charset=utf-8", ".md": "text/plain; charset=utf-8",
 };
 
-// Building the catalog's Set yields to the event loop this often, so a
-// reload of a large catalog never blocks the requests answered meanwhile.
-const CATALOG_YIELD_EVERY = 16_384;
-
-/** An error answered with `status` and `{ error: code, message }`. */
-function httpError(status, code, message, close = false) {
-  return Object.assign(new Error(message), { status, code, close });
-}
-
-const tooManyDigests = (detail) => httpError(413, "tooManyDigests",
-  `at most ${MAX_DIGESTS_PER_REQUEST} digests per request, ${detail}; split the list into several requests`);
-
-/**
- * The snapshot file: its bytes, an ETag and Last-Modified. The ETag is the
- * ABF1 checksum, so a client can name any snapshot it holds (however it got
- * it) when asking for a delta; a file whose header does not load gets a hash
- * of its bytes.
- */
-async function loadSnapshotFile(path, info) {
-  const bytes = await readFile(path);
-  const header = readSnapshotHeader(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  const etag = header.kind === "success" ? `"${header.value.checksum}"`
-    : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
-  return { bytes, etag, lastModified: info.mtime.toUTCString() };
-}
-
-/** The snapshot header's catalogVersion (cached per file), or undefined if it does not load. */
-function versionOf(file) {
-  if (!("version" in file)) {
-    const header = readSnapshotHeader(new Uint8Array(file.bytes));
-    file.version = header.kind === "success" ? header.value.catalogVersion : undefined;
-  }
-  return file.version;
-}
-
-/** The catalog's exact digest set (lowercase hex strings). */
-async function loadCatalog(path) {
-  const { packed } = await readHexDigests(createReadStream(path));
-  const present = new Set();
-  const count = packed.byteLength / 32;
-  for (let index = 0; index < count; index += 1) {
-    present.add(Buffer.from(packed.buffer, packed.byteOffset + index * 32, 32).toString("hex"));
-    if (index % CATALOG_YIELD_EVERY === CATALOG_YIELD_EVERY - 1) await yieldToRequests();
-  }
-  return present;
-}
-
 /** Resolves a URL path inside `root`, or undefined when it would escape it. */
 function inside(root, urlPath) {
   const full = normalize(join(root, decodeURIComponent(urlPath)));
   return full === root || full.startsWith(root + sep) ? full : undefined;
-}
-
-/** How many `"` bytes a chunk holds. */
-function countQuotes(chunk) {
-  let count = 0;
-  for (let at = chunk.indexOf(0x22); at !== -1; at = chunk.indexOf(0x22, at + 1)) count += 1;
-  return count;
-}
-
-/**
- * The findMissing body as text. Over MAX_BODY_BYTES → 413 at once (and the
- * connection closes); more strings than MAX_DIGESTS_PER_REQUEST digests could
- * need → the rest is read and dropped, then 413 (so the client, still
- * sending, gets the answer instead of a reset).
- */
-function readFindMissingBody(request) {
-  return new Promise((done, fail) => {
-    const chunks = [];
-    let size = 0;
-    let quotes = 0;
-    let tooMany = false;
-    const onData = (chunk) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        request.off("data", onData).pause();
-        fail(httpError(413, "bodyTooLarge", `the request body exceeds ${MAX_BODY_BYTES} bytes (64 MiB)`, true));
-        return;
-      }
-      if (tooMany) return;
-      quotes += countQuotes(chunk);
-      if (quotes > MAX_QUOTES) {
-        tooMany = true;
-        chunks.length = 0;
-        return;
-      }
-      chunks.push(chunk);
-    };
-    request.on("data", onData);
-    request.once("end", () => (tooMany ? fail(tooManyDigests("this body holds more")) : done(Buffer.concat(chunks).toString("utf8"))));
-    request.once("error", fail);
-    request.once("close", () => fail(httpError(400, "incompleteBody", "the client closed the connection mid-body")));
-  });
 }
 
 /** The digests in lowercase, or undefined if one is not a 64-hex-digit string. */
@@ -199,55 +123,44 @@ function isJson(contentType) {
 /**
  * Starts the server; resolves to `{ url, catalogVersion, stats, close() }`
  * (`stats` is a fresh copy of the counters on each read). Exported for tests
- * and embedding; the CLI command below wraps it.
+ * and embedding; the CLI command below wraps it. `onNotice(message, kind)`
+ * hears of reloads that fail or are refused and of snapshots waiting for
+ * their catalog list (kind "reloadFailure", "refusal" or "waiting").
  */
 export async function startServer({
-  snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onReloadFailure, deltaHistory = DEFAULT_DELTA_HISTORY,
+  snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onNotice, deltaHistory = DEFAULT_DELTA_HISTORY,
+  bodyBudgetBytes = DEFAULT_BODY_BUDGET_MIB * 1024 * 1024, reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
 }) {
-  const reportFailure = (path) => (error) => (onReloadFailure ?? (() => {}))(path, error);
   const deltas = new DeltaHistory(deltaHistory);
-  // Each version read becomes the current one of the delta history.
-  const loadServedSnapshot = async (path, info) => {
-    const file = await loadSnapshotFile(path, info);
-    deltas.advance(new Uint8Array(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), file.etag);
-    return file;
-  };
-  const snapshotFile = new ReloadingFile(resolve(snapshot), loadServedSnapshot, reportFailure(resolve(snapshot)));
-  const first = await readingInput(snapshot, () => snapshotFile.start());
-  const fixedVersion = catalogVersion;
-  if (fixedVersion === undefined && versionOf(first) === undefined) {
-    const header = readSnapshotHeader(new Uint8Array(first.bytes));
-    throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${header.error})`);
+  const budget = new BodyBudget(bodyBudgetBytes);
+  // The snapshot and the catalog list are one unit (serve-unit.mjs); each
+  // unit served becomes the current version of the delta history.
+  const served = new ServedUnit({
+    snapshot: resolve(snapshot), catalog: resolve(catalog), fixedVersion: catalogVersion,
+    onSwap: ({ snapshot: file }) => deltas.advance(new Uint8Array(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), file.etag),
+    report: (kind, message) => onNotice?.(message, kind),
+  });
+  try {
+    await served.start(readingInput);
+  } catch (error) {
+    if (error.code !== "headerDoesNotLoad") throw error;
+    throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${error.message})`);
   }
-  // The version the existence API answers for: fixed by the flag, else the
-  // current snapshot's (so a republished snapshot and its catalog list are
-  // picked up together; replace the catalog file first, then the snapshot).
-  let lastVersion = fixedVersion ?? versionOf(first);
-  /** The served version; `fresh` waits for a replaced snapshot file to be read. */
-  const servedVersion = async (fresh) => {
-    if (fixedVersion !== undefined) return fixedVersion;
-    lastVersion = versionOf(await (fresh ? snapshotFile.fresh() : snapshotFile.current())) ?? lastVersion;
-    return lastVersion;
-  };
-  const catalogFile = new ReloadingFile(resolve(catalog), loadCatalog, reportFailure(resolve(catalog)));
-  await readingInput(catalog, () => catalogFile.start());
   /**
-   * The served version and catalog for a request that names `asked`. A
-   * request for the version being served never waits for a reload (the
-   * loaded catalog answers while a replaced file is read); a request for
-   * another version waits for both files, since only they can answer it.
+   * The unit that answers a request naming `asked`. The served version never
+   * waits for a reload (the loaded unit answers while replaced files are
+   * read); another version waits, bounded, for the one reload that may bring it.
    */
-  const versionFor = async (asked) => {
-    const version = await servedVersion(false);
-    if (asked === version) return { version, present: await catalogFile.current() };
-    if (asked === undefined || fixedVersion !== undefined) return { version };
-    const now = await servedVersion(true);
-    return asked === now ? { version: now, present: await catalogFile.fresh() } : { version: now };
+  const unitFor = async (asked) => {
+    const unit = await served.current();
+    return asked === undefined || asked === unit.version || catalogVersion !== undefined ? unit : served.fresh(reloadWaitMs);
   };
   const wwwRoot = resolve(www ?? join(PACKAGE_DIR, "www"));
   const stats = new RequestStats();
   const statsNow = () => stats.snapshot({
-    snapshotLoads: snapshotFile.loads, catalogLoads: catalogFile.loads, reloadFailures: snapshotFile.failures + catalogFile.failures,
+    snapshotLoads: served.snapshotLoads, catalogLoads: served.catalogLoads, reloadFailures: served.reloadFailures,
+    versionRefusals: served.versionRefusals,
+    bodyBudget: { limitBytes: budget.limit, bufferedBytes: budget.used, peakBytes: budget.peak, refusals: budget.refusals },
     deltas: deltas.stats(),
   });
 
@@ -258,8 +171,10 @@ export async function startServer({
   };
   const json = (response, status, value, headers = {}) =>
     send(response, status, JSON.stringify(value), { "content-type": "application/json", ...headers });
-  const mismatch = (response, catalogVersion) => json(response, 409, {
-    error: "catalogVersionMismatch", catalogVersion, message: `this server holds catalogVersion ${catalogVersion}`,
+  // The only versions this server can answer for: the one unit it serves.
+  const mismatch = (response, unit, asked) => json(response, 409, {
+    error: "catalogVersionMismatch", catalogVersion: unit.version, availableVersions: [unit.version],
+    message: `this server holds catalogVersion ${unit.version}${asked === undefined ? "" : `, not ${asked}`}`,
   });
 
   const server = createServer(async (request, response) => {
@@ -270,7 +185,7 @@ export async function startServer({
         stats.snapshotRequests += 1;
         // The answer IS the file: wait for a replaced one to be read (one
         // read, shared by every request that arrives meanwhile).
-        const file = await snapshotFile.fresh();
+        const { snapshot: file } = await served.fresh(reloadWaitMs);
         return answerSnapshot(request, response, file, deltas, send);
       }
       const blob = /^\/blobs\/sha256\/([^/]+)$/.exec(path);
@@ -281,8 +196,10 @@ export async function startServer({
         stats.countDigests([hex]);
         const askedText = url.searchParams.get("catalogVersion") ?? "";
         // Digits only: Number("") would read a missing version as 0.
-        const { version, present } = await versionFor(/^\d+$/.test(askedText) ? Number(askedText) : undefined);
-        if (present === undefined) return mismatch(response, version);
+        const asked = /^\d+$/.test(askedText) ? Number(askedText) : undefined;
+        const unit = await unitFor(asked);
+        if (asked !== unit.version) return mismatch(response, unit, asked);
+        const { version, present } = unit;
         const exists = present.has(hex);
         return request.method === "HEAD"
           ? send(response, exists ? 200 : 404)
@@ -300,7 +217,7 @@ export async function startServer({
         }
         let body;
         try {
-          body = JSON.parse(await readFindMissingBody(request));
+          body = JSON.parse(await readFindMissingBody(request, budget));
         } catch (error) {
           if (error instanceof SyntaxError) throw httpError(400, "invalidJson", `the body is not JSON: ${error.message}`);
           throw error;
@@ -316,15 +233,18 @@ export async function startServer({
           return json(response, 400, { error: "invalidDigest", message: "expected a list of 64-hex-digit digests" });
         }
         stats.countDigests(lower);
-        const asked = Array.isArray(body) ? await servedVersion(false) : body?.catalogVersion;
-        const { version, present } = await versionFor(Number.isSafeInteger(asked) ? asked : undefined);
-        if (present === undefined) return mismatch(response, version);
+        const named = Array.isArray(body) ? undefined : body?.catalogVersion;
+        const asked = Number.isSafeInteger(named) ? named : undefined;
+        const unit = await unitFor(asked);
+        // A bare list asks about the served version; an object must name it.
+        if (!Array.isArray(body) && asked !== unit.version) return mismatch(response, unit, asked);
+        const { version, present } = unit;
         const missing = [];
         for (let index = 0; index < lower.length; index += 1) if (!present.has(lower[index])) missing.push(digests[index]);
         return json(response, 200, { catalogVersion: version, missing });
       }
       if (path === "/stats" && request.method === "GET") {
-        return json(response, 200, { catalogVersion: await servedVersion(false), ...statsNow() });
+        return json(response, 200, { catalogVersion: served.unit.version, ...statsNow() });
       }
       if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "method not allowed");
       const [root, rest] = path.startsWith("/pkg/") ? [PACKAGE_DIR, path.slice(5)] : [wwwRoot, path === "/" ? "index.html" : path];
@@ -341,7 +261,7 @@ export async function startServer({
     } catch (error) {
       if (!response.headersSent) {
         json(response, error.status ?? 500, { error: error.code ?? "serverError", message: error.message },
-          error.close ? { connection: "close" } : {});
+          { ...error.headers, ...(error.close ? { connection: "close" } : {}) });
       }
     }
   });
@@ -353,7 +273,7 @@ export async function startServer({
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}/`,
-    catalogVersion: lastVersion,
+    catalogVersion: (await served.current()).version,
     get stats() {
       return statsNow();
     },
@@ -368,6 +288,7 @@ export async function serve(argv) {
       snapshot: { type: "string" }, catalog: { type: "string" }, "catalog-version": { type: "string" },
       port: { type: "string", default: "8080" }, host: { type: "string", default: "127.0.0.1" }, www: { type: "string" },
       "delta-history": { type: "string", default: String(DEFAULT_DELTA_HISTORY) },
+      "body-budget": { type: "string", default: String(DEFAULT_BODY_BUDGET_MIB) },
     },
   });
   if (parsed === undefined) return EXIT_OK;
@@ -375,16 +296,16 @@ export async function serve(argv) {
   if (!values.snapshot || !values.catalog) throw new UsageError(`--snapshot and --catalog are required\n\n${HELP}`);
   const port = integerOption(values, "port", 0, 65535);
   const deltaHistory = integerOption(values, "delta-history", 0, 1024);
+  const bodyBudgetBytes = integerOption(values, "body-budget", 1, 4096) * 1024 * 1024;
   const catalogVersion = values["catalog-version"] === undefined ? undefined
     : integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
   if (!["127.0.0.1", "localhost", "::1"].includes(values.host)) {
     process.stderr.write(`serve: warning: listening on ${values.host}, not loopback; this demo server has no authentication\n`);
   }
-  const onReloadFailure = (path, error) => {
-    process.stderr.write(`serve: cannot reload ${path}: ${error.message}; still serving its previous contents\n`);
-  };
+  const onNotice = (message) => process.stderr.write(`serve: ${message}\n`);
   const running = await startServer({
-    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onReloadFailure, deltaHistory,
+    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onNotice, deltaHistory,
+    bodyBudgetBytes,
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));
