@@ -12,16 +12,18 @@ import { OciRegistryError } from "../lib/oci-errors.js";
 const OCTETS = { "content-type": "application/octet-stream" };
 
 /**
- * The upload URL of a 202 answer (Location may be relative).
+ * The upload URL of a 202 answer (Location may be relative); one on another
+ * origin than the registry is refused (crossOrigin), see oci-client.js.
+ * @param {import("../lib/oci-client.js").RegistryClient} client
  * @param {import("../lib/oci-client.js").RegistryResponse} response
  * @returns {URL}
  */
-function locationOf(response) {
+function locationOf(client, response) {
   const location = response.headers.get("location");
   if (!location) {
     throw new OciRegistryError(`${response.url} answered ${response.status} without a Location for the upload`, { code: "badResponse", status: response.status });
   }
-  return new URL(location, response.url);
+  return client.resolve(location, response.url, `the upload Location of ${response.url}`);
 }
 
 /** @param {URL} location @param {string} digest @returns {URL} */
@@ -67,13 +69,13 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
     const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
     if (actual !== digest || bytes.byteLength !== size) throw contentMismatch(digest, actual, path);
     const started = await client.expect("POST", "blobs/uploads/", [202]);
-    const done = await client.expect("PUT", withDigest(locationOf(started), digest), [201], { headers: OCTETS, body: bytes });
+    const done = await client.expect("PUT", withDigest(locationOf(client, started), digest), [201], { headers: OCTETS, body: bytes });
     checkContentDigest(done, digest, `blob ${digest}`);
     onProgress?.(size);
     return { chunks: 0 };
   }
   const started = await client.expect("POST", "blobs/uploads/", [202]);
-  let location = locationOf(started);
+  let location = locationOf(client, started);
   const hash = createHash("sha256");
   const handle = await open(path, "r");
   let chunks = 0;
@@ -96,7 +98,7 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
       if (range !== null && Number(range[2]) !== end) {
         throw new OciRegistryError(`PATCH ${location} answered Range ${range[0]}; expected 0-${end}`, { code: "badResponse", status: 202 });
       }
-      location = locationOf(answer);
+      location = locationOf(client, answer);
       offset += bytesRead;
       onProgress?.(offset);
     }

@@ -41,12 +41,15 @@ export const FROM_REGISTRY_HELP = `  --from-registry URL  instead of --input: ev
   --save-digests FILE  also write the enumerated digests, one hex per line
 ${REGISTRY_HELP}`;
 
-/** The next-page URL of a Link header (`<url>; rel="next"`), resolved. */
-function nextLink(header, base) {
+/**
+ * The next-page URL of a Link header (`<url>; rel="next"`), resolved; one on
+ * another origin than the registry is refused (crossOrigin), see oci-client.js.
+ */
+function nextLink(client, header, base) {
   if (!header) return undefined;
   for (const part of header.split(",")) {
     const match = /<([^>]*)>\s*;(.*)$/.exec(part.trim());
-    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) return new URL(match[1] ?? "", base);
+    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) return client.resolve(match[1] ?? "", base, `the tag list's Link header of GET ${base}`);
   }
   return undefined;
 }
@@ -151,7 +154,7 @@ async function listTags(client) {
       throw new OciRegistryError(`GET ${url} answered { tags } that is not a list of strings`, { code: "badResponse", status: 200 });
     }
     tags.push(...pageTags);
-    url = nextLink(response.headers.get("link"), url);
+    url = nextLink(client, response.headers.get("link"), url);
   }
   return [...new Set(tags)];
 }

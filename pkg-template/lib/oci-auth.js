@@ -51,6 +51,9 @@ export function tokenUrl(params, base) {
   } catch {
     throw new OciRegistryError(`the Bearer challenge's realm is not a URL: ${params.realm}`, { code: "badResponse" });
   }
+  if (realm.protocol !== "http:" && realm.protocol !== "https:") {
+    throw new OciRegistryError(`the Bearer challenge's realm is not an http(s) URL: ${params.realm}`, { code: "badResponse" });
+  }
   if (params.service) realm.searchParams.set("service", params.service);
   for (const scope of (params.scope ?? "").split(" ").filter(Boolean)) realm.searchParams.append("scope", scope);
   return realm;
