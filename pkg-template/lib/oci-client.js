@@ -30,6 +30,75 @@ import { OciRegistryError, statusError } from "./oci-errors.js";
 
 export { OciRegistryError } from "./oci-errors.js";
 
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+/**
+ * How much of an answer is read, by what it is. More is a `tooLarge` error
+ * (checked on Content-Length first, then while streaming), except for error
+ * bodies: those are read up to their limit for the message, the rest is
+ * not read (the status is the error).
+ */
+export const RESPONSE_LIMITS = Object.freeze({
+  /** The distribution spec's limit for manifests and indexes. */
+  manifest: { bytes: 4 * MIB, what: "a manifest or index" },
+  /** ≥ 250k tags of the longest form (128 characters) in one page. */
+  tagPage: { bytes: 32 * MIB, what: "a tag-list page" },
+  /** A token answer is a JWT or so: a few KiB. */
+  token: { bytes: 1 * MIB, what: "a token answer" },
+  errorBody: { bytes: 16 * KIB, what: "an error body" },
+});
+
+/** @param {number} bytes */
+const sizeText = (bytes) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes / KIB} KiB`);
+
+/**
+ * Reads a fetch Response's body up to `limit.bytes`. With `truncate`, the
+ * rest is cancelled unread; without, more is an OciRegistryError tooLarge.
+ * @param {Response} response
+ * @param {{ bytes: number, what: string }} limit
+ * @param {string} method
+ * @param {URL | string} url
+ * @param {boolean} truncate
+ * @returns {Promise<Uint8Array>}
+ */
+async function readLimited(response, limit, method, url, truncate) {
+  const tooLarge = (/** @type {string} */ came) => new OciRegistryError(
+    `${method} ${url}: expected at most ${sizeText(limit.bytes)} (the limit for ${limit.what}), ${came}`,
+    { code: "tooLarge", status: response.status },
+  );
+  const declared = Number(response.headers.get("content-length") ?? "");
+  if (!truncate && Number.isFinite(declared) && declared > limit.bytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(`Content-Length says ${declared} bytes`);
+  }
+  const reader = response.body?.getReader();
+  if (reader === undefined) return new Uint8Array(0);
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (length + value.byteLength > limit.bytes) {
+      await reader.cancel().catch(() => {});
+      if (!truncate) throw tooLarge(`more than ${limit.bytes} bytes came`);
+      chunks.push(value.subarray(0, limit.bytes - length));
+      length = limit.bytes;
+      break;
+    }
+    chunks.push(value);
+    length += value.byteLength;
+  }
+  const body = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
 /** Default per-request timeout: the whole exchange, body included. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -69,6 +138,7 @@ export function checkRepositoryName(name) {
  * @property {Uint8Array} [body] replayable, so a 401 can be retried
  * @property {AbortSignal} [signal]
  * @property {boolean} [readBody] read the body within the timeout (default: GET only)
+ * @property {keyof typeof RESPONSE_LIMITS} [limit] what the body is, for its size limit (default "manifest")
  */
 
 /**
@@ -292,9 +362,11 @@ export class RegistryClient {
       const init = { method, headers, redirect: "manual", signal };
       if (request.body !== undefined) init.body = /** @type {BodyInit} */ (request.body);
       const response = await this.#fetch(url, init);
-      // Error bodies are small JSON; read them for the message.
-      const wanted = readBody || response.status >= 400;
-      const body = wanted && method !== "HEAD" ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
+      // Error bodies are small JSON; read (the start of) them for the message.
+      const failed = response.status >= 400;
+      const wanted = (readBody || failed) && method !== "HEAD";
+      const limit = RESPONSE_LIMITS[failed ? "errorBody" : request.limit ?? "manifest"];
+      const body = wanted ? await readLimited(response, limit, method, url, failed) : new Uint8Array(0);
       if (!wanted) await response.body?.cancel().catch(() => {});
       return { status: response.status, headers: response.headers, url, body };
     });
@@ -386,7 +458,9 @@ export class RegistryClient {
     this.#counts.token += 1;
     const answer = await this.#timed("GET", realm, signal, async (timed) => {
       const response = await this.#fetch(realm, { method: "GET", headers, redirect: "manual", signal: timed });
-      return { status: response.status, headers: response.headers, url: realm, body: new Uint8Array(await response.arrayBuffer()) };
+      const failed = response.status !== 200;
+      const body = await readLimited(response, RESPONSE_LIMITS[failed ? "errorBody" : "token"], "GET", realm, failed);
+      return { status: response.status, headers: response.headers, url: realm, body };
     });
     if (answer.status !== 200) {
       const error = statusError("GET", realm, answer, "the token realm should answer 200 with a token");
