@@ -130,3 +130,24 @@ describe("tag pages: 32 MiB; token answers: 1 MiB", () => {
     assert.ok(written < UNREAD, `the server wrote ${written} bytes before the client hung up`);
   });
 });
+
+describe("a tag page of 200 000 entries (D7)", () => {
+  // Spreading a page into a call (push(...tags)) overflowed the stack at
+  // ~125k tags. The entries repeat two tags, so the enumeration stays two
+  // manifest GETs: what is tested is reading the page.
+  test("is read without a stack overflow; repeated tags are enumerated once", async () => {
+    const manifest = tinyManifest("many-tags");
+    const tags = Array.from({ length: 200_000 }, (_, index) => (index % 2 === 0 ? "a" : "b"));
+    const server = await startScriptedServer((req, res, url) => {
+      req.resume();
+      if (url.pathname === "/v2/app/tags/list") return sendJson(res, 200, { name: "app", tags });
+      if (/^\/v2\/app\/manifests\/[ab]$/.test(url.pathname)) return sendManifest(res, manifest);
+      return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
+    });
+    servers.push(server);
+    const { run, summary } = await publishFromRegistry(server.url, "app", at("many-tags.abf1"));
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(summary.registry.tags, 2);
+    assert.equal(server.requests.filter((entry) => entry.path.includes("/manifests/")).length, 2);
+  });
+});
