@@ -640,6 +640,8 @@ export type OciRegistryRepositoryOptions = Readonly<{
   catalogVersion?: number;
   /** Clock in epoch milliseconds, for bearer-token expiry (default `Date.now`). */
   now?: () => number;
+  /** Bearer token realms on another origin that may receive the Basic credentials. */
+  tokenRealms?: readonly (string | URL)[];
 }>;
 
 /** Requests an OciRegistryRepository sent, by method, plus token-realm requests. */
@@ -664,7 +666,10 @@ export type OciRegistryErrorCode =
   | "timeout"
   | "networkError"
   | "badResponse"
-  | "digestMismatch";
+  | "digestMismatch"
+  | "crossOrigin"
+  | "tooLarge"
+  | "notStored";
 
 /** A registry answer that was not the expected one, or no answer at all. */
 export declare class OciRegistryError extends Error {

@@ -12,16 +12,18 @@ import { OciRegistryError } from "../lib/oci-errors.js";
 const OCTETS = { "content-type": "application/octet-stream" };
 
 /**
- * The upload URL of a 202 answer (Location may be relative).
+ * The upload URL of a 202 answer (Location may be relative); one on another
+ * origin than the registry is refused (crossOrigin), see oci-client.js.
+ * @param {import("../lib/oci-client.js").RegistryClient} client
  * @param {import("../lib/oci-client.js").RegistryResponse} response
  * @returns {URL}
  */
-function locationOf(response) {
+function locationOf(client, response) {
   const location = response.headers.get("location");
   if (!location) {
     throw new OciRegistryError(`${response.url} answered ${response.status} without a Location for the upload`, { code: "badResponse", status: response.status });
   }
-  return new URL(location, response.url);
+  return client.resolve(location, response.url, `the upload Location of ${response.url}`);
 }
 
 /** @param {URL} location @param {string} digest @returns {URL} */
@@ -47,6 +49,38 @@ export function checkContentDigest(response, expected, what) {
   }
 }
 
+/**
+ * After a 201: the registry's Docker-Content-Digest must name what was sent;
+ * when it sends none, one read-back by digest (HEAD of a blob, GET of a
+ * manifest, hashed) proves it is stored, so nothing unreadable is reported
+ * as pushed. → the requests the read-back took (0 or 1).
+ * @param {import("../lib/oci-client.js").RegistryClient} client
+ * @param {import("../lib/oci-client.js").RegistryResponse} done the 201
+ * @param {"blob" | "manifest"} kind
+ * @param {string} digest
+ * @param {string} [mediaType] a manifest's, for Accept
+ * @returns {Promise<number>}
+ */
+async function checkCommitted(client, done, kind, digest, mediaType) {
+  checkContentDigest(done, digest, `${kind} ${digest}`);
+  if (done.headers.get("docker-content-digest") !== null) return 0;
+  const notStored = (/** @type {string} */ came) => new OciRegistryError(
+    `${done.url} answered 201 without Docker-Content-Digest, and reading ${kind} ${digest} back ${came}: the registry did not store it`,
+    { code: "notStored" },
+  );
+  if (kind === "blob") {
+    const head = await client.send("HEAD", `blobs/${digest}`);
+    if (head.status !== 200) throw notStored(`answered ${head.status}`);
+    checkContentDigest(head, digest, `blob ${digest}`);
+    return 1;
+  }
+  const read = await client.send("GET", `manifests/${digest}`, { headers: { accept: String(mediaType) }, limit: "manifest" });
+  if (read.status !== 200) throw notStored(`answered ${read.status}`);
+  const actual = `sha256:${createHash("sha256").update(read.body).digest("hex")}`;
+  if (actual !== digest) throw notStored(`gave bytes hashing to ${actual}`);
+  return 1;
+}
+
 /** @param {string} digest @param {string} actual @param {string} path */
 function contentMismatch(digest, actual, path) {
   return new OciRegistryError(`layout blob ${path} hashes to ${actual}, not ${digest}: not uploaded`, { code: "digestMismatch" });
@@ -58,7 +92,7 @@ function contentMismatch(digest, actual, path) {
  * @param {string} path
  * @param {{ digest: string, size: number }} descriptor
  * @param {{ chunkSize: number, onProgress?: (sent: number) => void }} options
- * @returns {Promise<{ chunks: number }>} PATCH requests used (0: monolithic)
+ * @returns {Promise<{ chunks: number, readBacks: number }>} PATCH requests used (0: monolithic), read-backs (see checkCommitted)
  */
 export async function uploadBlob(client, path, descriptor, { chunkSize, onProgress }) {
   const { digest, size } = descriptor;
@@ -67,13 +101,13 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
     const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
     if (actual !== digest || bytes.byteLength !== size) throw contentMismatch(digest, actual, path);
     const started = await client.expect("POST", "blobs/uploads/", [202]);
-    const done = await client.expect("PUT", withDigest(locationOf(started), digest), [201], { headers: OCTETS, body: bytes });
-    checkContentDigest(done, digest, `blob ${digest}`);
+    const done = await client.expect("PUT", withDigest(locationOf(client, started), digest), [201], { headers: OCTETS, body: bytes });
+    const readBacks = await checkCommitted(client, done, "blob", digest);
     onProgress?.(size);
-    return { chunks: 0 };
+    return { chunks: 0, readBacks };
   }
   const started = await client.expect("POST", "blobs/uploads/", [202]);
-  let location = locationOf(started);
+  let location = locationOf(client, started);
   const hash = createHash("sha256");
   const handle = await open(path, "r");
   let chunks = 0;
@@ -96,7 +130,7 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
       if (range !== null && Number(range[2]) !== end) {
         throw new OciRegistryError(`PATCH ${location} answered Range ${range[0]}; expected 0-${end}`, { code: "badResponse", status: 202 });
       }
-      location = locationOf(answer);
+      location = locationOf(client, answer);
       offset += bytesRead;
       onProgress?.(offset);
     }
@@ -110,8 +144,7 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
     await handle.close();
   }
   const done = await client.expect("PUT", withDigest(location, digest), [201]);
-  checkContentDigest(done, digest, `blob ${digest}`);
-  return { chunks };
+  return { chunks, readBacks: await checkCommitted(client, done, "blob", digest) };
 }
 
 /**
@@ -119,11 +152,12 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
  * @param {import("../lib/oci-client.js").RegistryClient} client
  * @param {string} reference a tag or the manifest's digest
  * @param {{ descriptor: { mediaType: string, digest: string }, bytes: Uint8Array }} manifest
+ * @returns {Promise<number>} read-backs (see checkCommitted)
  */
 export async function putManifest(client, reference, { descriptor, bytes }) {
   const done = await client.expect("PUT", `manifests/${reference}`, [201], {
     headers: { "content-type": descriptor.mediaType },
     body: bytes,
   });
-  checkContentDigest(done, descriptor.digest, `manifest ${reference}`);
+  return checkCommitted(client, done, "manifest", descriptor.digest, descriptor.mediaType);
 }

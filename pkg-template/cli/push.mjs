@@ -37,7 +37,9 @@ ${REGISTRY_HELP}
 
 Summary: blobs (config + layers), headRequests, headsSkipped (definitely
 absent: no HEAD), falsePositives (maybe, then 404), alreadyPresent,
-uploaded, uploadedBytes, manifests. A stale snapshot is safe: a blob pushed
+uploaded, uploadedBytes, manifests, readBacks (a blob or manifest whose
+201 named no Docker-Content-Digest is read back once by digest, HEAD or
+GET; not there is a notStored failure). A stale snapshot is safe: a blob pushed
 since it was built is uploaded again, one deleted since is HEADed (404) and
 uploaded. Progress of large blobs goes to standard error.
 
@@ -148,6 +150,7 @@ export async function push(argv) {
     uploaded: 0,
     uploadedBytes: 0,
     manifests: 0,
+    readBacks: 0,
     tagged: false,
     uploadedDigests: [],
     requests: client.requests,
@@ -164,7 +167,8 @@ export async function push(argv) {
     const toUpload = image.blobs.filter((_, index) => missing.has(digests[index]));
     await pool(toUpload, concurrency, async (blob) => {
       const onProgress = blob.size > chunkSize ? largeBlobProgress(blob.digest, blob.size) : undefined;
-      await uploadBlob(client, image.blobPath(blob.digest), blob, { chunkSize, ...(onProgress ? { onProgress } : {}) });
+      const { readBacks } = await uploadBlob(client, image.blobPath(blob.digest), blob, { chunkSize, ...(onProgress ? { onProgress } : {}) });
+      summary.readBacks += readBacks;
       // Counted only once the registry committed it under the right digest.
       summary.uploaded += 1;
       summary.uploadedBytes += blob.size;
@@ -172,7 +176,7 @@ export async function push(argv) {
     });
     for (const manifest of image.manifests) {
       const isRoot = manifest === image.root;
-      await putManifest(client, isRoot ? reference.tag : manifest.descriptor.digest, manifest);
+      summary.readBacks += await putManifest(client, isRoot ? reference.tag : manifest.descriptor.digest, manifest);
       summary.manifests += 1;
       if (isRoot) summary.tagged = true;
     }

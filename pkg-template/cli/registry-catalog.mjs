@@ -12,6 +12,7 @@
 // again — harmless, the registry keeps one copy.
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
+import { RESPONSE_LIMITS } from "../lib/oci-client.js";
 import { OciRegistryError } from "../lib/oci-errors.js";
 import { UsageError, hexToBytes } from "./common.mjs";
 import { INDEX_TYPES, MANIFEST_TYPES } from "./oci-layout.mjs";
@@ -39,14 +40,25 @@ export const FROM_REGISTRY_HELP = `  --from-registry URL  instead of --input: ev
                        per repository: HEAD answers 404 for a blob that is
                        stored in the registry but not linked to NAME
   --save-digests FILE  also write the enumerated digests, one hex per line
+                       Answers are read up to a limit: a manifest or index
+                       ${sizeText(RESPONSE_LIMITS.manifest.bytes)} (the distribution spec's), a tag page ${sizeText(RESPONSE_LIMITS.tagPage.bytes)}, a
+                       token answer ${sizeText(RESPONSE_LIMITS.token.bytes)}; more fails with tooLarge
 ${REGISTRY_HELP}`;
 
-/** The next-page URL of a Link header (`<url>; rel="next"`), resolved. */
-function nextLink(header, base) {
+/** @param {number} bytes */
+function sizeText(bytes) {
+  return `${bytes / (1024 * 1024)} MiB`;
+}
+
+/**
+ * The next-page URL of a Link header (`<url>; rel="next"`), resolved; one on
+ * another origin than the registry is refused (crossOrigin), see oci-client.js.
+ */
+function nextLink(client, header, base) {
   if (!header) return undefined;
   for (const part of header.split(",")) {
     const match = /<([^>]*)>\s*;(.*)$/.exec(part.trim());
-    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) return new URL(match[1] ?? "", base);
+    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) return client.resolve(match[1] ?? "", base, `the tag list's Link header of GET ${base}`);
   }
   return undefined;
 }
@@ -72,7 +84,7 @@ export async function enumerateRepository(client) {
   const visit = async (reference, expectedHex, where, depth) => {
     if (expectedHex !== undefined && manifests.has(expectedHex)) return;
     if (depth > MAX_DEPTH) throw new OciRegistryError(`${where}: indexes nested deeper than ${MAX_DEPTH}`, { code: "badResponse" });
-    const response = await client.expect("GET", `manifests/${reference}`, [200], { headers: { accept: ACCEPT } });
+    const response = await client.expect("GET", `manifests/${reference}`, [200], { headers: { accept: ACCEPT }, limit: "manifest" });
     const hex = createHash("sha256").update(response.body).digest("hex");
     const named = response.headers.get("docker-content-digest");
     if ((expectedHex !== undefined && hex !== expectedHex) || (named !== null && named !== `sha256:${hex}`)) {
@@ -134,7 +146,7 @@ async function listTags(client) {
       throw new OciRegistryError(`tags/list: the Link chain repeats or exceeds ${MAX_PAGES} pages at ${url}`, { code: "badResponse" });
     }
     seen.add(url.href);
-    const response = await client.send("GET", url);
+    const response = await client.send("GET", url, { limit: "tagPage" });
     if (response.status === 404 && page === 0 && response.body.byteLength > 0
       && /NAME_UNKNOWN/.test(new TextDecoder().decode(response.body))) {
       return [];
@@ -150,8 +162,10 @@ async function listTags(client) {
     if (!Array.isArray(pageTags) || !pageTags.every((tag) => typeof tag === "string")) {
       throw new OciRegistryError(`GET ${url} answered { tags } that is not a list of strings`, { code: "badResponse", status: 200 });
     }
-    tags.push(...pageTags);
-    url = nextLink(response.headers.get("link"), url);
+    // One by one: push(...pageTags) passes every tag as an argument, and a
+    // page of ~125k tags overflows the call stack.
+    for (const tag of pageTags) tags.push(tag);
+    url = nextLink(client, response.headers.get("link"), url);
   }
   return [...new Set(tags)];
 }

@@ -9,12 +9,20 @@ export const REGISTRY_OPTIONS = {
   username: { type: "string" },
   "password-stdin": { type: "boolean", default: false },
   "timeout-ms": { type: "string" },
+  "token-realm": { type: "string", multiple: true },
 };
 
 export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic, or at the Bearer token realm);
                        the password comes from ARTIFACT_BLOOM_REGISTRY_PASSWORD
                        or, with --password-stdin, from standard input
   --password-stdin     read the password from standard input
+  --token-realm URL    a Bearer token realm on another host than the registry
+                       (e.g. https://auth.docker.io) that may receive the
+                       --username credentials; repeatable. Without it they go
+                       only to the registry's own origin, and a realm elsewhere
+                       fails with crossOrigin. Requests go only to the registry:
+                       a Link or upload Location naming another origin fails
+                       with crossOrigin, and redirects are not followed
   --timeout-ms N       per-request timeout (default 30000)`;
 
 const TAG_PATTERN = /^[\w][\w.-]{0,127}$/;
@@ -70,6 +78,15 @@ export async function clientFromOptions(url, name, values) {
     options.credentials = { username: String(values.username), password };
   } else if (values["password-stdin"]) {
     throw new UsageError("--password-stdin needs --username");
+  }
+  const realms = /** @type {string[] | undefined} */ (/** @type {unknown} */ (values["token-realm"]));
+  if (realms !== undefined) {
+    for (const realm of realms) {
+      if (!URL.canParse(realm) || !/^https?:$/.test(new URL(realm).protocol)) {
+        throw new UsageError(`--token-realm must be an http(s) URL such as https://auth.example, got "${realm}"`);
+      }
+    }
+    options.tokenRealms = realms;
   }
   try {
     return new RegistryClient(url, name, options);

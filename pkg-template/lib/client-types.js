@@ -67,7 +67,8 @@
 /**
  * Registry credentials: none (anonymous), username/password, or a bearer token sent as is.
  *
- * - `username` / `password`: Basic auth, or sent (Basic) to the Bearer token realm.
+ * - `username` / `password`: Basic auth, or sent (Basic) to the Bearer token
+ *   realm when the realm is the registry's origin or named in `tokenRealms`.
  * - `token`: a ready bearer token, sent on every request; no challenge flow.
  *
  * @typedef {{
@@ -88,6 +89,11 @@
  * - `catalogVersion`: the only catalogVersion this repository may be asked
  *   about; others reject with code `catalogVersionMismatch`.
  * - `now`: clock in epoch milliseconds, for bearer-token expiry (default `Date.now`).
+ * - `tokenRealms`: Bearer token realms on another origin than the registry
+ *   (e.g. `["https://auth.docker.io"]`) that may receive the Basic
+ *   credentials. Without it, credentials go only to the registry's origin: a
+ *   realm elsewhere rejects with code `crossOrigin` (anonymous token
+ *   requests go to any realm).
  *
  * @typedef {{
  *   readonly fetch?: typeof fetch;
@@ -96,6 +102,7 @@
  *   readonly concurrency?: number;
  *   readonly catalogVersion?: number;
  *   readonly now?: () => number;
+ *   readonly tokenRealms?: readonly (string | URL)[];
  * }} OciRegistryRepositoryOptions
  */
 
@@ -116,6 +123,13 @@
  * Why an `OciRegistryError` was thrown: a registry answer that was not the
  * expected one (by status), or no answer at all (`timeout`, `networkError`).
  *
+ * - `crossOrigin`: the registry handed back a URL (Link, Location, token
+ *   realm with credentials) on another origin; nothing was sent there.
+ * - `tooLarge`: an answer larger than the limit for what it is (manifest,
+ *   tag page, token); the message names the URL and the limit.
+ * - `notStored`: the registry answered 201 to an upload without naming the
+ *   digest, and reading it back found nothing.
+ *
  * @typedef {"unauthorized"
  *   | "denied"
  *   | "notFound"
@@ -126,7 +140,10 @@
  *   | "timeout"
  *   | "networkError"
  *   | "badResponse"
- *   | "digestMismatch"} OciRegistryErrorCode
+ *   | "digestMismatch"
+ *   | "crossOrigin"
+ *   | "tooLarge"
+ *   | "notStored"} OciRegistryErrorCode
  */
 
 export {};

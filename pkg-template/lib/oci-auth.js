@@ -2,6 +2,7 @@
 // `WWW-Authenticate` challenge, the Basic header, and a cache of bearer
 // tokens per realm/service/scope that concurrent 401s share.
 
+import { typeError } from "./errors.js";
 import { OciRegistryError } from "./oci-errors.js";
 
 /**
@@ -50,6 +51,9 @@ export function tokenUrl(params, base) {
     realm = new URL(params.realm ?? "", base);
   } catch {
     throw new OciRegistryError(`the Bearer challenge's realm is not a URL: ${params.realm}`, { code: "badResponse" });
+  }
+  if (realm.protocol !== "http:" && realm.protocol !== "https:") {
+    throw new OciRegistryError(`the Bearer challenge's realm is not an http(s) URL: ${params.realm}`, { code: "badResponse" });
   }
   if (params.service) realm.searchParams.set("service", params.service);
   for (const scope of (params.scope ?? "").split(" ").filter(Boolean)) realm.searchParams.append("scope", scope);
@@ -125,4 +129,28 @@ export class TokenCache {
     }
     return pending;
   }
+}
+
+/**
+ * The origins of `tokenRealms` (absolute http(s) URLs).
+ * @param {unknown} realms
+ * @returns {Set<string>}
+ */
+export function realmOrigins(realms) {
+  const expected = "an array of absolute http(s) URLs such as [\"https://auth.example\"]";
+  if (!Array.isArray(realms)) throw typeError("options.tokenRealms", expected, realms);
+  const origins = new Set();
+  for (const [index, realm] of realms.entries()) {
+    let url;
+    try {
+      url = new URL(/** @type {string | URL} */ (realm));
+    } catch {
+      throw typeError(`options.tokenRealms[${index}]`, expected, realm);
+    }
+    if ((typeof realm !== "string" && !(realm instanceof URL)) || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      throw typeError(`options.tokenRealms[${index}]`, expected, realm);
+    }
+    origins.add(url.origin);
+  }
+  return origins;
 }

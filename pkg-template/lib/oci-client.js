@@ -9,15 +9,28 @@
 // expires, and retries the request once. A `Basic` challenge is answered
 // with the configured username/password. A second 401 is an error.
 //
+// Origins: every request goes to the registry's origin (scheme, host,
+// port), and so does every credential. A URL the registry hands back (a
+// tag-list Link, an upload Location) on another origin is refused with code
+// `crossOrigin` before anything is sent there, and redirects are never
+// followed: another host is not the registry, so neither its answers nor our
+// credentials belong there. The one exception is by design of the token
+// spec: the Bearer realm may be another host. It gets the token request;
+// the Basic credentials go with it only when the realm is the registry's
+// origin or one the user named (`tokenRealms`), since a registry could
+// otherwise name any host and collect them.
+//
 // Every answer that is not the one a caller expects becomes an
 // OciRegistryError with `status` (the HTTP status; undefined when no HTTP
 // answer came) and a stable `code` — never a guess.
 
 import { describe, rangeError, typeError } from "./errors.js";
-import { TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, tokenUrl } from "./oci-auth.js";
+import { TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, realmOrigins, tokenUrl } from "./oci-auth.js";
 import { OciRegistryError, statusError } from "./oci-errors.js";
+import { RESPONSE_LIMITS, readLimited } from "./oci-limits.js";
 
 export { OciRegistryError } from "./oci-errors.js";
+export { RESPONSE_LIMITS } from "./oci-limits.js";
 
 /** Default per-request timeout: the whole exchange, body included. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -37,6 +50,7 @@ const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:
  * @property {RegistryCredentials} [credentials] none: anonymous
  * @property {number} [timeoutMs] per request, body included (default 30 000)
  * @property {() => number} [now] clock in epoch ms, for token expiry (default Date.now)
+ * @property {readonly (string | URL)[]} [tokenRealms] Bearer realms on other origins that may receive the Basic credentials
  */
 
 /**
@@ -57,6 +71,7 @@ export function checkRepositoryName(name) {
  * @property {Uint8Array} [body] replayable, so a 401 can be retried
  * @property {AbortSignal} [signal]
  * @property {boolean} [readBody] read the body within the timeout (default: GET only)
+ * @property {keyof typeof RESPONSE_LIMITS} [limit] what the body is, for its size limit (default "manifest")
  */
 
 /**
@@ -79,6 +94,8 @@ export class RegistryClient {
   /** When #authorization stops being worth sending (a bearer token's expiry). */
   #authorizationExpiresAt = Infinity;
   #tokens;
+  /** @type {Set<string>} origins of token realms the user named: they may receive the Basic credentials */
+  #tokenRealms;
   /** @type {RegistryRequestCounts} */
   #counts = { head: 0, get: 0, post: 0, patch: 0, put: 0, delete: 0, token: 0 };
 
@@ -102,7 +119,9 @@ export class RegistryClient {
     }
     this.#base = new URL("/", url);
     this.#name = checkRepositoryName(repository);
-    const { fetch: fetchImpl = globalThis.fetch?.bind(globalThis), credentials, timeoutMs = DEFAULT_TIMEOUT_MS, now = Date.now } = options ?? {};
+    const {
+      fetch: fetchImpl = globalThis.fetch?.bind(globalThis), credentials, timeoutMs = DEFAULT_TIMEOUT_MS, now = Date.now, tokenRealms = [],
+    } = options ?? {};
     if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw rangeError("options.timeoutMs", "a number of milliseconds > 0", timeoutMs);
@@ -116,6 +135,7 @@ export class RegistryClient {
     this.#timeoutMs = timeoutMs;
     this.#now = now;
     this.#tokens = new TokenCache(now);
+    this.#tokenRealms = realmOrigins(tokenRealms);
     if (typeof this.#credentials.token === "string") this.#authorization = `Bearer ${this.#credentials.token}`;
   }
 
@@ -139,6 +159,27 @@ export class RegistryClient {
   }
 
   /**
+   * A URL the registry handed back (a Link, a Location), resolved against
+   * the answer it came in; refused (code `crossOrigin`) unless it is on the
+   * registry's origin. `what` names it in the message, e.g. "the Link header
+   * of GET …".
+   * @param {string} href
+   * @param {URL} base
+   * @param {string} what
+   * @returns {URL}
+   */
+  resolve(href, base, what) {
+    let url;
+    try {
+      url = new URL(href, base);
+    } catch {
+      throw new OciRegistryError(`${what} is not a URL: ${JSON.stringify(href)}`, { code: "badResponse" });
+    }
+    this.#checkOrigin(url, what);
+    return url;
+  }
+
+  /**
    * Sends one request, with auth and the timeout; returns any status (the
    * caller decides what it expected). Rejects with OciRegistryError for a
    * timeout, a transport failure or a refused 401, and with the signal's
@@ -150,6 +191,9 @@ export class RegistryClient {
    */
   async send(method, target, request = {}) {
     const url = target instanceof URL ? target : this.url(target);
+    // The backstop of resolve(): whatever path a URL took, no request (and
+    // so no credential) leaves the registry's origin.
+    this.#checkOrigin(url, `${method} ${url}`);
     const sent = this.#currentAuthorization();
     let response = await this.#exchange(method, url, request, sent);
     if (response.status !== 401) return response;
@@ -189,6 +233,19 @@ export class RegistryClient {
     return statusError(method, url, response, expectation);
   }
 
+  /**
+   * @param {URL} url
+   * @param {string} what
+   */
+  #checkOrigin(url, what) {
+    if (url.origin === this.#base.origin) return;
+    throw new OciRegistryError(
+      `${what}: ${url} is on another origin (${url.origin}) than the registry (${this.#base.origin}); `
+        + "not followed, so nothing, and no credential, is sent there",
+      { code: "crossOrigin" },
+    );
+  }
+
   /** The header to send before any challenge: the last one that worked, unless it expired. */
   #currentAuthorization() {
     return this.#authorizationExpiresAt > this.#now() ? this.#authorization : undefined;
@@ -214,9 +271,11 @@ export class RegistryClient {
       const init = { method, headers, redirect: "manual", signal };
       if (request.body !== undefined) init.body = /** @type {BodyInit} */ (request.body);
       const response = await this.#fetch(url, init);
-      // Error bodies are small JSON; read them for the message.
-      const wanted = readBody || response.status >= 400;
-      const body = wanted && method !== "HEAD" ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
+      // Error bodies are small JSON; read (the start of) them for the message.
+      const failed = response.status >= 400;
+      const wanted = (readBody || failed) && method !== "HEAD";
+      const limit = RESPONSE_LIMITS[failed ? "errorBody" : request.limit ?? "manifest"];
+      const body = wanted ? await readLimited(response, limit, method, url, failed) : new Uint8Array(0);
       if (!wanted) await response.body?.cancel().catch(() => {});
       return { status: response.status, headers: response.headers, url, body };
     });
@@ -295,11 +354,22 @@ export class RegistryClient {
     const { username } = this.#credentials;
     /** @type {Record<string, string>} */
     const headers = {};
-    if (typeof username === "string") headers.authorization = basicAuthorization(username, this.#credentials.password);
+    if (typeof username === "string") {
+      if (realm.origin !== this.#base.origin && !this.#tokenRealms.has(realm.origin)) {
+        throw new OciRegistryError(
+          `the registry's Bearer token realm ${realm.origin} is another origin than the registry (${this.#base.origin}); `
+            + `the credentials go there only to a realm you name: --token-realm ${realm.origin} (CLI) or options.tokenRealms (API)`,
+          { code: "crossOrigin" },
+        );
+      }
+      headers.authorization = basicAuthorization(username, this.#credentials.password);
+    }
     this.#counts.token += 1;
     const answer = await this.#timed("GET", realm, signal, async (timed) => {
       const response = await this.#fetch(realm, { method: "GET", headers, redirect: "manual", signal: timed });
-      return { status: response.status, headers: response.headers, url: realm, body: new Uint8Array(await response.arrayBuffer()) };
+      const failed = response.status !== 200;
+      const body = await readLimited(response, RESPONSE_LIMITS[failed ? "errorBody" : "token"], "GET", realm, failed);
+      return { status: response.status, headers: response.headers, url: realm, body };
     });
     if (answer.status !== 200) {
       const error = statusError("GET", realm, answer, "the token realm should answer 200 with a token");
