@@ -159,11 +159,17 @@ for (const module of MODULES) {
     '"./lib/errors.js"',
   );
   if (glue.includes("snippets/")) throw new Error(`${module.name}.js imports a snippet the package does not ship`);
+  // The glue made a TextDecoder at import, which jsdom (Jest's "jsdom"
+  // environment) lacks: lib/text-codec.js makes one on first decode, or
+  // decodes itself where the host has none.
+  const decoding = glue.replaceAll("new TextDecoder('utf-8', { ignoreBOM: true })", "wasmTextDecoder()");
+  if (decoding.includes("new TextDecoder")) throw new Error(`${module.name}.js makes a TextDecoder build.mjs does not rewrite`);
+  const lazyGlue = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/text-codec.js";\n${decoding}`;
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
   if (glue.includes("import.meta")) throw new Error(`${module.name}.js still refers to import.meta`);
-  writeFileSync(join(pkg, `${module.name}.js`), glue);
+  writeFileSync(join(pkg, `${module.name}.js`), lazyGlue);
   // wasm-bindgen's typings of the raw layer: the JSDoc of lib/ is checked against them.
   cpSync(join(out, `${module.name}.d.ts`), join(pkg, `${module.name}.d.ts`));
   writeFileSync(join(pkg, `${module.name}_embedded.js`), embeddedModule(module.name, readFileSync(wasm)));
