@@ -1,5 +1,6 @@
 // Node entry point. scripts/build.mjs bundles it into node.cjs (CommonJS) and
-// generates node.mjs, which re-exports node.cjs: `import` and `require` in
+// generates node.mjs, which re-exports node.cjs (through node-bridge.cjs,
+// see build.mjs): `import` and `require` in
 // one process share one module and one wasm instance (no dual-package
 // hazard: a filter made through one works with functions of the other).
 //

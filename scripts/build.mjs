@@ -15,7 +15,8 @@
 //   4. pkg-template/ (package.json, README, the hand-written JS, .d.ts and
 //      CLI) and the licenses are copied in; each .d.ts gets its .d.cts copy;
 //   5. esbuild bundles each entry's Node build into one CommonJS file and an
-//      ES-module face re-exports it, so `require` and `import` share one wasm
+//      ES-module face re-exports it (through a three-line CommonJS bridge),
+//      so `require` and `import` share one wasm
 //      instance;
 //      esbuild also bundles hashFiles' worker (lib/hash-worker.js) into one
 //      module, so a worker starts with one fetch;
