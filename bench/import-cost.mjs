@@ -87,6 +87,6 @@ for (const [name, list] of Object.entries(samples)) {
   const over = median(list) - bare;
   console.log(
     `| ${name} | ${median(list).toFixed(0)} ms | ${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)} ms | `
-      + `${name === "bare" ? "—" : `+${over.toFixed(0)} ms`} | ${(median(list) / bare).toFixed(2)}× |`,
+      + `${name === "bare" ? "—" : `${over < 0 ? "−" : "+"}${Math.abs(over).toFixed(0)} ms`} | ${(median(list) / bare).toFixed(2)}× |`,
   );
 }
