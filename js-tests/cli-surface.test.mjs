@@ -80,6 +80,23 @@ describe("artifact-bloom check - (digests from standard input)", () => {
   });
 });
 
+describe("usage errors: one clear line, then the command's usage, exit 2", () => {
+  test("check with a snapshot but nothing to check", async () => {
+    const ran = await runCli(["check", snapshot]);
+    assert.equal(ran.code, 2);
+    assert.equal(ran.stdout, "");
+    assert.match(ran.stderr, /^.*check needs a FILE, a HEX digest or - \(standard input\) after .*catalog\.abf1\n\nUsage: artifact-bloom check /);
+  });
+
+  test("an unknown flag is named, with no advice that would read it as a file", async () => {
+    const ran = await runCli(["check", snapshot, OUTSIDER, "--jsn"]);
+    assert.equal(ran.code, 2);
+    assert.equal(ran.stdout, "");
+    assert.match(ran.stderr, /unknown option --jsn\n\nUsage: artifact-bloom check /);
+    assert.doesNotMatch(ran.stderr, /positional|'--'/);
+  });
+});
+
 describe("exit codes are documented the same way by every command", () => {
   for (const command of ["publish", "inspect", "check", "merge"]) {
     test(`${command} --help states exit codes 0, 1 and 2`, async () => {

@@ -42,6 +42,25 @@ describe("Node entry points", () => {
     result.value.free();
   });
 
+  test("each ES-module face reaches its bundle through a bridge an __esModule-honouring interop reads right", () => {
+    // Turbopack hands `default` of a CommonJS module marked __esModule to
+    // `import x from`, and node.cjs (esbuild's CommonJS) is marked: when
+    // node.mjs imported it directly, Next.js server components got
+    // undefined for every export (issue 22). The bridge it imports is not
+    // marked, so every interop gives its module object.
+    const root = dirname(require.resolve("artifact-bloom/package.json"));
+    for (const face of ["node.mjs", "variants/index.mjs", "delta/index.mjs"]) {
+      const source = readFileSync(join(root, face), "utf8");
+      const bridgeName = /^import bridge from "\.\/([^"]+-bridge\.cjs)";$/m.exec(source)?.[1];
+      assert.ok(bridgeName, `${face} imports no bridge`);
+      const bridge = require(join(root, dirname(face), bridgeName));
+      assert.equal(bridge.__esModule, undefined, `${bridgeName} is marked __esModule`);
+      const names = /^export const \{ ([^}]+) \} = api;$/m.exec(source)[1].split(", ");
+      for (const name of names) assert.notEqual(bridge.api[name], undefined, `${face}: ${name}`);
+      assert.equal(bridge.api, require(join(root, face.replace(/\.mjs$/, ".cjs"))), `${face}: the bridge's api is the CommonJS bundle`);
+    }
+  });
+
   test("import and require share one module and one wasm instance", () => {
     // Two copies would mean two wasm memories and `instanceof` failing
     // across a mixed ESM/CJS codebase (dual-package hazard).

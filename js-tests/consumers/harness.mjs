@@ -30,21 +30,24 @@ export function run(command, args, { cwd = REPO, timeout = TIMEOUT_MS, env = {} 
   });
 }
 
-/** `npm pack` of pkg/ into WORK; returns the tarball's path and its file list. */
-export async function packPackage() {
-  mkdirSync(WORK, { recursive: true });
-  const packed = await run("npm", ["pack", join(REPO, "pkg"), "--pack-destination", WORK, "--json", "--loglevel=error"]);
+/**
+ * `npm pack` of pkg/ into `work` (WORK unless a test file that runs beside
+ * consumers.test.mjs needs its own); returns the tarball's path and its file list.
+ */
+export async function packPackage(work = WORK) {
+  mkdirSync(work, { recursive: true });
+  const packed = await run("npm", ["pack", join(REPO, "pkg"), "--pack-destination", work, "--json", "--loglevel=error"]);
   if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
   const [info] = JSON.parse(packed.stdout);
-  return { tarball: join(WORK, info.filename), files: info.files.map((file) => file.path) };
+  return { tarball: join(work, info.filename), files: info.files.map((file) => file.path) };
 }
 
 /**
- * A fresh project at WORK/name with the tarball installed by npm (offline:
+ * A fresh project at work/name with the tarball installed by npm (offline:
  * the package has no dependencies) and the given files copied in.
  */
-export async function freshProject(name, tarball, { type = "module", files = {} } = {}) {
-  const dir = join(WORK, name);
+export async function freshProject(name, tarball, { type = "module", files = {}, work = WORK } = {}) {
+  const dir = join(work, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const manifest = { name: `consumer-${name}`, private: true, type, dependencies: { "artifact-bloom": `file:${relative(dir, tarball)}` } };

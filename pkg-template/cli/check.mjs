@@ -30,6 +30,8 @@ export async function check(argv) {
   if (parsed === undefined) return EXIT_OK;
   const [path, ...items] = parsed.positionals;
   if (path === undefined) throw new UsageError(`check needs a snapshot PATH\n\n${HELP}`);
+  // Nothing to check printed nothing and exited 0, which reads as "all fine".
+  if (items.length === 0) throw new UsageError(`check needs a FILE, a HEX digest or - (standard input) after ${path}\n\n${HELP}`);
   const bytes = await readInputFile(path);
   const loaded = loadSnapshot(bytes);
   if (loaded.kind === "failure") {

@@ -30,13 +30,25 @@ export function parseCommand(argv, { options, allowPositionals = false, help }) 
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(`${error.message}\n\n${help}`);
+    throw new UsageError(`${usageLine(error)}\n\n${help}`);
   }
   if (parsed.values.help) {
     process.stdout.write(`${help}\n`);
     return undefined;
   }
   return parsed;
+}
+
+/**
+ * parseArgs's message, made one clear line: its unknown-option advice
+ * (`… as in '-- "--jsn"`) has an unbalanced quote, and following it would
+ * make the typo a file name.
+ * @param {Error & { code?: string }} error
+ */
+function usageLine(error) {
+  const unknown = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && /^Unknown option '([^']*)'/.exec(error.message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  return error.message.split("\n")[0];
 }
 
 /**

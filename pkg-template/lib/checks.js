@@ -18,10 +18,9 @@
 //   - any method after `free()` throws (resource.js).
 
 import { codeOf, failureOf, isUint8Array, rangeError, typeError } from "./errors.js";
+import { encodeUtf8 } from "./text-codec.js";
 
 /** @import { DecodeResult, SystemsArgumentError } from "./variant-types.js" */
-
-const encoder = new TextEncoder();
 
 /**
  * Attaches the machine-readable code to an error made by errors.js.
@@ -44,7 +43,7 @@ export function withCode(error, code) {
  * @returns {Uint8Array}
  */
 export function itemBytes(item) {
-  if (typeof item === "string") return encoder.encode(item);
+  if (typeof item === "string") return encodeUtf8(item);
   if (isUint8Array(item)) return item;
   throw typeError("item", "a Uint8Array or a string", item);
 }
