@@ -5,13 +5,13 @@
 // contradicts: it adopts the server's one (lib/version-conflict.js says why).
 // The end-to-end test runs the real `serve` and a polling holder.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot, loadSnapshot } from "artifact-bloom";
 import { sha256 } from "./helpers/abf1.mjs";
-import { CLI, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { startServe as startServeProcess, stopServe } from "./helpers/serve-process.mjs";
 
 const WAIT_MS = 60_000; // the bound on any wait below: generous, never a timing assertion
 const digests = (prefix, count) => Array.from({ length: count }, (_, i) => sha256(`${prefix}:${i}`));
@@ -125,30 +125,10 @@ describe("SnapshotHolder.refreshFrom", () => {
   });
 });
 
-/** Starts `artifact-bloom serve` on 127.0.0.1, port 0 → `{ base, stop() }`. */
+/** `artifact-bloom serve` on 127.0.0.1, port 0 (the shared child-process helper) → `{ base, stop() }`. */
 async function startServe(snapshot, catalog) {
-  const child = spawn(process.execPath, [CLI, "serve", "--snapshot", snapshot, "--catalog", catalog, "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => { stderr += chunk; });
-  const base = await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${stderr}`)), WAIT_MS);
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+?)\/?\s/.exec(out);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
-    });
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}: ${stderr}`)); });
-  });
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGKILL");
-    await exited;
-  };
-  return { base, stop };
+  const server = await startServeProcess(snapshot, catalog);
+  return { base: server.base, stop: () => stopServe(server) };
 }
 
 describe("end to end: serve, a polling holder, and a republished catalogVersion", () => {
