@@ -2,13 +2,14 @@
 // digests from standard input, and exit codes that every command documents
 // the same way (0 ok, 1 a check found problems, 2 usage or input error).
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
-import { runCli, tempDir } from "./helpers/cli.mjs";
+import { CLI, runCli, tempDir } from "./helpers/cli.mjs";
 
 const require = createRequire(import.meta.url);
 const hexOf = (text) => createHash("sha256").update(text).digest("hex");
@@ -94,6 +95,27 @@ describe("usage errors: one clear line, then the command's usage, exit 2", () =>
     assert.equal(ran.stdout, "");
     assert.match(ran.stderr, /unknown option --jsn\n\nUsage: artifact-bloom check /);
     assert.doesNotMatch(ran.stderr, /positional|'--'/);
+  });
+});
+
+describe("publish on a terminal", () => {
+  // A pseudo-terminal from Python's pty module (CPython is on every machine
+  // the tests run on): the CLI's stdin is then a TTY, as for a person who
+  // forgot --input. "\x04" at the start of a line is the terminal's end of file.
+  test("says it reads standard input instead of waiting in silence", async () => {
+    const out = join(dir.path, "from-terminal.abf1");
+    const command = [process.execPath, CLI, "publish", "--catalog-version", "1", "--expected-items", "10", "--fpp", "0.01", "--out", out];
+    const ran = await new Promise((resolve, reject) => {
+      const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...command], { stdio: ["pipe", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (chunk) => { output += chunk; });
+      const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`no exit within 30 s: ${output}`)); }, 30_000);
+      child.once("exit", (code) => { clearTimeout(timer); resolve({ code, output }); });
+      child.stdin.end(`${MEMBERS[0]}\n\x04`);
+    });
+    assert.match(ran.output, /publish: reading digests from standard input/);
+    assert.equal(ran.code, 0, ran.output);
+    assert.equal(readFileSync(out).subarray(0, 4).toString(), "ABF1");
   });
 });
 

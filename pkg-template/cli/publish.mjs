@@ -108,6 +108,10 @@ export async function publish(argv) {
   if (fromRegistry && values.input !== undefined) throw new UsageError("--from-registry and --input are exclusive");
   const inputPath = values.input ?? "-";
   const stream = fromRegistry ? undefined : inputPath === "-" ? process.stdin : createReadStream(inputPath);
+  // Someone at a terminal who forgot --input would otherwise see a silent wait.
+  if (stream === process.stdin && process.stdin.isTTY) {
+    process.stderr.write("publish: reading digests from standard input (end with Ctrl-D; --input FILE reads a file)\n");
+  }
   const progress = progressReporter("reading digests");
   let input;
   try {
