@@ -22,6 +22,7 @@ const MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024;
 const ROW_SLICE_MS = 8;
 
 // What each snapshot load failure means to the person looking at the page.
+const UNREACHABLE = "Cannot reach the catalog server. Check that it is running and that this computer can connect to it.";
 const LOAD_ERRORS = {
   truncated: "The snapshot ended early: the download was cut off or the file is incomplete. Nothing was loaded.",
   badMagic: "This is not an ABF1 snapshot: its first bytes are not the ABF1 signature. Nothing was loaded.",
@@ -32,7 +33,9 @@ const LOAD_ERRORS = {
   checksumMismatch: "The snapshot is corrupted: its SHA-256 does not match. Nothing was loaded.",
   httpError: "The catalog server answered with an error instead of the snapshot.",
   tooLarge: "The snapshot is larger than this page accepts (1 GiB). Nothing was loaded.",
-  unreachable: "Cannot reach the catalog server. Check that it is running and that this computer can connect to it.",
+  unreachable: UNREACHABLE,
+  // fetchSnapshot's code when no HTTP answer came (server down, connection refused or reset).
+  networkError: UNREACHABLE,
   wasmUnavailable: "The artifact-bloom WebAssembly module could not be loaded, so nothing can be checked here.",
 };
 
@@ -324,7 +327,8 @@ async function decide(job, digest) {
   } catch (error) {
     // Never turn a failed lookup into "absent": the file may well be stored.
     let text = `The server could not confirm it (${error?.message}). Not assumed absent; check again before uploading.`;
-    if (error instanceof TypeError) text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
+    // networkError: HttpArtifactRepository's code for "no HTTP answer came".
+    if (error?.code === "networkError" || error instanceof TypeError) text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
     else if (/ 409 /.test(error?.message ?? "")) text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
     setMeta(job, "the server request failed");
     setVerdict(job, "error", "Unknown", text);

@@ -261,7 +261,7 @@ describe("www precheck page in Chromium", { skip }, () => {
     await page.route("**/snapshot", (route) => route.abort("connectionrefused"));
     await page.goto(good.url);
     await page.waitForSelector('body[data-snapshot="failed"]');
-    assert.equal(await page.locator("#snapshot-error-code").textContent(), "unreachable");
+    assert.equal(await page.locator("#snapshot-error-code").textContent(), "networkError");
     assert.match(await page.locator("#snapshot-error-text").textContent(), /Cannot reach the catalog server/);
     await shot(page, "04-server-unreachable.png");
     assertNoConsoleErrors(problems, (p) => p.url.endsWith("/snapshot") && /ERR_CONNECTION_REFUSED/.test(p.text));
