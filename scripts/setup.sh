@@ -5,7 +5,7 @@
 #
 #   bash scripts/setup.sh            # build tools only
 #   bash scripts/setup.sh --browser  # also Debian's chromium for browser tests
-#   bash scripts/setup.sh --registry # also Debian's docker-registry and skopeo
+#   bash scripts/setup.sh --registry # also Debian's docker-registry and skopeo, htpasswd, openssl, umoci
 #                                    # for the OCI registry tests and demo
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,15 +86,18 @@ if $want_browser && [ ! -x /usr/bin/chromium ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
 fi
-# 6. An OCI registry and skopeo for the registry tests (Debian's packages).
+# 6. An OCI registry and skopeo for the registry tests (Debian's packages),
+#    htpasswd (apache2-utils) for the registry's Basic-auth users, openssl
+#    for the private CA of the TLS tests, umoci for bench/registry-requests.mjs.
 #    The tests start their own registry on 127.0.0.1 and a free port; the
 #    packaged service on :5000 is never used (in containers policy-rc.d keeps
 #    it from starting at all). Another process may hold the apt lock: wait.
-if $want_registry && ! { command -v docker-registry >/dev/null && command -v skopeo >/dev/null; }; then
-  say "installing docker-registry and skopeo with apt"
+if $want_registry && ! { command -v docker-registry >/dev/null && command -v skopeo >/dev/null \
+    && command -v htpasswd >/dev/null && command -v openssl >/dev/null && command -v umoci >/dev/null; }; then
+  say "installing docker-registry, skopeo, apache2-utils, openssl and umoci with apt"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq docker-registry skopeo >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq docker-registry skopeo apache2-utils openssl umoci >/dev/null
 fi
 say "ready"
