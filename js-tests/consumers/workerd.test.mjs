@@ -95,6 +95,8 @@ test(`wrangler ${wranglerVersion} bundles the Worker with the package's .wasm fi
   for (const name of ["artifact_bloom_bg.wasm", "artifact_bloom_variants_bg.wasm", "artifact_bloom_delta_bg.wasm"]) {
     assert.equal(dist.filter((file) => file.endsWith(name)).length, 1, `one ${name} in ${dist.join(", ")}`);
   }
+  // The embeddings and their decoder stay out: the Worker gets its wasm only as modules.
+  assert.doesNotMatch(readFileSync(join(work, "worker", "dist", "index.js"), "utf8"), /unpackWasm|LZMA_UNPACK_WASM/);
 });
 
 test("inside a request, SnapshotHolder (main entry, imported at start-up) applies an ABD1 delta as in Node", async () => {
