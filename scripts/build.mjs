@@ -20,7 +20,9 @@
 //      instance;
 //      esbuild also bundles hashFiles' worker (lib/hash-worker.js) into one
 //      module, so a worker starts with one fetch;
-//   6. sizes are printed: each .wasm raw and gzipped, and each entry's
+//   6. the `workerd` condition's entries (scripts/build-workerd.mjs) import
+//      the `.wasm` files as modules instead of the embeddings;
+//   7. sizes are printed: each .wasm raw and gzipped, and each entry's
 //      browser bundle (esbuild --bundle --minify, wasm included), gzipped.
 //
 // Usage: node scripts/build.mjs [--dev]   (--dev: debug wasm, no wasm-opt)
@@ -31,6 +33,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
+import { buildWorkerdEntries } from "./build-workerd.mjs";
 import { emitTypes } from "./emit-types.mjs";
 import { lzmaDecode } from "../pkg-template/lib/wasm-bytes.js";
 
@@ -238,6 +241,12 @@ await esbuild.build({
   legalComments: "none",
   logLevel: "warning",
 });
+
+// The `workerd` export condition's entries (Cloudflare Workers): workerd/,
+// one code-split bundle whose wasm comes from the shipped `.wasm` files
+// imported as modules, since workerd refuses to compile wasm after start-up
+// (scripts/build-workerd.mjs).
+await buildWorkerdEntries(pkg, MODULES);
 
 // One CommonJS bundle per entry for Node; the ESM face lists its names
 // explicitly so static `import { X }` works on every Node ≥ 20.
