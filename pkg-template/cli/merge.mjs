@@ -1,5 +1,6 @@
 // `artifact-bloom merge`: OR-merge partial snapshots (built over digest
 // shards with the same layout) into one snapshot, replaced atomically.
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -33,7 +34,8 @@ insertedItemCount of the result — the rule:
 
 ${VERSION_RULE_HELP}
 
-Exit codes: 0 merged, 1 an input does not load, the inputs are incompatible,
+${EXIT_CODES_HELP}
+For merge: 0 merged, 1 an input does not load, the inputs are incompatible,
 their counts exceed expectedItemCount, or the version rule refused, 2 bad
 arguments, unreadable inputs or an output error (one line naming OUT and the
 cause).`;

@@ -1,6 +1,7 @@
 // `artifact-bloom serve`: the demo catalog server. It serves the current ABF1
 // snapshot (re-read when the file is atomically replaced), an exact existence
 // API backed by the catalog's digest list, and the browser precheck page.
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
@@ -87,7 +88,11 @@ that one reload (shared by every request that needs it), at most
 ${DEFAULT_RELOAD_WAIT_MS / 1000} s, then get what is served (409 for another version). A file that does
 not load is reported on stderr and the previous unit keeps serving.
 
-Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.`;
+Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.
+
+${EXIT_CODES_HELP}
+For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, an unloadable
+--snapshot or --catalog, or a port that cannot be bound.`;
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MIME = {
