@@ -196,6 +196,9 @@ export function credentialHint(lookup) {
   if (lookup === undefined) return "";
   const how = "give them with --username NAME and ARTIFACT_BLOOM_REGISTRY_PASSWORD (or --password-stdin), "
     + `or log in with docker login / skopeo login / podman login ${lookup.host}`;
-  if (lookup.credentials !== undefined) return `the credentials used came from ${lookup.source}; ${how}`;
+  if (lookup.credentials !== undefined) {
+    const before = lookup.searched.slice(0, -1).filter((place) => !place.startsWith("--username"));
+    return `the credentials used came from ${lookup.source}${before.length === 0 ? "" : ` (looked first in: ${before.join("; ")})`}; ${how}`;
+  }
   return `no credentials for ${lookup.host} were found; looked in: ${lookup.searched.join("; ")}; ${how}`;
 }
