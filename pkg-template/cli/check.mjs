@@ -1,11 +1,11 @@
 // `artifact-bloom check`: precheck files or digests against a snapshot.
-import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { loadSnapshot } from "../node.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile, readingInput,
 } from "./common.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX|- ...] [--json]
 

@@ -1,9 +1,9 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { alertFillRatio, fppFromFillRatio } from "../variants/index.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
 import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom inspect PATH [--json] [--base OLD]
 

@@ -1,6 +1,5 @@
 // `artifact-bloom merge`: OR-merge partial snapshots (built over digest
 // shards with the same layout) into one snapshot, replaced atomically.
-import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -8,6 +7,7 @@ import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "../node.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, parseCommand } from "./common.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom merge A.abf1 B.abf1 [...] --catalog-version V --out OUT
                             [--allow-version-reuse]

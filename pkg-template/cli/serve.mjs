@@ -1,7 +1,6 @@
 // `artifact-bloom serve`: the demo catalog server. It serves the current ABF1
 // snapshot (re-read when the file is atomically replaced), an exact existence
 // API backed by the catalog's digest list, and the browser precheck page.
-import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
@@ -14,6 +13,7 @@ import {
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export { MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST };
 
