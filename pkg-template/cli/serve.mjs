@@ -91,8 +91,8 @@ not load is reported on stderr and the previous unit keeps serving.
 Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.
 
 ${EXIT_CODES_HELP}
-For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, an unloadable
---snapshot or --catalog, or a port that cannot be bound.`;
+For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, or anything that
+stops it from starting (an unreadable file, a port that cannot be bound).`;
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MIME = {
