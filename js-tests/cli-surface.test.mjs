@@ -120,11 +120,24 @@ describe("publish on a terminal", () => {
 });
 
 describe("exit codes are documented the same way by every command", () => {
-  for (const command of ["publish", "inspect", "check", "merge"]) {
-    test(`${command} --help states exit codes 0, 1 and 2`, async () => {
-      const ran = await runCli([command, "--help"]);
+  /** The exit-code table of a --help text: its heading and every "  N  …" row with continuation lines. */
+  const tableOf = (text) => /^Exit codes \(the same for every command\):\n(?: {2}\d {2}.*\n(?: {5}.*\n)*)+/m.exec(`${text}\n`)?.[0];
+
+  test("the top-level --help has the table: 0, 1, 2 and 3 (a registry or network failure)", async () => {
+    const ran = await runCli(["--help"]);
+    assert.equal(ran.code, 0);
+    const table = tableOf(ran.stdout);
+    assert.ok(table, ran.stdout);
+    for (const code of ["0", "1", "2", "3"]) assert.match(table, new RegExp(`^  ${code}  `, "m"));
+    assert.match(table, /3 {2}a registry or network failure/);
+  });
+
+  for (const command of ["publish", "inspect", "check", "merge", "serve", "push"]) {
+    test(`${command} --help prints the same table as the top-level --help`, async () => {
+      const [top, ran] = await Promise.all([runCli(["--help"]), runCli([command, "--help"])]);
       assert.equal(ran.code, 0);
-      assert.match(ran.stdout, /Exit codes: 0 [^]*, 1 [^]*,\s+2 /);
+      assert.equal(tableOf(ran.stdout), tableOf(top.stdout));
+      assert.match(ran.stdout, new RegExp(`^For ${command}: `, "m"), "and what the codes mean for this command");
     });
   }
 

@@ -1,7 +1,7 @@
 // push never reports as pushed what the registry does not have (issue 21,
 // D8): a 201 that names no Docker-Content-Digest is checked by one read-back
 // by digest (HEAD of a blob, GET of a manifest), counted in the summary as
-// readBacks; nothing there is notStored, exit 1, no tag. The "registry" is
+// readBacks; nothing there is notStored, exit 3, no tag. The "registry" is
 // a proxy in front of the real one that answers 201 itself (nothing stored).
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -33,17 +33,17 @@ after(async () => {
 test("a blob PUT answered 201 without Docker-Content-Digest and not stored: notStored, not reported uploaded", async () => {
   const faking = await proxies.start({ fault: (req) => (req.method === "PUT" && req.url.includes("/blobs/uploads/") ? { status: 201 } : undefined) });
   const { run, summary } = await pushLayout(layout, `${faking.host}/fake-blob:b`, empty, { extra: ["--concurrency", "1"] });
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   assert.equal(summary.error.code, "notStored", summary.error.message);
   assert.deepEqual(summary.uploadedDigests, []);
   assert.equal(summary.uploaded, 0);
   assert.equal(summary.tagged, false);
 });
 
-test("a manifest PUT answered 201 without Docker-Content-Digest and not stored: notStored, exit 1, not tagged", async () => {
+test("a manifest PUT answered 201 without Docker-Content-Digest and not stored: notStored, exit 3, not tagged", async () => {
   const faking = await proxies.start({ fault: (req) => (req.method === "PUT" && req.url.includes("/manifests/") ? { status: 201 } : undefined) });
   const { run, summary } = await pushLayout(layout, `${faking.host}/fake-manifest:b`, empty);
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   assert.equal(summary.error.code, "notStored", summary.error.message);
   assert.equal(summary.tagged, false);
   assert.equal(summary.manifests, 0);

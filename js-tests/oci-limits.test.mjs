@@ -74,7 +74,7 @@ describe("manifests: 4 MiB", () => {
   for (const declareLength of [true, false]) {
     test(`a 256 MiB manifest (Content-Length ${declareLength ? "declared" : "absent"}) is tooLarge, and not read to its end`, async () => {
       const { run, written, registry } = await publishAgainstHuge("manifest", { declareLength });
-      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.match(run.stderr, /tooLarge \(HTTP 200\): GET \S+\/v2\/app\/manifests\/a: .*4 MiB.*manifest/);
       assert.ok(run.stderr.includes(registry.url), run.stderr);
       assert.ok(written < UNREAD, `the server wrote ${written} bytes before the client hung up`);
@@ -98,7 +98,7 @@ describe("manifests: 4 MiB", () => {
     assert.equal(fits.summary.registry.manifests, 1);
     const over = await registryAnswering("manifest", (res) => sendManifest(res, padded(4 * MIB + 1)));
     const refused = await publishFromRegistry(over.url, "app", at("over-limit.abf1"));
-    assert.equal(refused.run.code, 2, refused.run.stderr);
+    assert.equal(refused.run.code, 3, refused.run.stderr);
     assert.match(refused.run.stderr, /tooLarge/);
   });
 });
@@ -107,7 +107,7 @@ describe("error bodies: read for the message, the rest not read", () => {
   for (const declareLength of [true, false]) {
     test(`a 404 with a 256 MiB body (Content-Length ${declareLength ? "declared" : "absent"}) is notFound, with a short message`, async () => {
       const { run, written } = await publishAgainstHuge("error", { status: 404, declareLength });
-      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.match(run.stderr, /notFound \(HTTP 404\): GET \S+\/v2\/app\/manifests\/a answered 404/);
       assert.ok(run.stderr.length < 4096, `stderr is ${run.stderr.length} characters`);
       assert.ok(written < UNREAD, `the server wrote ${written} bytes before the client hung up`);
@@ -118,14 +118,14 @@ describe("error bodies: read for the message, the rest not read", () => {
 describe("tag pages: 32 MiB; token answers: 1 MiB", () => {
   test("a 256 MiB tag page is tooLarge, naming tags/list and the limit", async () => {
     const { run, written } = await publishAgainstHuge("tags");
-    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /tooLarge \(HTTP 200\): GET \S+\/v2\/app\/tags\/list\?n=100: .*32 MiB.*tag/);
     assert.ok(written < UNREAD, `the server wrote ${written} bytes before the client hung up`);
   });
 
   test("a 256 MiB token answer is tooLarge, naming the realm and the limit", async () => {
     const { run, written } = await publishAgainstHuge("token", { declareLength: true });
-    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /tooLarge \(HTTP 200\): GET \S+\/token\?service=limits: .*1 MiB.*token/);
     assert.ok(written < UNREAD, `the server wrote ${written} bytes before the client hung up`);
   });

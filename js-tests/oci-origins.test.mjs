@@ -62,7 +62,7 @@ describe("tag-list Link", () => {
       return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
     });
     const { run } = await publishFromRegistry(registry.url, "app", at("link-other.abf1"), WITH_CREDENTIALS);
-    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /crossOrigin: .*Link.*another origin/);
     assert.ok(run.stderr.includes(other.origin) && run.stderr.includes(registry.origin), run.stderr);
     assert.deepEqual(other.requests, [], "the other host got no request at all");
@@ -102,7 +102,7 @@ describe("blob upload Location", () => {
     const layoutDir = await layout.write(at("layout"));
     const snapshot = await publishDigests(["ab".repeat(32)], at("unrelated.abf1")); // every blob: definitely absent
     const { run, summary } = await pushLayout(layoutDir, `${registry.host}/app:b`, snapshot, { ...WITH_CREDENTIALS, extra: [...WITH_CREDENTIALS.extra, "--concurrency", "1"] });
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.equal(summary.error.code, "crossOrigin", summary.error.message);
     assert.match(summary.error.message, /Location/);
     assert.equal(summary.uploaded, 0);
@@ -120,7 +120,7 @@ describe("redirects", () => {
       return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
     });
     const { run } = await publishFromRegistry(registry.url, "app", at("redirect.abf1"), WITH_CREDENTIALS);
-    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /redirect \(HTTP 307\)/);
     assert.deepEqual(other.requests, []);
   });
@@ -145,7 +145,7 @@ describe("Bearer token realm on another host", () => {
     const realm = await otherHost();
     const registry = await bearerRegistry(realm.url);
     const { run } = await publishFromRegistry(registry.url, "app", at("realm-unnamed.abf1"), WITH_CREDENTIALS);
-    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /crossOrigin: .*token realm/);
     assert.ok(run.stderr.includes(`--token-realm ${realm.origin}`), `the message says how to allow it: ${run.stderr}`);
     assert.deepEqual(realm.requests, []);

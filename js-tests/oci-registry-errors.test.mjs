@@ -2,7 +2,7 @@
 // down, it wants credentials (Basic, or the Bearer token flow), one blob
 // answers 500, the registry stores another digest than we sent, the layout's
 // own bytes do not match their name, or nothing answers in time. Each is a
-// clear error with its code and status, exit 1 (push) / 2 (publish), no tag
+// clear error with its code and status, exit 3 (push and publish alike), no tag
 // written, and the summary reports only blobs the registry really has.
 import assert from "node:assert/strict";
 import { stat, writeFile } from "node:fs/promises";
@@ -44,10 +44,10 @@ async function seedA(repository) {
   assert.equal(run.code, 0, run.stderr);
 }
 
-/** The push failed cleanly: exit 1, the code on stderr and in JSON, no tag, reported uploads really there. */
+/** The push failed cleanly: exit 3, the code on stderr and in JSON, no tag, reported uploads really there. */
 async function assertCleanFailure(result, repository, code, status) {
   const { run, summary } = result;
-  assert.equal(run.code, 1, `exit 1 expected; stderr: ${run.stderr}`);
+  assert.equal(run.code, 3, `exit 3 expected; stderr: ${run.stderr}`);
   assert.equal(summary.ok, false);
   assert.equal(summary.tagged, false);
   assert.equal(summary.error.code, code, summary.error.message);
@@ -59,18 +59,18 @@ async function assertCleanFailure(result, repository, code, status) {
 }
 
 describe("the registry is down", () => {
-  test("push: networkError, exit 1, nothing reported uploaded; publish --from-registry: exit 2", async () => {
+  test("push: networkError, exit 3, nothing reported uploaded; publish --from-registry: exit 3 too", async () => {
     const dead = await startDeadRegistry();
     try {
       const { run, summary } = await pushLayout(layout, `${dead.host}/app:b`, snapshotA);
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.equal(summary.error.code, "networkError");
       assert.match(summary.error.message, /could not be reached/);
       assert.equal(summary.uploaded, 0);
       assert.deepEqual(summary.uploadedDigests, []);
       assert.equal(summary.tagged, false);
       const published = await publishFromRegistry(dead.url, "app", join(dir.path, "dead.abf1"));
-      assert.equal(published.run.code, 2);
+      assert.equal(published.run.code, 3, "the same failure, the same exit code as push");
       assert.match(published.run.stderr, /networkError: .*could not be reached/);
     } finally {
       await dead.stop();
@@ -80,12 +80,12 @@ describe("the registry is down", () => {
   // A reset at the instant of connecting: Node 20's fetch sometimes misses
   // it (about 1 run in 60 here) and would wait forever; the request time
   // limit is what ends it. Either ending is a clear error, nothing written.
-  test("a connection reset as it opens still ends, within --timeout-ms, with exit 2 and no snapshot", async () => {
+  test("a connection reset as it opens still ends, within --timeout-ms, with exit 3 and no snapshot", async () => {
     const dead = await startDeadRegistry({ resetOn: "accept" });
     try {
       const out = join(dir.path, "reset-at-accept.abf1");
       const published = await publishFromRegistry(dead.url, "app", out, { extra: ["--timeout-ms", "2000"] });
-      assert.equal(published.run.code, 2, published.run.stderr);
+      assert.equal(published.run.code, 3, published.run.stderr);
       assert.match(published.run.stderr, /networkError: .*could not be reached|timeout: .*no complete answer within 2000 ms/);
       await assert.rejects(stat(out), { code: "ENOENT" });
     } finally {
@@ -95,7 +95,7 @@ describe("the registry is down", () => {
 });
 
 describe("credentials", () => {
-  test("Basic: 401 without credentials is 'unauthorized' (exit 1); with them the push succeeds", async () => {
+  test("Basic: 401 without credentials is 'unauthorized' (exit 3); with them the push succeeds", async () => {
     const basic = await proxy({ auth: "basic", users: { ci: "s3cret" } });
     await seedA("basic");
     const refused = await pushLayout(layout, `${basic.host}/basic:b`, snapshotA);

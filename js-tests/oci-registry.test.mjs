@@ -156,8 +156,8 @@ describe("push: arguments and input", () => {
     await mkdir(at("not-a-layout"), { recursive: true });
     await writeFile(at("garbage.abf1"), "not a snapshot");
     const cases = [
-      [["push", layout], /expected LAYOUT_DIR and HOST:PORT\/NAME:TAG/],
-      [["push", layout, "no-host-or-tag", "--snapshot", snapshot], /expected HOST:PORT\/NAME:TAG/],
+      [["push", layout], /expected LAYOUT_DIR\[:ENTRY\] and HOST:PORT\/NAME:TAG/],
+      [["push", layout, "no-host-or-tag", "--snapshot", snapshot], /expected HOST\[:PORT\]\/NAME:TAG .*names no registry host/],
       [["push", layout, `${registry.host}/Bad_Name:b`, "--snapshot", snapshot], /bad repository name/],
       [["push", layout, `${registry.host}/args:b`], /--snapshot is required/],
       [["push", at("not-a-layout"), `${registry.host}/args:b`, "--snapshot", snapshot], /not an OCI image layout: cannot read oci-layout/],

@@ -148,6 +148,21 @@ describe("auth", () => {
     await assert.rejects(new OciRegistryRepository(bearer.url, "lib", { credentials: { token: "forged" } }).existsAtVersionAsync(present[0], 0),
       (error) => error.code === "unauthorized" && error.status === 401);
   });
+
+  test("identityToken: the realm gets POST grant_type=refresh_token (no Basic); a Basic registry refuses it clearly", async () => {
+    const bearer = await proxy({ auth: "bearer", refreshTokens: { "refresh-lib": "ci" } });
+    const repository = new OciRegistryRepository(bearer.url, "lib", { credentials: { identityToken: "refresh-lib" } });
+    assert.equal(await repository.existsAtVersionAsync(present[0], 0), true);
+    assert.deepEqual(bearer.stats.refreshForms.map(({ query, form }) => ({ query, ...form })), [{
+      query: "", grant_type: "refresh_token", refresh_token: "refresh-lib", client_id: "artifact-bloom", service: "test-registry", scope: "repository:lib:pull",
+    }]);
+    assert.equal(bearer.stats.log.filter((entry) => entry.path.startsWith("/token") && entry.authorization !== undefined).length, 0);
+    await assert.rejects(new OciRegistryRepository(bearer.url, "lib", { credentials: { identityToken: "forged" } }).existsAtVersionAsync(present[0], 0),
+      (error) => error.code === "unauthorized" && error.status === 401 && /POST .*\/token/.test(error.message) && !error.message.includes("forged"));
+    const basic = await proxy({ auth: "basic", users: { ci: "pw" } });
+    await assert.rejects(new OciRegistryRepository(basic.url, "lib", { credentials: { identityToken: "refresh-lib" } }).existsAtVersionAsync(present[0], 0),
+      (error) => error.code === "unauthorized" && /an identity token is only for a Bearer token realm/.test(error.message));
+  });
 });
 
 describe("transport", () => {

@@ -9,6 +9,17 @@ import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(new URL("../node_modules/artifact-bloom/bin/artifact-bloom.mjs", import.meta.url));
 
+// Registry credentials are looked up in these places (cli/registry-credentials.mjs);
+// every run points them into a directory that does not exist, so no test
+// reads this machine's docker or containers login. A test sets its own.
+const NO_CREDENTIALS_DIR = join(tmpdir(), `artifact-bloom-no-credentials-${process.pid}-absent`);
+const NO_CREDENTIAL_FILES = {
+  DOCKER_CONFIG: join(NO_CREDENTIALS_DIR, "docker"),
+  REGISTRY_AUTH_FILE: join(NO_CREDENTIALS_DIR, "auth.json"),
+  XDG_RUNTIME_DIR: join(NO_CREDENTIALS_DIR, "run"),
+  XDG_CONFIG_HOME: join(NO_CREDENTIALS_DIR, "config"),
+};
+
 /**
  * Runs the CLI to completion → `{ code, signal, stdout, stderr }`.
  * `input` (string or bytes) is written to stdin; stdin is closed either way,
@@ -18,7 +29,7 @@ export function runCli(args, { input, env, cwd, timeoutMs = 30_000 } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...NO_CREDENTIAL_FILES, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out = [];

@@ -5,7 +5,9 @@
 //   auth "bearer"  every request needs a token with the right scope (pull for
 //                  HEAD/GET, pull,push otherwise), else 401 + WWW-Authenticate:
 //                  Bearer realm="<proxy>/token",service=…,scope=…; GET /token
-//                  checks Basic credentials (anonymous gets pull only)
+//                  checks Basic credentials (anonymous gets pull only);
+//                  POST /token with grant_type=refresh_token (OAuth2, docker's
+//                  identity token) accepts the refreshTokens { token: user }
 //   tagPageSize N  answers GET …/tags/list itself, N tags a page in lexical
 //                  order with `Link: <…?n=N&last=T>; rel="next"` (the spec's
 //                  pagination; Debian's registry 2.8 returns one page)
@@ -20,9 +22,11 @@
 // point back at the proxy.
 import { request as httpRequest, createServer } from "node:http";
 
-export async function startProxy(target, { auth = "none", users = {}, service = "test-registry", tokenSeconds = 300, tagPageSize, cors = false, fault } = {}) {
+export async function startProxy(target, {
+  auth = "none", users = {}, refreshTokens = {}, service = "test-registry", tokenSeconds = 300, tagPageSize, cors = false, fault,
+} = {}) {
   const targetUrl = new URL(target);
-  const stats = { requests: 0, challenges: 0, tokens: 0, forwarded: 0, inFlightHeads: 0, maxInFlightHeads: 0, log: [] };
+  const stats = { requests: 0, challenges: 0, tokens: 0, forwarded: 0, inFlightHeads: 0, maxInFlightHeads: 0, log: [], refreshForms: [] };
   const tokens = new Map(); // token → { actions: Set }
   const hanging = new Set();
   let url;
@@ -36,23 +40,26 @@ export async function startProxy(target, { auth = "none", users = {}, service = 
 
   const repositoryOf = (path) => /^\/v2\/(.+?)\/(?:blobs|manifests|tags)\//.exec(path)?.[1];
 
-  const issueToken = (req, res) => {
+  const issueToken = (req, res, form) => {
     stats.tokens += 1;
-    const query = new URL(req.url, "http://proxy").searchParams;
-    const user = basicUser(req.headers.authorization);
-    if (req.headers.authorization && user === undefined) {
+    const query = form ?? new URL(req.url, "http://proxy").searchParams;
+    const refreshed = form === undefined ? undefined : refreshTokens[form.get("refresh_token") ?? ""];
+    const user = form === undefined ? basicUser(req.headers.authorization) : refreshed;
+    if ((req.headers.authorization || form !== undefined) && user === undefined) {
       res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ code: "UNAUTHORIZED", message: "bad credentials" }] }));
       return;
     }
     const actions = new Set();
-    for (const scope of query.getAll("scope")) {
+    for (const scope of query.getAll("scope").flatMap((value) => value.split(" "))) {
       for (const action of (scope.split(":")[2] ?? "").split(",")) {
         if (action === "pull" || user !== undefined) actions.add(action);
       }
     }
     const token = `token-${stats.tokens}-${[...actions].sort().join("+")}`;
     tokens.set(token, { actions });
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ token, expires_in: tokenSeconds }));
+    // An OAuth2 answer to the refresh grant names it access_token.
+    const answer = form === undefined ? { token, expires_in: tokenSeconds } : { access_token: token, token_type: "Bearer", expires_in: tokenSeconds };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   };
 
   /** undefined when allowed, else the 401 to send. */
@@ -109,8 +116,22 @@ export async function startProxy(target, { auth = "none", users = {}, service = 
     stats.requests += 1;
     stats.log.push({ method: req.method, path: req.url, authorization: req.headers.authorization });
     if (auth === "bearer" && req.url.startsWith("/token")) {
-      req.resume();
-      issueToken(req, res);
+      if (req.method !== "POST") {
+        req.resume();
+        issueToken(req, res);
+        return;
+      }
+      const chunks = [];
+      req.on("data", (chunk) => chunks.push(chunk));
+      req.once("end", () => {
+        const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+        stats.refreshForms.push({ query: new URL(req.url, "http://proxy").search, form: Object.fromEntries(form) });
+        if (form.get("grant_type") !== "refresh_token") {
+          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "unsupported_grant_type" }));
+          return;
+        }
+        issueToken(req, res, form);
+      });
       return;
     }
     const refusal = challenge(req);

@@ -49,7 +49,32 @@ function headersYaml(headers) {
   return ["  headers:", ...entries.map(([name, values]) => `    ${name}: [${values.map((value) => JSON.stringify(value)).join(", ")}]`)];
 }
 
-function configYaml(port, storage, headers, instance) {
+/** auth.htpasswd lines for the config (Basic auth against an htpasswd file). */
+function htpasswdYaml(path) {
+  if (path === undefined) return [];
+  return ["auth:", "  htpasswd:", "    realm: artifact-bloom-test", `    path: ${path}`];
+}
+
+/** An htpasswd file (bcrypt, from apache2-utils' `htpasswd -Bbn`) for `users` { name: password }. */
+async function writeHtpasswd(path, users) {
+  const lines = [];
+  for (const [user, password] of Object.entries(users)) {
+    const { code, stdout, stderr } = await new Promise((resolve, reject) => {
+      const child = spawn("htpasswd", ["-Bbn", user, password], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      let err = "";
+      child.stdout.setEncoding("utf8").on("data", (text) => { out += text; });
+      child.stderr.setEncoding("utf8").on("data", (text) => { err += text; });
+      child.once("error", reject);
+      child.once("close", (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+    });
+    if (code !== 0) throw new Error(`htpasswd -Bbn ${user} failed (${code}): ${stderr}`);
+    lines.push(stdout.trim());
+  }
+  await writeFile(path, `${lines.join("\n")}\n`);
+}
+
+function configYaml(port, storage, headers, instance, htpasswd) {
   return [
     "version: 0.1",
     "log:",
@@ -65,6 +90,7 @@ function configYaml(port, storage, headers, instance) {
     `  addr: 127.0.0.1:${port}`,
     `  secret: ${randomUUID()}`,
     ...headersYaml({ ...headers, "X-Test-Instance": [instance] }),
+    ...htpasswdYaml(htpasswd),
     "",
   ].join("\n");
 }
@@ -73,11 +99,21 @@ function configYaml(port, storage, headers, instance) {
  * Starts a registry → { url, host, port, storage, log(), mark(), since(mark),
  * settle(), stop() }. `log()` is every parsed access-log entry so far.
  * `headers`: response headers for every answer (registry http.headers).
+ * `htpasswd`: { user: password } — every request then needs Basic auth
+ * (auth.htpasswd); settle() and readiness send the first user's.
  */
-export async function startRegistry(label = "registry", { headers } = {}) {
+export async function startRegistry(label = "registry", { headers, htpasswd } = {}) {
   const dir = await mkdtemp(join(tmpdir(), `artifact-bloom-${label}-`));
   const storage = join(dir, "storage");
   await mkdir(storage);
+  let htpasswdPath;
+  let authorization;
+  if (htpasswd !== undefined) {
+    htpasswdPath = join(dir, "htpasswd");
+    await writeHtpasswd(htpasswdPath, htpasswd);
+    const [user, password] = Object.entries(htpasswd)[0];
+    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  }
   const failures = [];
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt += 1) {
     const port = await freePort();
@@ -85,9 +121,9 @@ export async function startRegistry(label = "registry", { headers } = {}) {
     // A header only this instance sends: readiness must come from our
     // process, not from whatever else may have taken the port meanwhile.
     const instance = randomUUID();
-    await writeFile(config, configYaml(port, storage, headers, instance));
-    const started = await launch(config, port, instance);
-    if (started.ok) return registryHandle(started.state, dir, storage, port);
+    await writeFile(config, configYaml(port, storage, headers, instance, htpasswdPath));
+    const started = await launch(config, port, instance, authorization);
+    if (started.ok) return registryHandle(started.state, dir, storage, port, authorization);
     failures.push(`port ${port}: ${started.reason}`);
   }
   await rm(dir, { recursive: true, force: true });
@@ -95,7 +131,7 @@ export async function startRegistry(label = "registry", { headers } = {}) {
 }
 
 /** Spawns the registry and waits until GET /v2/ answers, or it exits. */
-async function launch(config, port, instance) {
+async function launch(config, port, instance, authorization) {
   const child = spawn("docker-registry", ["serve", config], { stdio: ["ignore", "pipe", "pipe"] });
   const state = { child, stdout: "", stderr: "", exited: false, exitInfo: "" };
   child.stdout.setEncoding("utf8").on("data", (text) => { state.stdout += text; });
@@ -108,7 +144,10 @@ async function launch(config, port, instance) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline && !state.exited) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/v2/`, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(`http://127.0.0.1:${port}/v2/`, {
+        signal: AbortSignal.timeout(2000),
+        headers: authorization === undefined ? {} : { authorization },
+      });
       await response.arrayBuffer();
       if (response.status === 200 && response.headers.get("x-test-instance") === instance) return { ok: true, state };
     } catch {
@@ -124,7 +163,7 @@ async function launch(config, port, instance) {
   return { ok: false, reason: `${state.exitInfo}; stderr: ${state.stderr.trim().split("\n").pop()}` };
 }
 
-function registryHandle(state, dir, storage, port) {
+function registryHandle(state, dir, storage, port, authorization) {
   const host = `127.0.0.1:${port}`;
   const url = `http://${host}`;
   return {
@@ -144,7 +183,7 @@ function registryHandle(state, dir, storage, port) {
      */
     async settle() {
       const marker = `/v2/?settle=${randomUUID()}`;
-      await (await fetch(`${url}${marker}`)).arrayBuffer();
+      await (await fetch(`${url}${marker}`, { headers: authorization === undefined ? {} : { authorization } })).arrayBuffer();
       const deadline = Date.now() + READY_TIMEOUT_MS;
       while (!state.stdout.includes(marker)) {
         if (Date.now() > deadline) throw new Error(`the registry's access log never showed ${marker}`);

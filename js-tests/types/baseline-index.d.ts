@@ -626,6 +626,8 @@ export type RegistryCredentials = Readonly<{
   password?: string;
   /** A ready bearer token: sent on every request; no challenge flow. */
   token?: string;
+  /** An OAuth2 refresh token (docker's identitytoken), exchanged at the Bearer token realm. */
+  identityToken?: string;
 }>;
 
 export type OciRegistryRepositoryOptions = Readonly<{

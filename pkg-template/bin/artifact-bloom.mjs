@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The artifact-bloom command line: publish, inspect, check, merge, serve.
-// Exit codes (every command): 0 ok, 1 a check found problems,
-// 2 usage or input error (and any other failure that stopped the command).
+// Exit codes: one table for every command, in cli/exit-codes.mjs.
 import { readFileSync } from "node:fs";
 import { EXIT_OK, EXIT_USAGE, UsageError } from "../cli/common.mjs";
+import { EXIT_CODES_HELP, RegistryFailure, exitCodeOf } from "../cli/exit-codes.mjs";
 
 const COMMANDS = {
   publish: () => import("../cli/publish.mjs").then((m) => m.publish),
@@ -30,8 +30,8 @@ Commands:
   push      push an OCI image layout to a registry, prechecked against its snapshot
 
 Run "artifact-bloom <command> --help" for a command's options.
-Exit codes: 0 ok, 1 a check found problems, 2 usage or input error (or any
-other failure that stopped the command).`;
+
+${EXIT_CODES_HELP}`;
 
 /** The installed package's version (its package.json, beside bin/). */
 function version() {
@@ -59,12 +59,8 @@ main(process.argv.slice(2)).then(
     if (code !== undefined) process.exitCode = code;
   },
   (error) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`artifact-bloom: ${error.message}\n`);
-      process.exitCode = EXIT_USAGE;
-    } else {
-      process.stderr.write(`artifact-bloom: ${error?.stack ?? error}\n`);
-      process.exitCode = EXIT_USAGE;
-    }
+    const known = error instanceof UsageError || error instanceof RegistryFailure;
+    process.stderr.write(`artifact-bloom: ${known ? error.message : error?.stack ?? error}\n`);
+    process.exitCode = exitCodeOf(error);
   },
 );

@@ -5,6 +5,7 @@ import { loadSnapshot } from "../node.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile, readingInput,
 } from "./common.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX|- ...] [--json]
 
@@ -15,7 +16,8 @@ a SHA-256 digest; "-" reads digests from standard input, one per line in hex
 (blank lines and # comments skipped); anything else is a file, hashed with
 SHA-256 as a stream (node:crypto, the fastest hash in Node).
 
-Exit codes: 0 every item was checked, 1 the snapshot does not load,
+${EXIT_CODES_HELP}
+For check: 0 every item was checked, 1 the snapshot does not load,
 2 bad arguments, a line of standard input that is not a digest, or an
 unreadable file.`;
 

@@ -1,12 +1,10 @@
-// Shared pieces of the CLI: exit codes, argument parsing with --help, reading
+// Shared pieces of the CLI: argument parsing with --help, reading
 // input files, and reading digest lists as streams.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 
-/** Documented exit codes. */
-export const EXIT_OK = 0;
-export const EXIT_PROBLEMS = 1; // a check or inspect found problems
-export const EXIT_USAGE = 2; // bad arguments or unusable input
+// The exit codes live in one table (exit-codes.mjs); re-exported for the commands.
+export { EXIT_OK, EXIT_PROBLEMS, EXIT_REGISTRY, EXIT_USAGE } from "./exit-codes.mjs";
 
 /** An error that ends the command with exit code 2 and a one-line message. */
 export class UsageError extends Error {

@@ -3,6 +3,7 @@ import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { alertFillRatio, fppFromFillRatio } from "../variants/index.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
 import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom inspect PATH [--json] [--base OLD]
 
@@ -16,7 +17,8 @@ sets, its size against the full target, and its verdict (length, checksum and
 positions; no base needed). --base OLD also applies it to the snapshot OLD:
 the verdict is then the apply's (wrongBase, resultChecksumMismatch, ...).
 
-Exit codes: 0 the snapshot loads, 1 it does not (the error code is printed;
+${EXIT_CODES_HELP}
+For inspect: 0 the snapshot loads, 1 it does not (the error code is printed;
 for a checksum or length problem the header it claims is still shown),
 2 bad arguments or an unreadable file.`;
 

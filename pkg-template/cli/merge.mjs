@@ -7,6 +7,7 @@ import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "../node.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, parseCommand } from "./common.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom merge A.abf1 B.abf1 [...] --catalog-version V --out OUT
                             [--allow-version-reuse]
@@ -33,7 +34,8 @@ insertedItemCount of the result — the rule:
 
 ${VERSION_RULE_HELP}
 
-Exit codes: 0 merged, 1 an input does not load, the inputs are incompatible,
+${EXIT_CODES_HELP}
+For merge: 0 merged, 1 an input does not load, the inputs are incompatible,
 their counts exceed expectedItemCount, or the version rule refused, 2 bad
 arguments, unreadable inputs or an output error (one line naming OUT and the
 cause).`;

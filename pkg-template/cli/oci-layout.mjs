@@ -57,14 +57,17 @@ function checkDescriptor(value, where) {
 }
 
 /**
- * Reads the layout at `dir` and selects the entry for `tag`: the index.json
- * entry annotated org.opencontainers.image.ref.name = tag, else the only
- * entry when there is exactly one.
+ * Reads the layout at `dir` and selects one index.json entry: the one
+ * annotated org.opencontainers.image.ref.name = `select` (a string, or
+ * `{ name }`), or the one with `{ digest }`; else the only entry when there
+ * is exactly one — unless `{ exact: true }` (an entry the user named).
  * @param {string} dir
- * @param {string} tag
+ * @param {string | { name?: string, digest?: string, exact?: boolean }} select
  * @returns {Promise<ImageToPush>}
  */
-export async function readLayoutImage(dir, tag) {
+export async function readLayoutImage(dir, select) {
+  const { name: tag, digest, exact = false } = typeof select === "string" ? { name: select } : select;
+  const wanted = tag === undefined ? `digest ${digest}` : `named "${tag}"`;
   const layout = await readJson(join(dir, "oci-layout"), "oci-layout");
   if (typeof layout?.imageLayoutVersion !== "string" || !layout.imageLayoutVersion.startsWith("1.")) {
     throw new UsageError(`${join(dir, "oci-layout")}: expected imageLayoutVersion "1.0.0", got ${JSON.stringify(layout?.imageLayoutVersion)}`);
@@ -72,15 +75,15 @@ export async function readLayoutImage(dir, tag) {
   const index = await readJson(join(dir, "index.json"), "index.json");
   const entries = Array.isArray(index?.manifests) ? index.manifests : [];
   if (entries.length === 0) throw new UsageError(`${join(dir, "index.json")} lists no manifests`);
-  const named = entries.filter((entry) => entry?.annotations?.[REF_NAME] === tag);
+  const named = entries.filter((entry) => (tag === undefined ? entry?.digest === digest : entry?.annotations?.[REF_NAME] === tag));
   let chosen;
   if (named.length === 1) chosen = named[0];
-  else if (named.length === 0 && entries.length === 1) chosen = entries[0];
+  else if (named.length === 0 && entries.length === 1 && !exact) chosen = entries[0];
   else {
     const names = entries.map((entry) => entry?.annotations?.[REF_NAME]).filter((name) => typeof name === "string");
     throw new UsageError(named.length > 1
-      ? `index.json names ${named.length} entries "${tag}"`
-      : `index.json has no entry named "${tag}" (${REF_NAME}); it has: ${names.join(", ") || "no named entries"}`);
+      ? `index.json has ${named.length} entries ${wanted}`
+      : `index.json has no entry ${wanted} (${REF_NAME}); it has: ${names.join(", ") || "no named entries"}`);
   }
   const blobPath = (digest) => join(dir, "blobs", "sha256", digest.slice("sha256:".length));
   /** @type {LayoutManifest[]} */
@@ -149,6 +152,6 @@ export async function readLayoutImage(dir, tag) {
     return entry;
   };
 
-  const root = await walk(chosen, `index.json entry "${tag}"`, 0);
+  const root = await walk(chosen, `index.json entry ${wanted}`, 0);
   return { root: /** @type {LayoutManifest} */ (root), manifests, blobs: [...blobs.values()], blobPath };
 }

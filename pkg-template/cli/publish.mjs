@@ -8,6 +8,7 @@ import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
 import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
 import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
@@ -66,10 +67,12 @@ previous snapshot untouched. A temporary file left by a killed publish is
 removed by the next publish or merge to the same PATH once its writer (that
 pid, on this host) is gone; a running writer's file is never touched.
 
-Exit codes: 0 published, 1 a guard refused or the written snapshot failed its
-check, 2 bad arguments or input (capacityExceeded, invalidFalsePositiveRate,
-...) or an output error (PATH is a directory, its directory is missing, no
-permission, no space): one line naming PATH and the cause.`;
+${EXIT_CODES_HELP}
+For publish: 1 a guard refused or the written snapshot failed its check;
+2 bad arguments or input (capacityExceeded, invalidFalsePositiveRate, ...)
+or an output error (PATH is a directory, its directory is missing, no
+permission, no space): one line naming PATH and the cause; 3 the
+--from-registry enumeration failed (nothing was written).`;
 
 export async function publish(argv) {
   const parsed = parseCommand(argv, {

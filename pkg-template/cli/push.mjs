@@ -6,26 +6,35 @@
 import { readFile, stat } from "node:fs/promises";
 import { ArtifactExistenceService, fetchSnapshot, loadSnapshot } from "../node.mjs";
 import { repositoryOverClient } from "../lib/oci-repository.js";
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, integerOption, parseCommand } from "./common.mjs";
-import { readLayoutImage } from "./oci-layout.mjs";
+import { EXIT_OK, EXIT_REGISTRY, UsageError, hexToBytes, integerOption, parseCommand } from "./common.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
+import { resolvePushTarget } from "./push-target.mjs";
 import { putManifest, uploadBlob } from "./oci-upload.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, parseImageReference } from "./registry-common.mjs";
 
 const MIB = 1024 * 1024;
 
-export const HELP = `Usage: artifact-bloom push LAYOUT_DIR HOST[:PORT]/NAME:TAG --snapshot PATH_OR_URL
+export const HELP = `Usage: artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME:TAG --snapshot PATH_OR_URL
+       artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME@sha256:DIGEST --snapshot …
                           [--plain-http] [--json] [--chunk-size BYTES] [--concurrency N]
 
-Pushes the image tagged TAG in the OCI image layout LAYOUT_DIR (its
-index.json entry named TAG, or its only entry) to NAME on the registry,
-prechecking every config and layer blob against the repository's snapshot
-(from "artifact-bloom publish --from-registry"):
+Pushes one image of the OCI image layout LAYOUT_DIR to NAME on the registry:
+the index.json entry named ENTRY (org.opencontainers.image.ref.name) when
+given, else the entry named TAG (or with that DIGEST), else the layout's
+only entry. With :TAG the image is tagged TAG (ENTRY and TAG may differ);
+with @sha256:DIGEST it is pushed by digest and no tag is written, and
+DIGEST must be the entry's manifest digest (checked before any request).
+HOST is required and never implied: it must hold "." or ":" or be
+"localhost" (docker's rule), so team/app:v1 is refused.
+
+Every config and layer blob is prechecked against the repository's
+snapshot (from "artifact-bloom publish --from-registry"):
 
   definitely absent  uploaded at once, no HEAD request
   maybe              HEAD; uploaded only if the registry answers 404
 
-Then every manifest is PUT (an index's children by digest, the tagged one
-by TAG), each checked against the registry's Docker-Content-Digest.
+Then every manifest is PUT (an index's children by digest, the root one
+by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.
 
   --snapshot P|URL     the repository's ABF1 snapshot (a file, or http(s) URL)
   --plain-http         talk http:// instead of https://
@@ -43,9 +52,11 @@ GET; not there is a notStored failure). A stale snapshot is safe: a blob pushed
 since it was built is uploaded again, one deleted since is HEADed (404) and
 uploaded. Progress of large blobs goes to standard error.
 
-Exit codes: 0 pushed, 1 the push failed (registry error, unreachable,
-digest mismatch; the summary lists only what was really uploaded, and the
-tag is not written), 2 bad arguments, layout or snapshot.`;
+${EXIT_CODES_HELP}
+For push: 3 means the push failed (registry error, unreachable, credentials
+refused, digest mismatch); the summary lists only what was really uploaded,
+and the tag is not written. 2: bad arguments, reference, layout, snapshot or
+credential configuration; nothing was sent.`;
 
 /** Loads the snapshot from a file or URL; any failure is a UsageError. */
 async function loadSnapshotFrom(source) {
@@ -121,7 +132,7 @@ export async function push(argv) {
   });
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals } = parsed;
-  if (positionals.length !== 2) throw new UsageError(`expected LAYOUT_DIR and HOST:PORT/NAME:TAG, got ${positionals.length} arguments\n\n${HELP}`);
+  if (positionals.length !== 2) throw new UsageError(`expected LAYOUT_DIR[:ENTRY] and HOST:PORT/NAME:TAG (or @sha256:DIGEST), got ${positionals.length} arguments\n\n${HELP}`);
   const [layoutDir, referenceText] = positionals;
   const reference = parseImageReference(referenceText);
   if (values.snapshot === undefined) throw new UsageError("--snapshot is required (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)");
@@ -129,7 +140,7 @@ export async function push(argv) {
   const concurrency = values.concurrency === undefined ? 4 : integerOption(values, "concurrency", 1, 64);
   const registryUrl = `${values["plain-http"] ? "http" : "https"}://${reference.host}`;
 
-  const image = await readLayoutImage(layoutDir, reference.tag);
+  const { display, image, remoteReference } = await resolvePushTarget(layoutDir, reference);
   const snapshot = await loadSnapshotFrom(values.snapshot);
   const client = await clientFromOptions(registryUrl, reference.name, values);
   // HEADs go through the uploads' client: one auth state, one request count.
@@ -139,7 +150,7 @@ export async function push(argv) {
 
   const summary = {
     ok: false,
-    reference: `${reference.host}/${reference.name}:${reference.tag}`,
+    reference: display,
     digest: image.root.descriptor.digest,
     snapshotCatalogVersion: snapshot.catalogVersion,
     blobs: image.blobs.length,
@@ -176,24 +187,25 @@ export async function push(argv) {
     });
     for (const manifest of image.manifests) {
       const isRoot = manifest === image.root;
-      summary.readBacks += await putManifest(client, isRoot ? reference.tag : manifest.descriptor.digest, manifest);
+      summary.readBacks += await putManifest(client, isRoot ? remoteReference : manifest.descriptor.digest, manifest);
       summary.manifests += 1;
-      if (isRoot) summary.tagged = true;
+      if (isRoot && reference.tag !== undefined) summary.tagged = true;
     }
     summary.ok = true;
   } catch (error) {
-    failure = describeFailure(error);
+    failure = describeFailure(error, client);
   }
   summary.requests = client.requests;
   report(summary, failure, values.json);
-  return failure === undefined ? EXIT_OK : EXIT_PROBLEMS;
+  return failure === undefined ? EXIT_OK : EXIT_REGISTRY;
 }
 
 function report(summary, failure, json) {
   if (json) {
     process.stdout.write(`${JSON.stringify(failure === undefined ? summary : { ...summary, error: failure }, null, 2)}\n`);
   } else {
-    const head = summary.ok ? `pushed ${summary.reference} (${summary.digest})` : `push of ${summary.reference} FAILED; the tag was not written`;
+    const head = summary.ok ? `pushed ${summary.reference} (${summary.digest})${summary.reference.includes("@") ? ", no tag written" : ""}`
+      : `push of ${summary.reference} FAILED; ${summary.reference.includes("@") ? "the manifest" : "the tag"} was not written`;
     process.stdout.write(
       `${head}\n`
         + `  blobs ${summary.blobs}: ${summary.headsSkipped} definitely absent (no HEAD), ${summary.headRequests} HEAD requests`

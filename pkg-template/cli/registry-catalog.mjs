@@ -16,7 +16,8 @@ import { RESPONSE_LIMITS } from "../lib/oci-client.js";
 import { OciRegistryError } from "../lib/oci-errors.js";
 import { UsageError, hexToBytes } from "./common.mjs";
 import { INDEX_TYPES, MANIFEST_TYPES } from "./oci-layout.mjs";
-import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions } from "./registry-common.mjs";
+import { RegistryFailure } from "./exit-codes.mjs";
+import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure } from "./registry-common.mjs";
 
 const ACCEPT = [...MANIFEST_TYPES, ...INDEX_TYPES].join(", ");
 const PAGE_SIZE = 100;
@@ -185,8 +186,8 @@ export async function readRegistryDigests(values) {
   try {
     found = await enumerateRepository(client);
   } catch (error) {
-    const status = error?.status === undefined ? "" : ` (HTTP ${error.status})`;
-    throw new UsageError(`--from-registry ${url}: ${error?.code ?? "error"}${status}: ${error?.message ?? error}`);
+    const { code, status, message } = describeFailure(error, client);
+    throw new RegistryFailure(`--from-registry ${url}: ${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`, { code, status, cause: error });
   }
   const milliseconds = performance.now() - started;
   const hexes = [...found.digests].sort();

@@ -1,8 +1,14 @@
 // What `push` and `publish --from-registry` share: image references,
 // credentials, the client, and how a registry failure is reported.
-import { RegistryClient, checkRepositoryName } from "../lib/oci-client.js";
+import { DEFAULT_TIMEOUT_MS, RegistryClient } from "../lib/oci-client.js";
 import { OciRegistryError } from "../lib/oci-errors.js";
 import { UsageError, integerOption } from "./common.mjs";
+import { credentialHint, lookupCredentials } from "./registry-credentials.mjs";
+
+export { parseImageReference } from "./image-reference.mjs";
+
+/** The credential lookup behind each client, for the 401 message. */
+const lookups = new WeakMap();
 
 /** parseArgs options for credentials and the timeout. */
 export const REGISTRY_OPTIONS = {
@@ -16,6 +22,16 @@ export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic
                        the password comes from ARTIFACT_BLOOM_REGISTRY_PASSWORD
                        or, with --password-stdin, from standard input
   --password-stdin     read the password from standard input
+                       Without --username, credentials for the registry host
+                       come from the first of these that has them (as skopeo,
+                       podman and docker read them): $REGISTRY_AUTH_FILE, else
+                       $XDG_RUNTIME_DIR/containers/auth.json; then
+                       $XDG_CONFIG_HOME/containers/auth.json (~/.config/…);
+                       then $DOCKER_CONFIG/config.json (~/.docker/config.json).
+                       In each: credHelpers[HOST], credsStore (run as
+                       docker-credential-NAME get, within --timeout-ms), then
+                       auths (HOST/NAME or HOST; "auth" or "identitytoken").
+                       A 401 names the places looked at; no secret is printed
   --token-realm URL    a Bearer token realm on another host than the registry
                        (e.g. https://auth.docker.io) that may receive the
                        --username credentials; repeatable. Without it they go
@@ -24,34 +40,6 @@ export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic
                        a Link or upload Location naming another origin fails
                        with crossOrigin, and redirects are not followed
   --timeout-ms N       per-request timeout (default 30000)`;
-
-const TAG_PATTERN = /^[\w][\w.-]{0,127}$/;
-
-/**
- * Splits HOST[:PORT]/NAME:TAG (NAME may have slashes) → { host, name, tag }.
- * @param {string} text
- * @returns {{ host: string, name: string, tag: string }}
- */
-export function parseImageReference(text) {
-  const slash = text.indexOf("/");
-  if (slash <= 0) throw new UsageError(`expected HOST:PORT/NAME:TAG, got "${text}" (no registry host)`);
-  const host = text.slice(0, slash);
-  const rest = text.slice(slash + 1);
-  const colon = rest.lastIndexOf(":");
-  if (colon <= 0 || rest.includes("@")) throw new UsageError(`expected HOST:PORT/NAME:TAG, got "${text}" (no :TAG)`);
-  const name = rest.slice(0, colon);
-  const tag = rest.slice(colon + 1);
-  try {
-    checkRepositoryName(name);
-  } catch (error) {
-    throw new UsageError(`bad repository name "${name}": ${error.message}`);
-  }
-  if (!TAG_PATTERN.test(tag)) throw new UsageError(`bad tag "${tag}": expected [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`);
-  if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(host)) {
-    throw new UsageError(`bad registry host "${host}": expected HOST or HOST:PORT`);
-  }
-  return { host, name, tag };
-}
 
 /** Reads all of standard input as text (for --password-stdin). */
 async function readStdin() {
@@ -70,15 +58,19 @@ export async function clientFromOptions(url, name, values) {
   /** @type {import("../lib/oci-client.js").RegistryClientOptions} */
   const options = {};
   if (values["timeout-ms"] !== undefined) options.timeoutMs = integerOption(values, "timeout-ms", 1, 3_600_000);
+  let explicit;
   if (values.username !== undefined) {
     const password = values["password-stdin"] ? await readStdin() : process.env.ARTIFACT_BLOOM_REGISTRY_PASSWORD;
     if (password === undefined) {
       throw new UsageError("--username needs a password: set ARTIFACT_BLOOM_REGISTRY_PASSWORD or use --password-stdin");
     }
-    options.credentials = { username: String(values.username), password };
+    explicit = { username: String(values.username), password };
   } else if (values["password-stdin"]) {
     throw new UsageError("--password-stdin needs --username");
   }
+  const host = URL.canParse(url) ? new URL(url).host : "";
+  const lookup = await lookupCredentials(host, name, { explicit, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  if (lookup.credentials !== undefined) options.credentials = lookup.credentials;
   const realms = /** @type {string[] | undefined} */ (/** @type {unknown} */ (values["token-realm"]));
   if (realms !== undefined) {
     for (const realm of realms) {
@@ -88,22 +80,29 @@ export async function clientFromOptions(url, name, values) {
     }
     options.tokenRealms = realms;
   }
+  let client;
   try {
-    return new RegistryClient(url, name, options);
+    client = new RegistryClient(url, name, options);
   } catch (error) {
     throw new UsageError(error.message);
   }
+  lookups.set(client, lookup);
+  return client;
 }
 
 /**
  * The one-line description of a failure: the registry's (with its code and
- * status) or any other error's message.
+ * status) or any other error's message. For a refusal of `client`'s
+ * credentials it adds where they were looked for and how to give them.
  * @param {unknown} error
+ * @param {RegistryClient} [client]
  * @returns {{ code: string, status?: number, message: string }}
  */
-export function describeFailure(error) {
+export function describeFailure(error, client) {
   if (error instanceof OciRegistryError) {
-    return { code: error.code, ...(error.status === undefined ? {} : { status: error.status }), message: error.message };
+    const hint = error.code === "unauthorized" && client !== undefined ? credentialHint(lookups.get(client)) : "";
+    const message = hint === "" ? error.message : `${error.message}; ${hint}`;
+    return { code: error.code, ...(error.status === undefined ? {} : { status: error.status }), message };
   }
   const code = typeof error?.code === "string" ? error.code : "error";
   return { code, message: error?.message ?? String(error) };

@@ -13,6 +13,7 @@ import {
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export { MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST };
 
@@ -87,7 +88,11 @@ that one reload (shared by every request that needs it), at most
 ${DEFAULT_RELOAD_WAIT_MS / 1000} s, then get what is served (409 for another version). A file that does
 not load is reported on stderr and the previous unit keeps serving.
 
-Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.`;
+Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.
+
+${EXIT_CODES_HELP}
+For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, or anything that
+stops it from starting (an unreadable file, a port that cannot be bound).`;
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MIME = {

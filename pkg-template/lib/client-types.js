@@ -70,11 +70,15 @@
  * - `username` / `password`: Basic auth, or sent (Basic) to the Bearer token
  *   realm when the realm is the registry's origin or named in `tokenRealms`.
  * - `token`: a ready bearer token, sent on every request; no challenge flow.
+ * - `identityToken`: an OAuth2 refresh token (docker's `identitytoken`): the
+ *   Bearer token realm gets `POST grant_type=refresh_token` with it instead of
+ *   Basic credentials (same origin rule); a Basic challenge is refused.
  *
  * @typedef {{
  *   readonly username?: string;
  *   readonly password?: string;
  *   readonly token?: string;
+ *   readonly identityToken?: string;
  * }} RegistryCredentials
  */
 

@@ -61,6 +61,22 @@ export function tokenUrl(params, base) {
 }
 
 /**
+ * The OAuth2 refresh-token request a Bearer realm accepts for an identity
+ * token (what `docker login` stores as `identitytoken`): a form POST of
+ * grant_type=refresh_token with the challenge's service and scopes.
+ * @param {Record<string, string>} params the challenge's parameters
+ * @param {string} identityToken
+ * @returns {{ method: "POST", headers: Record<string, string>, body: string }}
+ */
+export function refreshTokenRequest(params, identityToken) {
+  const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: identityToken, client_id: "artifact-bloom" });
+  if (params.service) form.set("service", params.service);
+  const scopes = (params.scope ?? "").split(" ").filter(Boolean);
+  if (scopes.length > 0) form.set("scope", scopes.join(" "));
+  return { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() };
+}
+
+/**
  * The token and its lifetime from a token realm's 200 answer.
  * @param {Uint8Array} body `{ token | access_token, expires_in? }`
  * @param {URL} realm for messages

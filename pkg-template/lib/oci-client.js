@@ -25,7 +25,9 @@
 // answer came) and a stable `code` — never a guess.
 
 import { describe, rangeError, typeError } from "./errors.js";
-import { TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, realmOrigins, tokenUrl } from "./oci-auth.js";
+import {
+  TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, realmOrigins, refreshTokenRequest, tokenUrl,
+} from "./oci-auth.js";
 import { OciRegistryError, statusError } from "./oci-errors.js";
 import { RESPONSE_LIMITS, readLimited } from "./oci-limits.js";
 
@@ -128,7 +130,7 @@ export class RegistryClient {
     }
     if (typeof now !== "function") throw typeError("options.now", "a function returning epoch milliseconds", now);
     if (credentials !== undefined && (credentials === null || typeof credentials !== "object")) {
-      throw typeError("options.credentials", "{ username, password } or { token }", credentials);
+      throw typeError("options.credentials", "{ username, password }, { token } or { identityToken }", credentials);
     }
     this.#fetch = fetchImpl;
     this.#credentials = credentials ?? {};
@@ -333,6 +335,9 @@ export class RegistryClient {
     const refuse = (/** @type {string} */ why) => this.error(method, url, response, why);
     if (typeof token === "string") throw refuse("the registry refused the configured bearer token");
     if (challenge?.scheme === "basic") {
+      if (typeof this.#credentials.identityToken === "string" && typeof username !== "string") {
+        throw refuse("the registry asks for Basic credentials; an identity token is only for a Bearer token realm");
+      }
       if (typeof username !== "string") throw refuse("the registry needs credentials (Basic) and none were given");
       return { header: basicAuthorization(username, password), expiresAt: Infinity };
     }
@@ -351,10 +356,12 @@ export class RegistryClient {
    */
   async #fetchToken(params, signal) {
     const realm = tokenUrl(params, this.#base);
-    const { username } = this.#credentials;
+    const { username, identityToken } = this.#credentials;
     /** @type {Record<string, string>} */
-    const headers = {};
-    if (typeof username === "string") {
+    let headers = {};
+    /** @type {{ method: string, body?: string }} */
+    let exchange = { method: "GET" };
+    if (typeof username === "string" || typeof identityToken === "string") {
       if (realm.origin !== this.#base.origin && !this.#tokenRealms.has(realm.origin)) {
         throw new OciRegistryError(
           `the registry's Bearer token realm ${realm.origin} is another origin than the registry (${this.#base.origin}); `
@@ -362,17 +369,26 @@ export class RegistryClient {
           { code: "crossOrigin" },
         );
       }
-      headers.authorization = basicAuthorization(username, this.#credentials.password);
+      if (typeof identityToken === "string") {
+        // service and scope go in the form body beside the refresh token, not in the query.
+        const { method, headers: formHeaders, body } = refreshTokenRequest(params, identityToken);
+        realm.searchParams.delete("service");
+        realm.searchParams.delete("scope");
+        headers = formHeaders;
+        exchange = { method, body };
+      } else {
+        headers.authorization = basicAuthorization(/** @type {string} */ (username), this.#credentials.password);
+      }
     }
     this.#counts.token += 1;
-    const answer = await this.#timed("GET", realm, signal, async (timed) => {
-      const response = await this.#fetch(realm, { method: "GET", headers, redirect: "manual", signal: timed });
+    const answer = await this.#timed(exchange.method, realm, signal, async (timed) => {
+      const response = await this.#fetch(realm, { ...exchange, headers, redirect: "manual", signal: timed });
       const failed = response.status !== 200;
-      const body = await readLimited(response, RESPONSE_LIMITS[failed ? "errorBody" : "token"], "GET", realm, failed);
+      const body = await readLimited(response, RESPONSE_LIMITS[failed ? "errorBody" : "token"], exchange.method, realm, failed);
       return { status: response.status, headers: response.headers, url: realm, body };
     });
     if (answer.status !== 200) {
-      const error = statusError("GET", realm, answer, "the token realm should answer 200 with a token");
+      const error = statusError(exchange.method, realm, answer, "the token realm should answer 200 with a token");
       if (answer.status === 401 || answer.status === 403) error.code = "unauthorized";
       throw error;
     }
