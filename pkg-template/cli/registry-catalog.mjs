@@ -17,6 +17,7 @@ import { OciRegistryError } from "../lib/oci-errors.js";
 import { UsageError, hexToBytes } from "./common.mjs";
 import { INDEX_TYPES, MANIFEST_TYPES } from "./oci-layout.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions } from "./registry-common.mjs";
+import { tlsAdvice } from "./registry-tls.mjs";
 
 const ACCEPT = [...MANIFEST_TYPES, ...INDEX_TYPES].join(", ");
 const PAGE_SIZE = 100;
@@ -186,7 +187,8 @@ export async function readRegistryDigests(values) {
     found = await enumerateRepository(client);
   } catch (error) {
     const status = error?.status === undefined ? "" : ` (HTTP ${error.status})`;
-    throw new UsageError(`--from-registry ${url}: ${error?.code ?? "error"}${status}: ${error?.message ?? error}`);
+    const advice = await tlsAdvice(error, { url, plainHint: "use an http:// --from-registry URL", tlsHint: "use an https:// --from-registry URL" });
+    throw new UsageError(`--from-registry ${url}: ${error?.code ?? "error"}${status}: ${error?.message ?? error}${advice ? `; ${advice}` : ""}`);
   }
   const milliseconds = performance.now() - started;
   const hexes = [...found.digests].sort();

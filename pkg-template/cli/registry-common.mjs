@@ -3,6 +3,7 @@
 import { RegistryClient, checkRepositoryName } from "../lib/oci-client.js";
 import { OciRegistryError } from "../lib/oci-errors.js";
 import { UsageError, integerOption } from "./common.mjs";
+import { TLS_HELP, TLS_OPTIONS, fetchForTlsOptions } from "./registry-tls.mjs";
 
 /** parseArgs options for credentials and the timeout. */
 export const REGISTRY_OPTIONS = {
@@ -10,6 +11,7 @@ export const REGISTRY_OPTIONS = {
   "password-stdin": { type: "boolean", default: false },
   "timeout-ms": { type: "string" },
   "token-realm": { type: "string", multiple: true },
+  ...TLS_OPTIONS,
 };
 
 export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic, or at the Bearer token realm);
@@ -23,7 +25,8 @@ export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic
                        fails with crossOrigin. Requests go only to the registry:
                        a Link or upload Location naming another origin fails
                        with crossOrigin, and redirects are not followed
-  --timeout-ms N       per-request timeout (default 30000)`;
+  --timeout-ms N       per-request timeout (default 30000)
+${TLS_HELP}`;
 
 const TAG_PATTERN = /^[\w][\w.-]{0,127}$/;
 
@@ -88,6 +91,8 @@ export async function clientFromOptions(url, name, values) {
     }
     options.tokenRealms = realms;
   }
+  const tlsFetch = await fetchForTlsOptions(values);
+  if (tlsFetch !== undefined) options.fetch = tlsFetch;
   try {
     return new RegistryClient(url, name, options);
   } catch (error) {

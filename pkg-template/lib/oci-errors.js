@@ -3,6 +3,7 @@
 // stable `code` and, when an HTTP answer came, its `status`.
 
 import { typeError } from "./errors.js";
+import { SPEAKS_TLS, answeredPlainOnTls } from "./tls-causes.js";
 
 /** @typedef {import("./client-types.js").OciRegistryErrorCode} OciRegistryErrorCode */
 
@@ -68,6 +69,9 @@ export function registryErrorOf(body) {
 export function statusError(method, url, response, expectation) {
   const registry = registryErrorOf(response.body);
   const said = registry === undefined ? "" : ` (${registry.code}: ${registry.message})`;
+  if (answeredPlainOnTls(url, response.status, response.body)) {
+    expectation = `${SPEAKS_TLS}: it said "Client sent an HTTP request to an HTTPS server"; ask for https://`;
+  }
   return new OciRegistryError(`${method} ${url} answered ${response.status}${said}; ${expectation}`, {
     code: codeForStatus(response.status),
     status: response.status,
