@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { get as httpsGet } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,7 +50,13 @@ function headersYaml(headers) {
   return ["  headers:", ...entries.map(([name, values]) => `    ${name}: [${values.map((value) => JSON.stringify(value)).join(", ")}]`)];
 }
 
-function configYaml(port, storage, headers, instance) {
+/** http.tls lines: the registry then speaks only HTTPS on its port. */
+function tlsYaml(tls) {
+  if (tls === undefined) return [];
+  return ["  tls:", `    certificate: ${tls.certificate}`, `    key: ${tls.key}`];
+}
+
+function configYaml(port, storage, headers, instance, tls) {
   return [
     "version: 0.1",
     "log:",
@@ -65,6 +72,7 @@ function configYaml(port, storage, headers, instance) {
     `  addr: 127.0.0.1:${port}`,
     `  secret: ${randomUUID()}`,
     ...headersYaml({ ...headers, "X-Test-Instance": [instance] }),
+    ...tlsYaml(tls),
     "",
   ].join("\n");
 }
@@ -73,8 +81,11 @@ function configYaml(port, storage, headers, instance) {
  * Starts a registry → { url, host, port, storage, log(), mark(), since(mark),
  * settle(), stop() }. `log()` is every parsed access-log entry so far.
  * `headers`: response headers for every answer (registry http.headers).
+ * `tls: { certificate, key, ca }` (PEM paths; `ca` is the PEM text that
+ * signed the certificate, for the readiness poll): the registry speaks
+ * HTTPS only, and `url` is https://.
  */
-export async function startRegistry(label = "registry", { headers } = {}) {
+export async function startRegistry(label = "registry", { headers, tls } = {}) {
   const dir = await mkdtemp(join(tmpdir(), `artifact-bloom-${label}-`));
   const storage = join(dir, "storage");
   await mkdir(storage);
@@ -85,17 +96,37 @@ export async function startRegistry(label = "registry", { headers } = {}) {
     // A header only this instance sends: readiness must come from our
     // process, not from whatever else may have taken the port meanwhile.
     const instance = randomUUID();
-    await writeFile(config, configYaml(port, storage, headers, instance));
-    const started = await launch(config, port, instance);
-    if (started.ok) return registryHandle(started.state, dir, storage, port);
+    await writeFile(config, configYaml(port, storage, headers, instance, tls));
+    const started = await launch(config, port, instance, tls);
+    if (started.ok) return registryHandle(started.state, dir, storage, port, tls);
     failures.push(`port ${port}: ${started.reason}`);
   }
   await rm(dir, { recursive: true, force: true });
   throw new Error(`docker-registry did not start in ${START_ATTEMPTS} attempts:\n${failures.join("\n")}`);
 }
 
+/**
+ * GET /v2/ → { status, instance } (the X-Test-Instance header) (global fetch for http; node:https with the
+ * test CA for a TLS registry, since global fetch takes no CA).
+ */
+async function getBase(port, tls, path = "/v2/", timeoutMs = 2000) {
+  if (tls === undefined) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return { status: response.status, instance: response.headers.get("x-test-instance") };
+  }
+  return new Promise((resolve, reject) => {
+    const request = httpsGet({ host: "127.0.0.1", port, path, ca: tls.ca, timeout: timeoutMs }, (response) => {
+      response.resume();
+      response.once("end", () => resolve({ status: response.statusCode, instance: response.headers["x-test-instance"] }));
+    });
+    request.once("timeout", () => request.destroy(new Error("timeout")));
+    request.once("error", reject);
+  });
+}
+
 /** Spawns the registry and waits until GET /v2/ answers, or it exits. */
-async function launch(config, port, instance) {
+async function launch(config, port, instance, tls) {
   const child = spawn("docker-registry", ["serve", config], { stdio: ["ignore", "pipe", "pipe"] });
   const state = { child, stdout: "", stderr: "", exited: false, exitInfo: "" };
   child.stdout.setEncoding("utf8").on("data", (text) => { state.stdout += text; });
@@ -108,9 +139,8 @@ async function launch(config, port, instance) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline && !state.exited) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/v2/`, { signal: AbortSignal.timeout(2000) });
-      await response.arrayBuffer();
-      if (response.status === 200 && response.headers.get("x-test-instance") === instance) return { ok: true, state };
+      const response = await getBase(port, tls);
+      if (response.status === 200 && response.instance === instance) return { ok: true, state };
     } catch {
       // not listening yet
     }
@@ -124,9 +154,9 @@ async function launch(config, port, instance) {
   return { ok: false, reason: `${state.exitInfo}; stderr: ${state.stderr.trim().split("\n").pop()}` };
 }
 
-function registryHandle(state, dir, storage, port) {
+function registryHandle(state, dir, storage, port, tls) {
   const host = `127.0.0.1:${port}`;
-  const url = `http://${host}`;
+  const url = `${tls === undefined ? "http" : "https"}://${host}`;
   return {
     url,
     host,
@@ -144,7 +174,8 @@ function registryHandle(state, dir, storage, port) {
      */
     async settle() {
       const marker = `/v2/?settle=${randomUUID()}`;
-      await (await fetch(`${url}${marker}`)).arrayBuffer();
+      if (tls === undefined) await (await fetch(`${url}${marker}`)).arrayBuffer();
+      else await getBase(port, tls, marker, READY_TIMEOUT_MS);
       const deadline = Date.now() + READY_TIMEOUT_MS;
       while (!state.stdout.includes(marker)) {
         if (Date.now() > deadline) throw new Error(`the registry's access log never showed ${marker}`);
