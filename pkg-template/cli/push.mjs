@@ -61,7 +61,9 @@ async function loadSnapshotFrom(source, values) {
       throw new UsageError(`cannot fetch --snapshot ${source}: ${error.message}`);
     }
     if (result.kind === "failure" && result.error === "networkError") {
-      const advice = await tlsAdvice(result, { url: source, plainHint: "use an http:// --snapshot URL", tlsHint: "use an https:// --snapshot URL" });
+      const advice = await tlsAdvice(result, {
+        url: source, plainHint: `try --snapshot ${source.replace(/^https:/i, "http:")}`, tlsHint: `try --snapshot ${source.replace(/^http:/i, "https:")}`,
+      });
       if (advice) throw new UsageError(`--snapshot ${source}: ${result.error}: ${result.message}; ${advice}`);
     }
   } else {

@@ -187,7 +187,9 @@ export async function readRegistryDigests(values) {
     found = await enumerateRepository(client);
   } catch (error) {
     const status = error?.status === undefined ? "" : ` (HTTP ${error.status})`;
-    const advice = await tlsAdvice(error, { url, plainHint: "use an http:// --from-registry URL", tlsHint: "use an https:// --from-registry URL" });
+    const advice = await tlsAdvice(error, {
+      url, plainHint: `try --from-registry ${url.replace(/^https:/i, "http:")}`, tlsHint: `try --from-registry ${url.replace(/^http:/i, "https:")}`,
+    });
     throw new UsageError(`--from-registry ${url}: ${error?.code ?? "error"}${status}: ${error?.message ?? error}${advice ? `; ${advice}` : ""}`);
   }
   const milliseconds = performance.now() - started;

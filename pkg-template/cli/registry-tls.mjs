@@ -13,7 +13,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import * as tls from "node:tls";
-import { SPEAKS_TLS, tlsProblemOf } from "../lib/tls-causes.js";
+import { SPEAKS_PLAIN_HTTP, SPEAKS_TLS, tlsProblemOf } from "../lib/tls-causes.js";
 import { createNodeFetch } from "./https-fetch.mjs";
 import { UsageError } from "./common.mjs";
 
@@ -118,16 +118,19 @@ function warnUnverified(url) {
  * How to fix a failure, or "" when it is none of the TLS or scheme cases.
  * `plainHint` / `tlsHint` say how this command switches scheme (push:
  * "use --plain-http" / "drop --plain-http"; a URL: "use an http:// URL").
- * A 400 to an http:// request that the library could not attribute (a HEAD
- * has no body to read) is checked by probing the port for a TLS handshake.
+ * A 400 or a dropped connection on an http:// request that the library
+ * could not attribute (a HEAD has no body to read; Node's TLS servers just
+ * hang up) is checked by probing the port for a TLS handshake.
  * @param {unknown} error an OciRegistryError, a fetchSnapshot failure ({ causeCode }), or the TypeError
  * @param {{ url?: URL | string, plainHint: string, tlsHint: string }} context
  * @returns {Promise<string>}
  */
 export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
   const failure = /** @type {{ code?: unknown, causeCode?: unknown, status?: unknown, message?: unknown }} */ (error ?? {});
+  // A fetchSnapshot failure carries only causeCode and the library's message.
   const problem = tlsProblemOf(error) ?? (typeof failure.causeCode === "string" ? tlsProblemOf({ code: failure.causeCode }) : undefined);
-  switch (problem?.kind) {
+  const kind = problem?.kind ?? (typeof failure.message === "string" && failure.message.includes(SPEAKS_PLAIN_HTTP) ? "plainHttpServer" : undefined);
+  switch (kind) {
     case "untrusted":
       return "to trust it, pass --ca-file PEM with the CA that signed it (or set NODE_EXTRA_CA_CERTS=PEM); "
         + "--tls-verify=false skips the check (insecure)";
@@ -137,12 +140,15 @@ export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
     case "wrongName":
       return "use a host name the certificate lists (its subjectAltName), or reissue the certificate with this one";
     case "plainHttpServer":
-      return `the server speaks plain HTTP; ${plainHint}`;
+      // The message already says "the server speaks plain HTTP, not TLS".
+      return plainHint;
     default:
       break;
   }
-  if (failure.status !== 400 || url === undefined || !String(url).startsWith("http:")) return "";
-  if (typeof failure.message === "string" && failure.message.includes(SPEAKS_TLS)) return `the server speaks TLS; ${tlsHint}`;
+  // A TLS port asked in plain HTTP answers 400 (Go, nginx) or just closes the connection (Node).
+  const maybePlainOnTls = failure.status === 400 || failure.code === "networkError" || /** @type {{ error?: unknown }} */ (failure).error === "networkError";
+  if (!maybePlainOnTls || url === undefined || !String(url).startsWith("http:")) return "";
+  if (typeof failure.message === "string" && failure.message.includes(SPEAKS_TLS)) return tlsHint;
   return (await speaksTls(new URL(url))) ? `the server speaks TLS; ${tlsHint}` : "";
 }
 

@@ -69,10 +69,10 @@ export function registryErrorOf(body) {
 export function statusError(method, url, response, expectation) {
   const registry = registryErrorOf(response.body);
   const said = registry === undefined ? "" : ` (${registry.code}: ${registry.message})`;
-  if (answeredPlainOnTls(url, response.status, response.body)) {
-    expectation = `${SPEAKS_TLS}: it said "Client sent an HTTP request to an HTTPS server"; ask for https://`;
-  }
-  return new OciRegistryError(`${method} ${url} answered ${response.status}${said}; ${expectation}`, {
+  const message = answeredPlainOnTls(url, response.status, response.body)
+    ? `${method} ${url} answered ${response.status} ("Client sent an HTTP request to an HTTPS server"): ${SPEAKS_TLS}, so the URL must be https://`
+    : `${method} ${url} answered ${response.status}${said}; ${expectation}`;
+  return new OciRegistryError(message, {
     code: codeForStatus(response.status),
     status: response.status,
     ...(registry === undefined ? {} : { registryCode: registry.code }),
