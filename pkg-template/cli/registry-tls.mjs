@@ -24,10 +24,10 @@ export const TLS_OPTIONS = {
 
 export const TLS_HELP = `  --ca-file PEM        also trust the CA certificate(s) in PEM (one or more
                        BEGIN CERTIFICATE blocks) for the registry, its token
-                       realm and an https:// --snapshot; Node's own roots and
-                       NODE_EXTRA_CA_CERTS stay trusted
+                       realm and (push) an https:// --snapshot; Node's own
+                       roots and NODE_EXTRA_CA_CERTS stay trusted
   --tls-verify=false   do not verify TLS certificates at all (insecure; a
-                       warning is printed); the default is true`;
+                       warning names each host); the default is true`;
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const PROBE_TIMEOUT_MS = 5000;
