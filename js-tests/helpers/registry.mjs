@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { get as httpsGet } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,7 +75,13 @@ async function writeHtpasswd(path, users) {
   await writeFile(path, `${lines.join("\n")}\n`);
 }
 
-function configYaml(port, storage, headers, instance, htpasswd) {
+/** http.tls lines: the registry then speaks only HTTPS on its port. */
+function tlsYaml(tls) {
+  if (tls === undefined) return [];
+  return ["  tls:", `    certificate: ${tls.certificate}`, `    key: ${tls.key}`];
+}
+
+function configYaml(port, storage, headers, instance, htpasswd, tls) {
   return [
     "version: 0.1",
     "log:",
@@ -90,6 +97,7 @@ function configYaml(port, storage, headers, instance, htpasswd) {
     `  addr: 127.0.0.1:${port}`,
     `  secret: ${randomUUID()}`,
     ...headersYaml({ ...headers, "X-Test-Instance": [instance] }),
+    ...tlsYaml(tls),
     ...htpasswdYaml(htpasswd),
     "",
   ].join("\n");
@@ -101,8 +109,11 @@ function configYaml(port, storage, headers, instance, htpasswd) {
  * `headers`: response headers for every answer (registry http.headers).
  * `htpasswd`: { user: password } — every request then needs Basic auth
  * (auth.htpasswd); settle() and readiness send the first user's.
+ * `tls: { certificate, key, ca }` (PEM paths; `ca` is the PEM text that
+ * signed the certificate, for the readiness poll): the registry speaks
+ * HTTPS only, and `url` is https://.
  */
-export async function startRegistry(label = "registry", { headers, htpasswd } = {}) {
+export async function startRegistry(label = "registry", { headers, htpasswd, tls } = {}) {
   const dir = await mkdtemp(join(tmpdir(), `artifact-bloom-${label}-`));
   const storage = join(dir, "storage");
   await mkdir(storage);
@@ -121,17 +132,40 @@ export async function startRegistry(label = "registry", { headers, htpasswd } = 
     // A header only this instance sends: readiness must come from our
     // process, not from whatever else may have taken the port meanwhile.
     const instance = randomUUID();
-    await writeFile(config, configYaml(port, storage, headers, instance, htpasswdPath));
-    const started = await launch(config, port, instance, authorization);
-    if (started.ok) return registryHandle(started.state, dir, storage, port, authorization);
+    await writeFile(config, configYaml(port, storage, headers, instance, htpasswdPath, tls));
+    const access = { authorization, tls };
+    const started = await launch(config, port, instance, access);
+    if (started.ok) return registryHandle(started.state, dir, storage, port, access);
     failures.push(`port ${port}: ${started.reason}`);
   }
   await rm(dir, { recursive: true, force: true });
   throw new Error(`docker-registry did not start in ${START_ATTEMPTS} attempts:\n${failures.join("\n")}`);
 }
 
+/**
+ * GET PATH → { status, instance } (the X-Test-Instance header), with the
+ * first user's Basic credentials if any: global fetch for http, node:https
+ * with the test CA for a TLS registry (global fetch takes no CA).
+ */
+async function getBase(port, { authorization, tls }, path = "/v2/", timeoutMs = 2000) {
+  const headers = authorization === undefined ? {} : { authorization };
+  if (tls === undefined) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return { status: response.status, instance: response.headers.get("x-test-instance") };
+  }
+  return new Promise((resolve, reject) => {
+    const request = httpsGet({ host: "127.0.0.1", port, path, headers, ca: tls.ca, timeout: timeoutMs }, (response) => {
+      response.resume();
+      response.once("end", () => resolve({ status: response.statusCode, instance: response.headers["x-test-instance"] }));
+    });
+    request.once("timeout", () => request.destroy(new Error("timeout")));
+    request.once("error", reject);
+  });
+}
+
 /** Spawns the registry and waits until GET /v2/ answers, or it exits. */
-async function launch(config, port, instance, authorization) {
+async function launch(config, port, instance, access) {
   const child = spawn("docker-registry", ["serve", config], { stdio: ["ignore", "pipe", "pipe"] });
   const state = { child, stdout: "", stderr: "", exited: false, exitInfo: "" };
   child.stdout.setEncoding("utf8").on("data", (text) => { state.stdout += text; });
@@ -144,12 +178,8 @@ async function launch(config, port, instance, authorization) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline && !state.exited) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/v2/`, {
-        signal: AbortSignal.timeout(2000),
-        headers: authorization === undefined ? {} : { authorization },
-      });
-      await response.arrayBuffer();
-      if (response.status === 200 && response.headers.get("x-test-instance") === instance) return { ok: true, state };
+      const response = await getBase(port, access);
+      if (response.status === 200 && response.instance === instance) return { ok: true, state };
     } catch {
       // not listening yet
     }
@@ -163,9 +193,9 @@ async function launch(config, port, instance, authorization) {
   return { ok: false, reason: `${state.exitInfo}; stderr: ${state.stderr.trim().split("\n").pop()}` };
 }
 
-function registryHandle(state, dir, storage, port, authorization) {
+function registryHandle(state, dir, storage, port, access) {
   const host = `127.0.0.1:${port}`;
-  const url = `http://${host}`;
+  const url = `${access.tls === undefined ? "http" : "https"}://${host}`;
   return {
     url,
     host,
@@ -183,7 +213,7 @@ function registryHandle(state, dir, storage, port, authorization) {
      */
     async settle() {
       const marker = `/v2/?settle=${randomUUID()}`;
-      await (await fetch(`${url}${marker}`, { headers: authorization === undefined ? {} : { authorization } })).arrayBuffer();
+      await getBase(port, access, marker, READY_TIMEOUT_MS);
       const deadline = Date.now() + READY_TIMEOUT_MS;
       while (!state.stdout.includes(marker)) {
         if (Date.now() > deadline) throw new Error(`the registry's access log never showed ${marker}`);

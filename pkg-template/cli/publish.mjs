@@ -23,6 +23,7 @@ export const HELP = `Usage: artifact-bloom publish --catalog-version V --expecte
                              [--allow-version-reuse]
                              [--delta-from OLD --delta-out DPATH]
        artifact-bloom publish … --from-registry URL --repository NAME
+                             [--ca-file PEM | --tls-verify=false]
 
 Builds an ABF1 snapshot of every digest of one catalog version and replaces
 PATH atomically.

@@ -11,12 +11,14 @@ import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
 import { putManifest, uploadBlob } from "./oci-upload.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, parseImageReference } from "./registry-common.mjs";
+import { fetchForTlsOptions, tlsAdvice } from "./registry-tls.mjs";
 
 const MIB = 1024 * 1024;
 
 export const HELP = `Usage: artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME:TAG --snapshot PATH_OR_URL
        artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME@sha256:DIGEST --snapshot …
                           [--plain-http] [--json] [--chunk-size BYTES] [--concurrency N]
+                          [--ca-file PEM | --tls-verify=false]
 
 Pushes one image of the OCI image layout LAYOUT_DIR to NAME on the registry:
 the index.json entry named ENTRY (org.opencontainers.image.ref.name) when
@@ -37,7 +39,8 @@ Then every manifest is PUT (an index's children by digest, the root one
 by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.
 
   --snapshot P|URL     the repository's ABF1 snapshot (a file, or http(s) URL)
-  --plain-http         talk http:// instead of https://
+  --plain-http         talk http:// instead of https:// (to a registry that
+                       speaks TLS this fails with "the server speaks TLS")
   --chunk-size BYTES   blobs larger than this go up in PATCH chunks of this
                        size (default ${8 * MIB}); smaller ones in one PUT
   --concurrency N      blob uploads and HEADs in flight (default 4)
@@ -58,14 +61,21 @@ refused, digest mismatch); the summary lists only what was really uploaded,
 and the tag is not written. 2: bad arguments, reference, layout, snapshot or
 credential configuration; nothing was sent.`;
 
-/** Loads the snapshot from a file or URL; any failure is a UsageError. */
-async function loadSnapshotFrom(source) {
+/** Loads the snapshot from a file or URL (fetched with the --ca-file / --tls-verify policy); any failure is a UsageError. */
+async function loadSnapshotFrom(source, values) {
   let result;
   if (/^https?:\/\//i.test(source)) {
+    const fetchImpl = await fetchForTlsOptions(values);
     try {
-      result = await fetchSnapshot(source);
+      result = await fetchSnapshot(source, fetchImpl === undefined ? {} : { fetch: fetchImpl });
     } catch (error) {
       throw new UsageError(`cannot fetch --snapshot ${source}: ${error.message}`);
+    }
+    if (result.kind === "failure" && result.error === "networkError") {
+      const advice = await tlsAdvice(result, {
+        url: source, plainHint: `try --snapshot ${source.replace(/^https:/i, "http:")}`, tlsHint: `try --snapshot ${source.replace(/^http:/i, "https:")}`,
+      });
+      if (advice) throw new UsageError(`--snapshot ${source}: ${result.error}: ${result.message}; ${advice}`);
     }
   } else {
     let bytes;
@@ -141,7 +151,7 @@ export async function push(argv) {
   const registryUrl = `${values["plain-http"] ? "http" : "https"}://${reference.host}`;
 
   const { display, image, remoteReference } = await resolvePushTarget(layoutDir, reference);
-  const snapshot = await loadSnapshotFrom(values.snapshot);
+  const snapshot = await loadSnapshotFrom(values.snapshot, values);
   const client = await clientFromOptions(registryUrl, reference.name, values);
   // HEADs go through the uploads' client: one auth state, one request count.
   // The service hands all maybes to one existsManyAtVersionAsync call, which
@@ -194,6 +204,8 @@ export async function push(argv) {
     summary.ok = true;
   } catch (error) {
     failure = describeFailure(error, client);
+    const advice = await tlsAdvice(error, { url: registryUrl, plainHint: "use --plain-http", tlsHint: "drop --plain-http" });
+    if (advice) failure.advice = advice;
   }
   summary.requests = client.requests;
   report(summary, failure, values.json);
@@ -213,5 +225,8 @@ function report(summary, failure, json) {
         + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`,
     );
   }
-  if (failure !== undefined) process.stderr.write(`push: ${failure.code}${failure.status === undefined ? "" : ` (HTTP ${failure.status})`}: ${failure.message}\n`);
+  if (failure !== undefined) {
+    const advice = failure.advice === undefined ? "" : `; ${failure.advice}`;
+    process.stderr.write(`push: ${failure.code}${failure.status === undefined ? "" : ` (HTTP ${failure.status})`}: ${failure.message}${advice}\n`);
+  }
 }

@@ -18,6 +18,7 @@ import { UsageError, hexToBytes } from "./common.mjs";
 import { INDEX_TYPES, MANIFEST_TYPES } from "./oci-layout.mjs";
 import { RegistryFailure } from "./exit-codes.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure } from "./registry-common.mjs";
+import { tlsAdvice } from "./registry-tls.mjs";
 
 const ACCEPT = [...MANIFEST_TYPES, ...INDEX_TYPES].join(", ");
 const PAGE_SIZE = 100;
@@ -187,7 +188,12 @@ export async function readRegistryDigests(values) {
     found = await enumerateRepository(client);
   } catch (error) {
     const { code, status, message } = describeFailure(error, client);
-    throw new RegistryFailure(`--from-registry ${url}: ${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`, { code, status, cause: error });
+    const advice = await tlsAdvice(error, {
+      url, plainHint: `try --from-registry ${url.replace(/^https:/i, "http:")}`, tlsHint: `try --from-registry ${url.replace(/^http:/i, "https:")}`,
+    });
+    throw new RegistryFailure(`--from-registry ${url}: ${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}${advice ? `; ${advice}` : ""}`, {
+      code, status, cause: error,
+    });
   }
   const milliseconds = performance.now() - started;
   const hexes = [...found.digests].sort();

@@ -4,6 +4,7 @@ import { DEFAULT_TIMEOUT_MS, RegistryClient } from "../lib/oci-client.js";
 import { OciRegistryError } from "../lib/oci-errors.js";
 import { UsageError, integerOption } from "./common.mjs";
 import { credentialHint, lookupCredentials } from "./registry-credentials.mjs";
+import { TLS_HELP, TLS_OPTIONS, fetchForTlsOptions } from "./registry-tls.mjs";
 
 export { parseImageReference } from "./image-reference.mjs";
 
@@ -16,6 +17,7 @@ export const REGISTRY_OPTIONS = {
   "password-stdin": { type: "boolean", default: false },
   "timeout-ms": { type: "string" },
   "token-realm": { type: "string", multiple: true },
+  ...TLS_OPTIONS,
 };
 
 export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic, or at the Bearer token realm);
@@ -39,7 +41,8 @@ export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic
                        fails with crossOrigin. Requests go only to the registry:
                        a Link or upload Location naming another origin fails
                        with crossOrigin, and redirects are not followed
-  --timeout-ms N       per-request timeout (default 30000)`;
+  --timeout-ms N       per-request timeout (default 30000)
+${TLS_HELP}`;
 
 /** Reads all of standard input as text (for --password-stdin). */
 async function readStdin() {
@@ -80,6 +83,8 @@ export async function clientFromOptions(url, name, values) {
     }
     options.tokenRealms = realms;
   }
+  const tlsFetch = await fetchForTlsOptions(values);
+  if (tlsFetch !== undefined) options.fetch = tlsFetch;
   let client;
   try {
     client = new RegistryClient(url, name, options);

@@ -4,6 +4,8 @@
 // src/error.rs) and the binding (src/wasm/error.rs) calls `codedError` below,
 // which builds the sentence, so the wasm carries no message text.
 
+import { tlsProblemOf } from "./tls-causes.js";
+
 /**
  * A short, human description of any value, for error messages.
  *
@@ -209,6 +211,8 @@ export function networkCauseCode(error) {
  * @returns {string}
  */
 export function networkErrorMessage(request, error) {
+  const tls = tlsProblemOf(error);
+  if (tls !== undefined) return `${request}: no HTTP answer: the TLS handshake failed: ${tls.text}`;
   const code = networkCauseCode(error);
   const cause = /** @type {{ cause?: { message?: unknown } }} */ (error)?.cause;
   const detail = typeof cause?.message === "string" ? cause.message : /** @type {Error} */ (error)?.message;

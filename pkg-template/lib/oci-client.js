@@ -30,6 +30,7 @@ import {
 } from "./oci-auth.js";
 import { OciRegistryError, statusError } from "./oci-errors.js";
 import { RESPONSE_LIMITS, readLimited } from "./oci-limits.js";
+import { tlsProblemOf } from "./tls-causes.js";
 
 export { OciRegistryError } from "./oci-errors.js";
 export { RESPONSE_LIMITS } from "./oci-limits.js";
@@ -311,9 +312,10 @@ export class RegistryClient {
         throw new OciRegistryError(`${method} ${url}: no complete answer within ${this.#timeoutMs} ms`, { code: "timeout", cause: error });
       }
       if (outer?.aborted) throw outer.reason;
+      const tls = tlsProblemOf(error);
       const cause = /** @type {{ cause?: { code?: string, message?: string } }} */ (error)?.cause;
-      const why = cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error);
-      throw new OciRegistryError(`${method} ${url}: the registry could not be reached (${why})`, { code: "networkError", cause: error });
+      const why = tls === undefined ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})` : `: ${tls.text}`;
+      throw new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, { code: "networkError", cause: error });
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener("abort", onAbort);

@@ -3,6 +3,7 @@
 // stable `code` and, when an HTTP answer came, its `status`.
 
 import { typeError } from "./errors.js";
+import { SPEAKS_TLS, answeredPlainOnTls } from "./tls-causes.js";
 
 /** @typedef {import("./client-types.js").OciRegistryErrorCode} OciRegistryErrorCode */
 
@@ -68,7 +69,10 @@ export function registryErrorOf(body) {
 export function statusError(method, url, response, expectation) {
   const registry = registryErrorOf(response.body);
   const said = registry === undefined ? "" : ` (${registry.code}: ${registry.message})`;
-  return new OciRegistryError(`${method} ${url} answered ${response.status}${said}; ${expectation}`, {
+  const message = answeredPlainOnTls(url, response.status, response.body)
+    ? `${method} ${url} answered ${response.status} ("Client sent an HTTP request to an HTTPS server"): ${SPEAKS_TLS}, so the URL must be https://`
+    : `${method} ${url} answered ${response.status}${said}; ${expectation}`;
+  return new OciRegistryError(message, {
     code: codeForStatus(response.status),
     status: response.status,
     ...(registry === undefined ? {} : { registryCode: registry.code }),
