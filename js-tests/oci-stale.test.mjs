@@ -262,7 +262,7 @@ describe("--snapshot URL of serve, --snapshot-cache", () => {
       assert.equal(cached.value.catalogVersion, 2, "the cache holds the new version");
       cached.value.filter.free();
 
-      const third = await pushLayout(layout, `${registry.host}/served:c2`, url, { extra: ["--snapshot-cache", cache] });
+      const third = await pushLayout(layout, `${registry.host}/served:c`, url, { extra: ["--snapshot-cache", cache] });
       assert.equal(third.run.code, 0, third.run.stderr);
       assert.equal(third.summary.snapshotTransfer.from, "cache", "304: the cache is current");
       assert.equal(third.summary.snapshotTransfer.bytes, 0);
