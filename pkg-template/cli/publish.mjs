@@ -206,7 +206,8 @@ export async function publish(argv) {
         + `  bitCount ${summary.bitCount}, hashCount ${summary.hashCount}, ${summary.bytes} bytes\n`
         + `  fill ratio ${summary.fillRatio.toFixed(4)}, estimated FPP ${summary.estimatedFalsePositiveRate.toExponential(3)}`
         + ` (target ${targetFalsePositiveRate})\n`
-        + (delta === undefined ? "" : deltaLine(delta)),
+        + (delta === undefined ? "" : deltaLine(delta))
+        + (sidecar === undefined ? "" : `  sidecar ${sidecar}\n`),
     );
   }
   return EXIT_OK;

@@ -45,7 +45,8 @@ export const STALENESS_HELP = `  --verify-absent-above BYTES
 export const STALENESS_SUMMARY_HELP = `Stale snapshots: with the sidecar FILE.meta.json that publish --from-registry
 writes (for a URL: URL.meta.json; serve answers GET /snapshot.meta.json),
 a "maybe" that answers 404 is stale (staleDeleted: the snapshot was built
-from that digest, deleted since) when the sidecar lists it, and a false
+from that digest, deleted since) when the sidecar lists it (by its first
+64 bits), and a false
 positive only when it does not; without a sidecar every such 404 counts as
 a false positive (keySetKnown false). The push warns (stderr, and --json
 "warnings") when the snapshot is of another repository, or when the tags

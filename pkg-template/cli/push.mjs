@@ -46,8 +46,8 @@ Summary: blobs (config + layers), headRequests, headsSkipped (definitely
 absent: no HEAD), falsePositives (maybe, then 404, and not one of the
 snapshot's digests), staleDeleted (maybe, then 404, one of its digests),
 verifiedAbsent / absentButPresent (+Bytes: upload saved) for
---verify-absent-above, alreadyPresent,
-uploaded, uploadedBytes, manifests, readBacks (a blob or manifest whose
+--verify-absent-above, alreadyPresent, uploaded, uploadedBytes,
+manifests, readBacks (a blob or manifest whose
 201 named no Docker-Content-Digest is read back once by digest, HEAD or
 GET; not there is a notStored failure), warnings, snapshotTransfer
 (--snapshot-cache). A stale snapshot is safe: a blob pushed since it was
