@@ -194,6 +194,22 @@ describe("a push with a stale snapshot", () => {
     assert.match(summary.warnings[0], new RegExp(`the snapshot is of ${registry.host}/stale-mine, not ${registry.host}/stale-theirs`));
     assert.match(run.stderr, /push: warning: the snapshot is of .*stale-mine/);
   });
+
+  test("a sidecar that is not JSON, or describes another snapshot, is a warning and is not used", async () => {
+    const { snapshot } = await staleRepository("stale-broken");
+    const sidecarPath = `${snapshot}.meta.json`;
+    const good = await readFile(sidecarPath, "utf8");
+    await writeFile(sidecarPath, "{ not json");
+    const broken = await pushC("stale-broken", snapshot);
+    assert.equal(broken.run.code, 0, broken.run.stderr);
+    assert.equal(broken.summary.keySetKnown, false);
+    assert.match(broken.summary.warnings[0], /meta\.json is not JSON/);
+    await writeFile(sidecarPath, JSON.stringify({ ...JSON.parse(good), snapshotChecksum: "0".repeat(64) }));
+    const other = await pushLayout(layout, `${registry.host}/stale-broken:c`, snapshot);
+    assert.equal(other.run.code, 0, other.run.stderr);
+    assert.equal(other.summary.keySetKnown, false);
+    assert.match(other.summary.warnings[0], /describes the snapshot with checksum 0{64}, not the one loaded/);
+  });
 });
 
 describe("publish --from-registry of an empty repository", () => {
