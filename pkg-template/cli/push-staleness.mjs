@@ -17,10 +17,10 @@ import { PREFIX_HEX } from "./snapshot-sidecar.mjs";
 /**
  * The default --verify-absent-above, in bytes. bench/stale-threshold.mjs
  * measures one HEAD and the upload rate on the real registry: a HEAD costs
- * what uploading ~0.1 MB costs (5-7 ms against 11-15 MB/s on the 2-core test
- * machine; on a network both scale with the round trip), so from 16 MiB up
- * a HEAD that finds nothing costs under 1 % of the upload it could save,
- * and below ~1 MiB it would cost 4 % and more for little to save.
+ * what uploading 0.1-0.2 MB costs (3-7 ms against 15-47 MB/s on the busy
+ * 2-core test machine; on a network both scale with the round trip), so at
+ * 16 MiB a HEAD that finds nothing costs about 1 % (0.6-1.2 % measured) of
+ * the upload it could save, and at 1 MiB 4-5 % for little to save.
  */
 export const DEFAULT_VERIFY_ABSENT_ABOVE = 16 * 1024 * 1024;
 
@@ -33,8 +33,8 @@ export const STALENESS_HELP = `  --verify-absent-above BYTES
                        a "definitely absent" blob larger than this is HEADed
                        anyway and not uploaded if the registry has it (pushed
                        since the snapshot was made: absentButPresent). Default
-                       ${DEFAULT_VERIFY_ABSENT_ABOVE} (16 MiB): one HEAD costs what uploading ~0.1 MB
-                       does (bench/stale-threshold.mjs), under 1 % of such a
+                       ${DEFAULT_VERIFY_ABSENT_ABOVE} (16 MiB): one HEAD costs what uploading 0.1-0.2 MB
+                       does (bench/stale-threshold.mjs), about 1 % of such a
                        blob's upload; 0 HEADs every blob; "none" never
   --snapshot-cache FILE
                        with --snapshot URL: keep the fetched snapshot in FILE
