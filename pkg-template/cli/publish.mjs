@@ -3,7 +3,7 @@
 // Publisher: complete the new filter → validate it → replace.
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
-import { ArtifactBloomFilter, dedupePacked, encodeSnapshot } from "../node.mjs";
+import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, readSnapshotHeader } from "../node.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
@@ -11,7 +11,8 @@ import {
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
 import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
-import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
+import { outputError, readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
+import { SIDECAR_SUFFIX, buildSidecar, writeSidecar } from "./snapshot-sidecar.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
@@ -52,7 +53,9 @@ insertedItemCount is the number of UNIQUE digests.
 
 Guards (nothing is written when one refuses; PATH stays as it was):
   - An empty input is refused (exit 1): an empty snapshot answers "definitely
-    absent" for every artifact. --allow-empty publishes it.
+    absent" for every artifact. --allow-empty publishes it. With
+    --from-registry an empty (or unknown) repository is a true answer and is
+    published without the flag, unless PATH holds a non-empty snapshot.
   - If PATH holds a snapshot whose header loads, a new one with fewer than
     (1 - F) x its insertedItemCount unique digests is refused (exit 1), with
     both counts: digests of some shards may be missing from the input.
@@ -60,6 +63,13 @@ Guards (nothing is written when one refuses; PATH stays as it was):
     needs both flags.)
 
 ${VERSION_RULE_HELP.replaceAll("OUT", "PATH")}
+
+Sidecar (--from-registry only): PATH${SIDECAR_SUFFIX} is written beside PATH
+(atomically, after it): { format, repository "HOST:PORT/NAME", registry,
+createdAt, catalogVersion, snapshotChecksum, tagCount, tags, digestCount,
+digestPrefixes (the first 16 hex digits of every digest) }. push reads it to
+warn about a snapshot of another repository or an outdated tag list, and to
+tell stale entries from Bloom false positives.
 
 Safety: the snapshot is written to .NAME.tmp-PID-HOST-RANDOM in PATH's
 directory, fsynced, reloaded and checked (every input digest must answer
@@ -133,7 +143,7 @@ export async function publish(argv) {
   const { unique, duplicates } = dedupePacked(input.packed);
   const uniqueCount = unique.byteLength / 32;
 
-  const refusal = await guardReplacement(out, uniqueCount, input.lines, { ...values, maxShrink });
+  const refusal = await guardReplacement(out, uniqueCount, input.lines, { ...values, maxShrink, fromRegistry });
   if (refusal.problem !== undefined) {
     process.stderr.write(`publish: ${refusal.problem}\n`);
     return EXIT_PROBLEMS;
@@ -166,6 +176,7 @@ export async function publish(argv) {
     filter.free();
     return EXIT_PROBLEMS;
   }
+  const sidecar = input.registry === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
   const delta = wantDelta === undefined ? undefined
     : await writeDelta(wantDelta, deltaBase, { catalogVersion, filter, bytes }, { onStaleRemoved });
   if (delta?.written === false) process.stderr.write(`publish: no delta: ${delta.code}: ${delta.reason}\n`);
@@ -185,7 +196,7 @@ export async function publish(argv) {
     fillRatio: filter.getFillRatio(),
     estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
     bytes: bytes.byteLength,
-    ...(input.registry === undefined ? {} : { registry: input.registry }),
+    ...(input.registry === undefined ? {} : { registry: input.registry, sidecar }),
     ...(delta === undefined ? {} : { delta }),
   };
   filter.free();
@@ -199,7 +210,8 @@ export async function publish(argv) {
         + `  bitCount ${summary.bitCount}, hashCount ${summary.hashCount}, ${summary.bytes} bytes\n`
         + `  fill ratio ${summary.fillRatio.toFixed(4)}, estimated FPP ${summary.estimatedFalsePositiveRate.toExponential(3)}`
         + ` (target ${targetFalsePositiveRate})\n`
-        + (delta === undefined ? "" : deltaLine(delta)),
+        + (delta === undefined ? "" : deltaLine(delta))
+        + (sidecar === undefined ? "" : `  sidecar ${sidecar}\n`),
     );
   }
   return EXIT_OK;
@@ -211,7 +223,7 @@ export async function publish(argv) {
  * sentence) or none, and the previous insertedItemCount when there is one.
  */
 async function guardReplacement(out, uniqueCount, linesRead, options) {
-  if (uniqueCount === 0 && !options["allow-empty"]) {
+  if (uniqueCount === 0 && !options["allow-empty"] && !(options.fromRegistry && !(await holdsDigests(out)))) {
     return {
       problem: `refusing to publish an empty snapshot to ${out}: the input holds no digest (${linesRead} lines read), `
         + "and an empty snapshot answers \"definitely absent\" for every artifact; pass --allow-empty if that is intended",
@@ -238,6 +250,26 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
     };
   }
   return { previous };
+}
+
+/** Whether PATH holds a snapshot with at least one digest (what an empty registry answer must not replace unasked). */
+async function holdsDigests(out) {
+  const current = await readCurrentSnapshot(out);
+  return current.kind === "snapshot" && current.header.insertedItemCount > 0;
+}
+
+/** Writes PATH.meta.json for a --from-registry publish → its path. */
+async function writeRegistrySidecar(out, input, catalogVersion, bytes) {
+  const header = readSnapshotHeader(bytes);
+  const sidecar = buildSidecar({
+    registryUrl: input.registry.url, repository: input.registry.repository, tags: input.tagNames, hexDigests: input.hexes,
+    catalogVersion, checksum: header.kind === "success" ? header.value.checksum : "", createdAt: new Date(),
+  });
+  try {
+    return await writeSidecar(out, sidecar);
+  } catch (error) {
+    throw outputError(`${out}${SIDECAR_SUFFIX}`, error);
+  }
 }
 
 function explainBuildError(code, count, spec) {

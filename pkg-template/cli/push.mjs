@@ -10,6 +10,11 @@ import { EXIT_OK, EXIT_REGISTRY, UsageError, hexToBytes, integerOption, parseCom
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
 import { putManifest, uploadBlob } from "./oci-upload.mjs";
+import {
+  STALENESS_HELP, STALENESS_OPTIONS, STALENESS_SUMMARY_HELP, checkSnapshotSidecar, precheckBlobs, verifyAbsentThreshold,
+} from "./push-staleness.mjs";
+import { fetchThroughCache } from "./snapshot-cache.mjs";
+import { readSidecar } from "./snapshot-sidecar.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, parseImageReference } from "./registry-common.mjs";
 import { fetchForTlsOptions, tlsAdvice } from "./registry-tls.mjs";
 
@@ -19,6 +24,7 @@ export const HELP = `Usage: artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/N
        artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME@sha256:DIGEST --snapshot …
                           [--plain-http] [--json] [--chunk-size BYTES] [--concurrency N]
                           [--ca-file PEM | --tls-verify=false]
+                          [--verify-absent-above BYTES|none] [--snapshot-cache FILE]
 
 Pushes one image of the OCI image layout LAYOUT_DIR to NAME on the registry:
 the index.json entry named ENTRY (org.opencontainers.image.ref.name) when
@@ -45,15 +51,23 @@ by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.
                        size (default ${8 * MIB}); smaller ones in one PUT
   --concurrency N      blob uploads and HEADs in flight (default 4)
   --json               print the summary as JSON
+${STALENESS_HELP}
 ${REGISTRY_HELP}
 
 Summary: blobs (config + layers), headRequests, headsSkipped (definitely
-absent: no HEAD), falsePositives (maybe, then 404), alreadyPresent,
-uploaded, uploadedBytes, manifests, readBacks (a blob or manifest whose
+absent: no HEAD), falsePositives (maybe, then 404, and not one of the
+snapshot's digests), staleDeleted (maybe, then 404, one of its digests),
+verifiedAbsent / absentButPresent (+Bytes: upload saved) for
+--verify-absent-above, alreadyPresent, uploaded, uploadedBytes,
+manifests, readBacks (a blob or manifest whose
 201 named no Docker-Content-Digest is read back once by digest, HEAD or
-GET; not there is a notStored failure). A stale snapshot is safe: a blob pushed
-since it was built is uploaded again, one deleted since is HEADed (404) and
-uploaded. Progress of large blobs goes to standard error.
+GET; not there is a notStored failure), warnings, snapshotTransfer
+(--snapshot-cache). A stale snapshot is safe: a blob pushed since it was
+built is uploaded again (HEADed first when larger than --verify-absent-above),
+one deleted since is HEADed (404) and uploaded. Progress of large blobs goes
+to standard error.
+
+${STALENESS_SUMMARY_HELP}
 
 ${EXIT_CODES_HELP}
 For push: 3 means the push failed (registry error, unreachable, credentials
@@ -137,6 +151,7 @@ export async function push(argv) {
       json: { type: "boolean", default: false },
       "chunk-size": { type: "string" },
       concurrency: { type: "string" },
+      ...STALENESS_OPTIONS,
       ...REGISTRY_OPTIONS,
     },
   });
@@ -149,10 +164,20 @@ export async function push(argv) {
   const chunkSize = values["chunk-size"] === undefined ? 8 * MIB : integerOption(values, "chunk-size", 1, 1024 * MIB);
   const concurrency = values.concurrency === undefined ? 4 : integerOption(values, "concurrency", 1, 64);
   const registryUrl = `${values["plain-http"] ? "http" : "https"}://${reference.host}`;
+  const verifyAbove = verifyAbsentThreshold(values);
+  const cachePath = values["snapshot-cache"];
+  if (cachePath !== undefined && !/^https?:\/\//i.test(values.snapshot)) throw new UsageError("--snapshot-cache needs --snapshot URL (an http(s) URL)");
 
   const { display, image, remoteReference } = await resolvePushTarget(layoutDir, reference);
-  const snapshot = await loadSnapshotFrom(values.snapshot, values);
+  const fetched = cachePath === undefined ? undefined : await fetchThroughCache(values.snapshot, cachePath);
+  const snapshot = fetched?.snapshot ?? await loadSnapshotFrom(values.snapshot, values);
   const client = await clientFromOptions(registryUrl, reference.name, values);
+  // The sidecar of a URL snapshot comes through the same TLS policy as the snapshot.
+  const tlsFetch = await fetchForTlsOptions(values);
+  const sidecarFile = await readSidecar(values.snapshot, tlsFetch === undefined ? {} : { fetch: tlsFetch });
+  const sidecar = await checkSnapshotSidecar(sidecarFile, snapshot, `${reference.host}/${reference.name}`, client);
+  for (const note of [...(fetched?.notes ?? []), ...sidecar.notes]) process.stderr.write(`push: note: ${note}\n`);
+  for (const warning of sidecar.warnings) process.stderr.write(`push: warning: ${warning}\n`);
   // HEADs go through the uploads' client: one auth state, one request count.
   // The service hands all maybes to one existsManyAtVersionAsync call, which
   // keeps at most `concurrency` HEADs in flight.
@@ -167,6 +192,11 @@ export async function push(argv) {
     headRequests: 0,
     headsSkipped: 0,
     falsePositives: 0,
+    staleDeleted: 0,
+    verifyAbsentAbove: Number.isFinite(verifyAbove) ? verifyAbove : null,
+    verifiedAbsent: 0,
+    absentButPresent: 0,
+    absentButPresentBytes: 0,
     alreadyPresent: 0,
     uploaded: 0,
     uploadedBytes: 0,
@@ -175,17 +205,21 @@ export async function push(argv) {
     tagged: false,
     uploadedDigests: [],
     requests: client.requests,
+    ...sidecar.facts,
+    snapshotTransfer: fetched?.transfer ?? null,
+    warnings: sidecar.warnings,
   };
   let failure;
   try {
     const digests = image.blobs.map((blob) => hexToBytes(blob.digest.slice("sha256:".length)));
-    const missing = new Set(await existence.findMissingAsync(digests));
-    const metrics = existence.metrics();
-    summary.headsSkipped = metrics["artifact_bloom.negative.count"];
-    summary.falsePositives = metrics["artifact_bloom.false_positive.count"];
+    const { toUpload, counts } = await precheckBlobs({
+      blobs: image.blobs, digests, snapshot, existence, client, concurrency, threshold: verifyAbove, keys: sidecar.keys,
+    });
+    const { definitelyAbsent, ...staleness } = counts;
+    Object.assign(summary, staleness);
+    summary.headsSkipped = definitelyAbsent - counts.verifiedAbsent;
     summary.headRequests = client.requests.head;
-    summary.alreadyPresent = image.blobs.length - missing.size;
-    const toUpload = image.blobs.filter((_, index) => missing.has(digests[index]));
+    summary.alreadyPresent = image.blobs.length - toUpload.length;
     await pool(toUpload, concurrency, async (blob) => {
       const onProgress = blob.size > chunkSize ? largeBlobProgress(blob.digest, blob.size) : undefined;
       const { readBacks } = await uploadBlob(client, image.blobPath(blob.digest), blob, { chunkSize, ...(onProgress ? { onProgress } : {}) });
@@ -222,6 +256,9 @@ function report(summary, failure, json) {
       `${head}\n`
         + `  blobs ${summary.blobs}: ${summary.headsSkipped} definitely absent (no HEAD), ${summary.headRequests} HEAD requests`
         + ` (${summary.falsePositives} false positives, ${summary.alreadyPresent} already present)\n`
+        + `  stale snapshot: ${summary.staleDeleted} deleted since (maybe, then 404), ${summary.absentButPresent} of`
+        + ` ${summary.verifiedAbsent} absent blobs above ${summary.verifyAbsentAbove ?? "none"} bytes already present`
+        + ` (${summary.absentButPresentBytes} bytes not uploaded)${summary.keySetKnown ? "" : "; no sidecar: false positives include stale entries"}\n`
         + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`,
     );
   }

@@ -77,7 +77,7 @@ function digestHex(value, where) {
 /**
  * Enumerates the repository behind `client`.
  * @param {import("../lib/oci-client.js").RegistryClient} client
- * @returns {Promise<{ digests: Set<string>, tags: number, manifests: number }>} digests as hex
+ * @returns {Promise<{ digests: Set<string>, tags: number, tagNames: string[], manifests: number }>} digests as hex
  */
 export async function enumerateRepository(client) {
   const tags = await listTags(client);
@@ -130,7 +130,7 @@ export async function enumerateRepository(client) {
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, tags.length) }, worker));
-  return { digests, tags: tags.length, manifests: manifests.size };
+  return { digests, tags: tags.length, tagNames: tags, manifests: manifests.size };
 }
 
 /**
@@ -139,7 +139,7 @@ export async function enumerateRepository(client) {
  * @param {import("../lib/oci-client.js").RegistryClient} client
  * @returns {Promise<string[]>}
  */
-async function listTags(client) {
+export async function listTags(client) {
   const tags = [];
   const seen = new Set();
   let url = client.url(`tags/list?n=${PAGE_SIZE}`);
@@ -215,6 +215,8 @@ export async function readRegistryDigests(values) {
   return {
     packed,
     lines: hexes.length,
+    hexes,
+    tagNames: found.tagNames,
     registry: { url, repository: client.name, tags: found.tags, manifests: found.manifests, milliseconds, requests },
   };
 }

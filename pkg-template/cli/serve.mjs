@@ -14,6 +14,7 @@ import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from 
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
+import { answerSidecar } from "./snapshot-sidecar.mjs";
 
 export { MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST };
 
@@ -35,6 +36,8 @@ Serves, on 127.0.0.1 by default (loopback only):
                                        replaced file is picked up on the next request;
                                        with A-IM: abd1 and If-None-Match naming an
                                        earlier version → 226 IM Used, an ABD1 delta
+  GET  /snapshot.meta.json             the sidecar PATH.meta.json beside --snapshot
+                                       (publish --from-registry writes it; 404 if none)
   HEAD /blobs/sha256/<hex>?catalogVersion=N
                                        200 present, 404 absent, 409 another version
                                        (JSON: the catalogVersion it holds)
@@ -192,6 +195,9 @@ export async function startServer({
         // read, shared by every request that arrives meanwhile).
         const { snapshot: file } = await served.fresh(reloadWaitMs);
         return answerSnapshot(request, response, file, deltas, send);
+      }
+      if (path === "/snapshot.meta.json" && (request.method === "GET" || request.method === "HEAD")) {
+        return answerSidecar(resolve(snapshot), (status, body, headers) => send(response, status, body, headers));
       }
       const blob = /^\/blobs\/sha256\/([^/]+)$/.exec(path);
       if (blob && (request.method === "HEAD" || request.method === "GET")) {

@@ -1,0 +1,152 @@
+// The sidecar of a registry snapshot: `publish --from-registry --out FILE`
+// writes FILE.meta.json beside the ABF1 file (ABF1 itself carries only a
+// catalogVersion), and `push --snapshot FILE|URL` reads it (URL + ".meta.json";
+// `serve` answers GET /snapshot.meta.json from its --snapshot PATH's sidecar).
+//
+// It says which repository the snapshot is of and when it was made, the tag
+// list it saw (so a push can tell that tags came or went since), and the
+// 64-bit prefixes of the digests it was built from: a Bloom filter cannot
+// list its keys, and this list is what lets a push tell a stale entry (a
+// digest the snapshot really held, deleted since) from a false positive.
+import { randomBytes } from "node:crypto";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+export const SIDECAR_SUFFIX = ".meta.json";
+export const SIDECAR_FORMAT = "artifact-bloom-snapshot-meta/1";
+/** Hex characters kept per digest: 64 bits, so two digests of one repository share one by chance ~n/2^64. */
+export const PREFIX_HEX = 16;
+/** A sidecar larger than this is not read (≈ 19 bytes per digest: about 3 million digests). */
+export const MAX_SIDECAR_BYTES = 64 * 1024 * 1024;
+
+/** @param {string} snapshotPath @returns {string} */
+export const sidecarPathOf = (snapshotPath) => `${snapshotPath}${SIDECAR_SUFFIX}`;
+
+/**
+ * The sidecar object for a snapshot published from a registry.
+ * @param {{ registryUrl: string, repository: string, tags: string[], hexDigests: string[],
+ *   catalogVersion: number, checksum: string, createdAt: Date }} facts
+ */
+export function buildSidecar({ registryUrl, repository, tags, hexDigests, catalogVersion, checksum, createdAt }) {
+  const prefixes = [...new Set(hexDigests.map((hex) => hex.slice(0, PREFIX_HEX)))].sort();
+  return {
+    format: SIDECAR_FORMAT,
+    repository: `${new URL(registryUrl).host}/${repository}`,
+    registry: new URL(registryUrl).origin,
+    createdAt: createdAt.toISOString(),
+    catalogVersion,
+    snapshotChecksum: checksum,
+    tagCount: tags.length,
+    tags: [...tags].sort(),
+    digestCount: hexDigests.length,
+    digestPrefixes: prefixes,
+  };
+}
+
+/**
+ * Writes `sidecar` to PATH.meta.json atomically (temp file, rename), so a
+ * reader never sees half of one.
+ * @param {string} snapshotPath
+ * @param {object} sidecar
+ * @returns {Promise<string>} the sidecar's path
+ */
+export async function writeSidecar(snapshotPath, sidecar) {
+  const target = sidecarPathOf(snapshotPath);
+  const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    await writeFile(temp, `${JSON.stringify(sidecar)}\n`);
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return target;
+}
+
+/**
+ * Checks a parsed sidecar's fields → the sidecar, or the sentence saying what is wrong.
+ * @param {any} value
+ * @returns {{ sidecar?: Sidecar, problem?: string }}
+ */
+export function checkSidecar(value) {
+  if (value?.format !== SIDECAR_FORMAT) return { problem: `expected format "${SIDECAR_FORMAT}", got ${JSON.stringify(value?.format)}` };
+  const problems = [];
+  if (typeof value.repository !== "string" || !value.repository.includes("/")) problems.push("repository is not HOST/NAME");
+  if (typeof value.createdAt !== "string" || Number.isNaN(Date.parse(value.createdAt))) problems.push("createdAt is not a date");
+  if (!Number.isSafeInteger(value.catalogVersion)) problems.push("catalogVersion is not an integer");
+  if (typeof value.snapshotChecksum !== "string") problems.push("snapshotChecksum is not a string");
+  if (!Array.isArray(value.tags) || !value.tags.every((tag) => typeof tag === "string")) problems.push("tags is not a list of strings");
+  if (!Array.isArray(value.digestPrefixes) || !value.digestPrefixes.every((p) => typeof p === "string" && /^[0-9a-f]{16}$/.test(p))) {
+    problems.push(`digestPrefixes is not a list of ${PREFIX_HEX}-hex-digit strings`);
+  }
+  if (!Number.isSafeInteger(value.digestCount)) problems.push("digestCount is not an integer");
+  return problems.length > 0 ? { problem: problems.join("; ") } : { sidecar: value };
+}
+
+/**
+ * @typedef {{ format: string, repository: string, registry: string, createdAt: string, catalogVersion: number,
+ *   snapshotChecksum: string, tagCount: number, tags: string[], digestCount: number, digestPrefixes: string[] }} Sidecar
+ * @typedef {{ kind: "found", source: string, sidecar: Sidecar }
+ *   | { kind: "missing", source: string, note: string }
+ *   | { kind: "unusable", source: string, warning: string }} SidecarRead
+ */
+
+/**
+ * Reads the sidecar of `--snapshot SOURCE` (a path or an http(s) URL).
+ * Never throws: a missing one is a note, a broken one a warning.
+ * @param {string} source the --snapshot argument
+ * @param {{ fetch?: typeof fetch, timeoutMs?: number }} [options]
+ * @returns {Promise<SidecarRead>}
+ */
+export async function readSidecar(source, { fetch: fetchImpl = globalThis.fetch, timeoutMs = 30_000 } = {}) {
+  const isUrl = /^https?:\/\//i.test(source);
+  const where = isUrl ? `${source}${SIDECAR_SUFFIX}` : sidecarPathOf(source);
+  let text;
+  try {
+    if (isUrl) {
+      const response = await fetchImpl(where, { signal: AbortSignal.timeout(timeoutMs), redirect: "error" });
+      if (response.status === 404) {
+        await response.body?.cancel();
+        return { kind: "missing", source: where, note: `no snapshot sidecar at ${where} (404)` };
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        return { kind: "unusable", source: where, warning: `GET ${where} answered ${response.status}` };
+      }
+      const declared = Number(response.headers.get("content-length") ?? 0);
+      if (declared > MAX_SIDECAR_BYTES) {
+        await response.body?.cancel();
+        return { kind: "unusable", source: where, warning: `${where} is ${declared} bytes, more than ${MAX_SIDECAR_BYTES}` };
+      }
+      text = await response.text();
+    } else {
+      text = await readFile(where, "utf8");
+    }
+  } catch (error) {
+    if (!isUrl && error.code === "ENOENT") return { kind: "missing", source: where, note: `no snapshot sidecar ${where}` };
+    return { kind: "unusable", source: where, warning: `cannot read ${where}: ${error.message}` };
+  }
+  if (text.length > MAX_SIDECAR_BYTES) return { kind: "unusable", source: where, warning: `${where} is larger than ${MAX_SIDECAR_BYTES} bytes` };
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { kind: "unusable", source: where, warning: `${where} is not JSON: ${error.message}` };
+  }
+  const { sidecar, problem } = checkSidecar(parsed);
+  return sidecar === undefined
+    ? { kind: "unusable", source: where, warning: `${where} is not a snapshot sidecar: ${problem}` }
+    : { kind: "found", source: where, sidecar };
+}
+
+/**
+ * `serve`'s GET /snapshot.meta.json: the sidecar beside the served snapshot
+ * file, as it is on disk now (404 when there is none).
+ * @param {string} snapshotPath serve's --snapshot
+ * @param {(status: number, body: string | Uint8Array, headers?: object) => void} answer
+ */
+export async function answerSidecar(snapshotPath, answer) {
+  const bytes = await readFile(sidecarPathOf(snapshotPath)).catch(() => undefined);
+  if (bytes === undefined) return answer(404, "no sidecar");
+  return answer(200, bytes, { "content-type": "application/json" });
+}
