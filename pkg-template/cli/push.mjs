@@ -8,7 +8,9 @@ import { ArtifactExistenceService, fetchSnapshot, loadSnapshot } from "../node.m
 import { repositoryOverClient } from "../lib/oci-repository.js";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, integerOption, parseCommand } from "./common.mjs";
 import { readLayoutImage } from "./oci-layout.mjs";
-import { putManifest, uploadBlob } from "./oci-upload.mjs";
+import { putManifest } from "./oci-upload.mjs";
+import { uploadBlobs } from "./upload-blobs.mjs";
+import { createUploadProgress } from "./upload-progress.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, parseImageReference } from "./registry-common.mjs";
 
 const MIB = 1024 * 1024;
@@ -29,8 +31,9 @@ by TAG), each checked against the registry's Docker-Content-Digest.
 
   --snapshot P|URL     the repository's ABF1 snapshot (a file, or http(s) URL)
   --plain-http         talk http:// instead of https://
-  --chunk-size BYTES   blobs larger than this go up in PATCH chunks of this
-                       size (default ${8 * MIB}); smaller ones in one PUT
+  --chunk-size BYTES   upload blobs larger than this in PATCH chunks of this
+                       size (each streamed from disk). Default: every blob
+                       streams from disk in ONE request (POST, then PUT)
   --concurrency N      blob uploads and HEADs in flight (default 4)
   --json               print the summary as JSON
 ${REGISTRY_HELP}
@@ -41,7 +44,12 @@ uploaded, uploadedBytes, manifests, readBacks (a blob or manifest whose
 201 named no Docker-Content-Digest is read back once by digest, HEAD or
 GET; not there is a notStored failure). A stale snapshot is safe: a blob pushed
 since it was built is uploaded again, one deleted since is HEADed (404) and
-uploaded. Progress of large blobs goes to standard error.
+uploaded. headRequests counts every HEAD sent (one 401 retry included when
+the registry wants credentials); failedBlobs names every blob that failed.
+
+Progress of blobs over 8 MiB goes to standard error: a live line per blob on
+a terminal, else a line every 5 s per blob (done/total, rate); "uploaded"
+only once the registry committed the blob.
 
 Exit codes: 0 pushed, 1 the push failed (registry error, unreachable,
 digest mismatch; the summary lists only what was really uploaded, and the
@@ -70,42 +78,6 @@ async function loadSnapshotFrom(source) {
   return result.value;
 }
 
-/** Progress of large blobs on stderr: a live line on a terminal, one line per blob otherwise. */
-function largeBlobProgress(digest, size) {
-  const short = digest.slice(0, 19);
-  const total = (size / MIB).toFixed(1);
-  let last = 0;
-  return (sent) => {
-    if (process.stderr.isTTY) {
-      const now = Date.now();
-      if (sent < size && now - last < 100) return;
-      last = now;
-      process.stderr.write(`\ruploading ${short}… ${(sent / MIB).toFixed(1)}/${total} MiB\x1b[K${sent === size ? "\n" : ""}`);
-    } else if (sent === size) {
-      process.stderr.write(`uploaded ${short}… ${total} MiB\n`);
-    }
-  };
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; stops starting new ones after a failure. */
-async function pool(items, limit, task) {
-  let next = 0;
-  let failure;
-  const worker = async () => {
-    while (next < items.length && failure === undefined) {
-      const item = items[next];
-      next += 1;
-      try {
-        await task(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== undefined) throw failure.error;
-}
-
 export async function push(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
@@ -125,7 +97,7 @@ export async function push(argv) {
   const [layoutDir, referenceText] = positionals;
   const reference = parseImageReference(referenceText);
   if (values.snapshot === undefined) throw new UsageError("--snapshot is required (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)");
-  const chunkSize = values["chunk-size"] === undefined ? 8 * MIB : integerOption(values, "chunk-size", 1, 1024 * MIB);
+  const chunkSize = values["chunk-size"] === undefined ? undefined : integerOption(values, "chunk-size", 1, 1024 * MIB);
   const concurrency = values.concurrency === undefined ? 4 : integerOption(values, "concurrency", 1, 64);
   const registryUrl = `${values["plain-http"] ? "http" : "https"}://${reference.host}`;
 
@@ -162,17 +134,18 @@ export async function push(argv) {
     const metrics = existence.metrics();
     summary.headsSkipped = metrics["artifact_bloom.negative.count"];
     summary.falsePositives = metrics["artifact_bloom.false_positive.count"];
-    summary.headRequests = client.requests.head;
     summary.alreadyPresent = image.blobs.length - missing.size;
     const toUpload = image.blobs.filter((_, index) => missing.has(digests[index]));
-    await pool(toUpload, concurrency, async (blob) => {
-      const onProgress = blob.size > chunkSize ? largeBlobProgress(blob.digest, blob.size) : undefined;
-      const { readBacks } = await uploadBlob(client, image.blobPath(blob.digest), blob, { chunkSize, ...(onProgress ? { onProgress } : {}) });
-      summary.readBacks += readBacks;
-      // Counted only once the registry committed it under the right digest.
-      summary.uploaded += 1;
-      summary.uploadedBytes += blob.size;
-      summary.uploadedDigests.push(blob.digest);
+    const progress = createUploadProgress(process.stderr);
+    await uploadBlobs({
+      client, blobs: toUpload, blobPath: image.blobPath, concurrency, chunkSize, progress,
+      onCommitted: (blob, readBacks) => {
+        summary.readBacks += readBacks;
+        // Counted only once the registry committed it under the right digest.
+        summary.uploaded += 1;
+        summary.uploadedBytes += blob.size;
+        summary.uploadedDigests.push(blob.digest);
+      },
     });
     for (const manifest of image.manifests) {
       const isRoot = manifest === image.root;
@@ -183,8 +156,11 @@ export async function push(argv) {
     summary.ok = true;
   } catch (error) {
     failure = describeFailure(error);
+    if (error?.failedBlobs !== undefined) summary.failedBlobs = error.failedBlobs;
   }
   summary.requests = client.requests;
+  // Exact also after a failure: every HEAD sent, retries included.
+  summary.headRequests = summary.requests.head;
   report(summary, failure, values.json);
   return failure === undefined ? EXIT_OK : EXIT_PROBLEMS;
 }
@@ -198,7 +174,8 @@ function report(summary, failure, json) {
       `${head}\n`
         + `  blobs ${summary.blobs}: ${summary.headsSkipped} definitely absent (no HEAD), ${summary.headRequests} HEAD requests`
         + ` (${summary.falsePositives} false positives, ${summary.alreadyPresent} already present)\n`
-        + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`,
+        + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`
+        + (summary.failedBlobs ?? []).map(({ digest, code }) => `  failed ${digest}: ${code}\n`).join(""),
     );
   }
   if (failure !== undefined) process.stderr.write(`push: ${failure.code}${failure.status === undefined ? "" : ` (HTTP ${failure.status})`}: ${failure.message}\n`);
