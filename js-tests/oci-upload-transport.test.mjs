@@ -81,3 +81,29 @@ test("a blob of several pieces streams through a fetch over node:http, in one PU
   const stored = new Uint8Array(await (await fetch(`${registry.url}/v2/transport/blobs/${digest}`)).arrayBuffer());
   assert.deepEqual(stored, bytes);
 });
+
+test("a redirect answering a streamed PUT is not followed: code redirect, nothing sent to its target", async () => {
+  const { startScriptedServer } = await import("./helpers/fake-registry.mjs");
+  const elsewhere = await startScriptedServer((req, res) => res.writeHead(201).end());
+  const redirecting = await startScriptedServer((req, res) => {
+    req.resume();
+    if (req.method === "POST") res.writeHead(202, { location: "/v2/app/blobs/uploads/session-1" }).end();
+    else res.writeHead(307, { location: `${elsewhere.url}/v2/app/blobs/uploads/session-1` }).end();
+  });
+  try {
+    const bytes = deterministicBytes("redirected", 1000);
+    const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    const path = join(dir.path, "redirected");
+    await writeFile(path, bytes);
+    const client = new RegistryClient(redirecting.url, "app");
+    await assert.rejects(uploadBlob(client, path, { digest, size: bytes.byteLength }, {}), (error) => {
+      assert.equal(error.code, "redirect", error.message);
+      assert.match(error.message, /PUT .*session-1.* answered a redirect; redirects are not followed/);
+      return true;
+    });
+    assert.deepEqual(elsewhere.requests, []);
+  } finally {
+    await redirecting.stop();
+    await elsewhere.stop();
+  }
+});
