@@ -1,13 +1,14 @@
 // Uploads to a distribution registry (the spec's push section): a blob goes
-// up monolithically (POST → 202 Location, PUT Location?digest= with the
-// bytes → 201), or, when larger than the chunk size, in PATCH chunks with
-// Content-Range and a final empty PUT. The bytes are hashed as they are
-// read; a blob whose content does not hash to its name is never committed
-// (the chunked session is cancelled with DELETE). Every commit is checked
-// against the registry's Docker-Content-Digest.
+// up in one streamed request (POST → 202 Location, PUT Location?digest=
+// with the bytes → 201), or, with a chunk size, in streamed PATCH chunks
+// with Content-Range and a final empty PUT. The bytes are hashed as they
+// are read; a blob whose content does not hash to its name is never
+// committed (its last byte is withheld and the session cancelled with
+// DELETE). Every commit is checked against the registry's
+// Docker-Content-Digest.
 import { createHash } from "node:crypto";
-import { open, readFile } from "node:fs/promises";
 import { OciRegistryError } from "../lib/oci-errors.js";
+import { BlobSource } from "./upload-stream.mjs";
 
 const OCTETS = { "content-type": "application/octet-stream" };
 
@@ -81,70 +82,74 @@ async function checkCommitted(client, done, kind, digest, mediaType) {
   return 1;
 }
 
-/** @param {string} digest @param {string} actual @param {string} path */
-function contentMismatch(digest, actual, path) {
-  return new OciRegistryError(`layout blob ${path} hashes to ${actual}, not ${digest}: not uploaded`, { code: "digestMismatch" });
+/**
+ * Sends one upload request with a streamed body; when the stream stopped on
+ * the blob's own bytes (digestMismatch), that is the error, not the aborted
+ * request it caused, and the session is cancelled (DELETE, best effort).
+ * @param {import("../lib/oci-client.js").RegistryClient} client
+ * @param {BlobSource} source
+ * @param {URL} location the upload session
+ * @param {() => Promise<import("../lib/oci-client.js").RegistryResponse>} send
+ */
+async function sendStreamed(client, source, location, send) {
+  try {
+    const answer = await send();
+    if (source.failure === undefined) return answer;
+  } catch (error) {
+    if (source.failure === undefined) throw error;
+  }
+  await client.send("DELETE", location).catch(() => {});
+  throw source.failure;
 }
 
 /**
- * Uploads one blob from `path`.
+ * Uploads one blob from `path`, streamed from disk and hashed on the way.
+ * Without `chunkSize` (or when the blob fits in one chunk): POST, then ONE
+ * PUT Location?digest= carrying the whole blob (the spec's monolithic "POST
+ * then PUT"). Otherwise PATCH chunks of that size (Content-Range, each streamed too), then an empty
+ * PUT ?digest=. Either way the digest is checked before the last byte goes
+ * out (see upload-stream.mjs), and the commit against Docker-Content-Digest.
  * @param {import("../lib/oci-client.js").RegistryClient} client
  * @param {string} path
  * @param {{ digest: string, size: number }} descriptor
- * @param {{ chunkSize: number, onProgress?: (sent: number) => void }} options
- * @returns {Promise<{ chunks: number, readBacks: number }>} PATCH requests used (0: monolithic), read-backs (see checkCommitted)
+ * @param {{ chunkSize?: number, onProgress?: (sent: number) => void }} options
+ * @returns {Promise<{ chunks: number, readBacks: number }>} PATCH requests used (0: one PUT), read-backs (see checkCommitted)
  */
 export async function uploadBlob(client, path, descriptor, { chunkSize, onProgress }) {
   const { digest, size } = descriptor;
-  if (size <= chunkSize) {
-    const bytes = new Uint8Array(await readFile(path));
-    const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-    if (actual !== digest || bytes.byteLength !== size) throw contentMismatch(digest, actual, path);
-    const started = await client.expect("POST", "blobs/uploads/", [202]);
-    const done = await client.expect("PUT", withDigest(locationOf(client, started), digest), [201], { headers: OCTETS, body: bytes });
-    const readBacks = await checkCommitted(client, done, "blob", digest);
-    onProgress?.(size);
-    return { chunks: 0, readBacks };
-  }
-  const started = await client.expect("POST", "blobs/uploads/", [202]);
-  let location = locationOf(client, started);
-  const hash = createHash("sha256");
-  const handle = await open(path, "r");
-  let chunks = 0;
+  const source = await BlobSource.open(path, descriptor);
   try {
-    const buffer = new Uint8Array(chunkSize);
-    let offset = 0;
-    while (offset < size) {
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(chunkSize, size - offset), offset);
-      if (bytesRead === 0) throw contentMismatch(digest, `a file shorter than ${size} bytes`, path);
-      const chunk = buffer.slice(0, bytesRead);
-      hash.update(chunk);
-      const end = offset + bytesRead - 1;
-      const answer = await client.expect("PATCH", location, [202], {
-        headers: { ...OCTETS, "content-range": `${offset}-${end}` },
-        body: chunk,
-      });
-      chunks += 1;
-      // Range: 0-<last byte received> (some registries write bytes=0-N).
-      const range = /(\d+)-(\d+)\s*$/.exec(answer.headers.get("range") ?? "");
-      if (range !== null && Number(range[2]) !== end) {
-        throw new OciRegistryError(`PATCH ${location} answered Range ${range[0]}; expected 0-${end}`, { code: "badResponse", status: 202 });
+    const started = await client.expect("POST", "blobs/uploads/", [202]);
+    let location = locationOf(client, started);
+    let chunks = 0;
+    let done;
+    if (chunkSize === undefined || size <= chunkSize) {
+      done = await sendStreamed(client, source, location, () => client.expect("PUT", withDigest(location, digest), [201], {
+        headers: { ...OCTETS, "content-length": String(size) },
+        body: source.body(0, size, onProgress),
+      }));
+    } else {
+      for (let offset = 0; offset < size; offset += chunkSize) {
+        const end = Math.min(size, offset + chunkSize);
+        const session = location;
+        const answer = await sendStreamed(client, source, session, () => client.expect("PATCH", session, [202], {
+          headers: { ...OCTETS, "content-range": `${offset}-${end - 1}`, "content-length": String(end - offset) },
+          body: source.body(offset, end, onProgress),
+        }));
+        chunks += 1;
+        // Range: 0-<last byte received> (some registries write bytes=0-N).
+        const range = /(\d+)-(\d+)\s*$/.exec(answer.headers.get("range") ?? "");
+        if (range !== null && Number(range[2]) !== end - 1) {
+          throw new OciRegistryError(`PATCH ${session} answered Range ${range[0]}; expected 0-${end - 1}`, { code: "badResponse", status: 202 });
+        }
+        location = locationOf(client, answer);
       }
-      location = locationOf(client, answer);
-      offset += bytesRead;
-      onProgress?.(offset);
+      done = await client.expect("PUT", withDigest(location, digest), [201]);
     }
-    const actual = `sha256:${hash.digest("hex")}`;
-    if (actual !== digest) {
-      // Cancel the session: the bytes sent must never be committed.
-      await client.send("DELETE", location).catch(() => {});
-      throw contentMismatch(digest, actual, path);
-    }
+    return { chunks, readBacks: await checkCommitted(client, done, "blob", digest) };
   } finally {
-    await handle.close();
+    await source.close();
   }
-  const done = await client.expect("PUT", withDigest(location, digest), [201]);
-  return { chunks, readBacks: await checkCommitted(client, done, "blob", digest) };
 }
 
 /**

@@ -9,12 +9,14 @@ import { repositoryOverClient } from "../lib/oci-repository.js";
 import { EXIT_OK, EXIT_REGISTRY, UsageError, hexToBytes, integerOption, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
-import { putManifest, uploadBlob } from "./oci-upload.mjs";
+import { putManifest } from "./oci-upload.mjs";
 import {
   STALENESS_HELP, STALENESS_OPTIONS, STALENESS_SUMMARY_HELP, checkSnapshotSidecar, precheckBlobs, verifyAbsentThreshold,
 } from "./push-staleness.mjs";
 import { fetchThroughCache } from "./snapshot-cache.mjs";
 import { readSidecar } from "./snapshot-sidecar.mjs";
+import { uploadBlobs } from "./upload-blobs.mjs";
+import { createUploadProgress } from "./upload-progress.mjs";
 import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, parseImageReference } from "./registry-common.mjs";
 import { fetchForTlsOptions, tlsAdvice } from "./registry-tls.mjs";
 
@@ -47,8 +49,9 @@ by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.
   --snapshot P|URL     the repository's ABF1 snapshot (a file, or http(s) URL)
   --plain-http         talk http:// instead of https:// (to a registry that
                        speaks TLS this fails with "the server speaks TLS")
-  --chunk-size BYTES   blobs larger than this go up in PATCH chunks of this
-                       size (default ${8 * MIB}); smaller ones in one PUT
+  --chunk-size BYTES   upload blobs larger than this in PATCH chunks of this
+                       size (each streamed from disk). Default: every blob
+                       streams from disk in ONE request (POST, then PUT)
   --concurrency N      blob uploads and HEADs in flight (default 4)
   --json               print the summary as JSON
 ${STALENESS_HELP}
@@ -64,8 +67,13 @@ manifests, readBacks (a blob or manifest whose
 GET; not there is a notStored failure), warnings, snapshotTransfer
 (--snapshot-cache). A stale snapshot is safe: a blob pushed since it was
 built is uploaded again (HEADed first when larger than --verify-absent-above),
-one deleted since is HEADed (404) and uploaded. Progress of large blobs goes
-to standard error.
+one deleted since is HEADed (404) and uploaded. headRequests counts every
+HEAD sent (one 401 retry included when the registry wants credentials);
+failedBlobs names every blob that failed.
+
+Progress of blobs over 8 MiB goes to standard error: a live line per blob on
+a terminal, else a line every 5 s per blob (done/total, rate); "uploaded"
+only once the registry committed the blob.
 
 ${STALENESS_SUMMARY_HELP}
 
@@ -105,42 +113,6 @@ async function loadSnapshotFrom(source, values) {
   return result.value;
 }
 
-/** Progress of large blobs on stderr: a live line on a terminal, one line per blob otherwise. */
-function largeBlobProgress(digest, size) {
-  const short = digest.slice(0, 19);
-  const total = (size / MIB).toFixed(1);
-  let last = 0;
-  return (sent) => {
-    if (process.stderr.isTTY) {
-      const now = Date.now();
-      if (sent < size && now - last < 100) return;
-      last = now;
-      process.stderr.write(`\ruploading ${short}… ${(sent / MIB).toFixed(1)}/${total} MiB\x1b[K${sent === size ? "\n" : ""}`);
-    } else if (sent === size) {
-      process.stderr.write(`uploaded ${short}… ${total} MiB\n`);
-    }
-  };
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; stops starting new ones after a failure. */
-async function pool(items, limit, task) {
-  let next = 0;
-  let failure;
-  const worker = async () => {
-    while (next < items.length && failure === undefined) {
-      const item = items[next];
-      next += 1;
-      try {
-        await task(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== undefined) throw failure.error;
-}
-
 export async function push(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
@@ -161,7 +133,7 @@ export async function push(argv) {
   const [layoutDir, referenceText] = positionals;
   const reference = parseImageReference(referenceText);
   if (values.snapshot === undefined) throw new UsageError("--snapshot is required (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)");
-  const chunkSize = values["chunk-size"] === undefined ? 8 * MIB : integerOption(values, "chunk-size", 1, 1024 * MIB);
+  const chunkSize = values["chunk-size"] === undefined ? undefined : integerOption(values, "chunk-size", 1, 1024 * MIB);
   const concurrency = values.concurrency === undefined ? 4 : integerOption(values, "concurrency", 1, 64);
   const registryUrl = `${values["plain-http"] ? "http" : "https"}://${reference.host}`;
   const verifyAbove = verifyAbsentThreshold(values);
@@ -218,16 +190,17 @@ export async function push(argv) {
     const { definitelyAbsent, ...staleness } = counts;
     Object.assign(summary, staleness);
     summary.headsSkipped = definitelyAbsent - counts.verifiedAbsent;
-    summary.headRequests = client.requests.head;
     summary.alreadyPresent = image.blobs.length - toUpload.length;
-    await pool(toUpload, concurrency, async (blob) => {
-      const onProgress = blob.size > chunkSize ? largeBlobProgress(blob.digest, blob.size) : undefined;
-      const { readBacks } = await uploadBlob(client, image.blobPath(blob.digest), blob, { chunkSize, ...(onProgress ? { onProgress } : {}) });
-      summary.readBacks += readBacks;
-      // Counted only once the registry committed it under the right digest.
-      summary.uploaded += 1;
-      summary.uploadedBytes += blob.size;
-      summary.uploadedDigests.push(blob.digest);
+    const progress = createUploadProgress(process.stderr);
+    await uploadBlobs({
+      client, blobs: toUpload, blobPath: image.blobPath, concurrency, chunkSize, progress,
+      onCommitted: (blob, readBacks) => {
+        summary.readBacks += readBacks;
+        // Counted only once the registry committed it under the right digest.
+        summary.uploaded += 1;
+        summary.uploadedBytes += blob.size;
+        summary.uploadedDigests.push(blob.digest);
+      },
     });
     for (const manifest of image.manifests) {
       const isRoot = manifest === image.root;
@@ -240,8 +213,11 @@ export async function push(argv) {
     failure = describeFailure(error, client);
     const advice = await tlsAdvice(error, { url: registryUrl, plainHint: "use --plain-http", tlsHint: "drop --plain-http" });
     if (advice) failure.advice = advice;
+    if (error?.failedBlobs !== undefined) summary.failedBlobs = error.failedBlobs;
   }
   summary.requests = client.requests;
+  // Exact also after a failure: every HEAD sent, retries included.
+  summary.headRequests = summary.requests.head;
   report(summary, failure, values.json);
   return failure === undefined ? EXIT_OK : EXIT_REGISTRY;
 }
@@ -259,7 +235,8 @@ function report(summary, failure, json) {
         + `  stale snapshot: ${summary.staleDeleted} deleted since (maybe, then 404), ${summary.absentButPresent} of`
         + ` ${summary.verifiedAbsent} absent blobs above ${summary.verifyAbsentAbove ?? "none"} bytes already present`
         + ` (${summary.absentButPresentBytes} bytes not uploaded)${summary.keySetKnown ? "" : "; no sidecar: false positives include stale entries"}\n`
-        + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`,
+        + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`
+        + (summary.failedBlobs ?? []).map(({ digest, code }) => `  failed ${digest}: ${code}\n`).join(""),
     );
   }
   if (failure !== undefined) {

@@ -71,10 +71,19 @@ export function checkRepositoryName(name) {
 /**
  * @typedef {object} RegistryRequest
  * @property {Record<string, string>} [headers]
- * @property {Uint8Array} [body] replayable, so a 401 can be retried
+ * @property {Uint8Array | StreamedBody} [body] bytes, or a streamed body; either can be sent again after a 401
  * @property {AbortSignal} [signal]
  * @property {boolean} [readBody] read the body within the timeout (default: GET only)
  * @property {keyof typeof RESPONSE_LIMITS} [limit] what the body is, for its size limit (default "manifest")
+ */
+
+/**
+ * A body streamed from its source (a blob on disk): called once per attempt
+ * (so a 401 retry re-opens it) with `progress`, which the stream calls as
+ * bytes go out; each call restarts the time limit, so for a streamed body
+ * the limit is on silence, not on the whole upload. Sent with `duplex:
+ * "half"`, as fetch requires for a stream.
+ * @typedef {(progress: () => void) => ReadableStream<Uint8Array>} StreamedBody
  */
 
 /**
@@ -101,6 +110,16 @@ export class RegistryClient {
   #tokenRealms;
   /** @type {RegistryRequestCounts} */
   #counts = { head: 0, get: 0, post: 0, patch: 0, put: 0, delete: 0, token: 0 };
+  /**
+   * The first request that reads (HEAD, GET) and the first that writes go
+   * alone, while the others wait: its answer teaches the auth the rest need
+   * (a Basic challenge, a Bearer token of the pull or push scope), so N
+   * concurrent first requests cost one 401, not N.
+   * @type {{ read: boolean, write: boolean }}
+   */
+  #learned = { read: false, write: false };
+  /** @type {{ read?: Promise<unknown>, write?: Promise<unknown> }} */
+  #learning = {};
 
   /**
    * @param {string | URL} registryUrl e.g. "https://registry.example:5000" (path ignored)
@@ -193,6 +212,29 @@ export class RegistryClient {
    * @returns {Promise<RegistryResponse>}
    */
   async send(method, target, request = {}) {
+    const kind = method === "HEAD" || method === "GET" ? "read" : "write";
+    // Each wait ends with a request in flight (its own time limit bounds it).
+    while (!this.#learned[kind] && this.#learning[kind] !== undefined) await this.#learning[kind].catch(() => {});
+    if (this.#learned[kind]) return this.#sendOnce(method, target, request);
+    const attempt = this.#sendOnce(method, target, request);
+    this.#learning[kind] = attempt;
+    try {
+      const response = await attempt;
+      this.#learned[kind] = true;
+      return response;
+    } finally {
+      if (this.#learning[kind] === attempt) this.#learning[kind] = undefined;
+    }
+  }
+
+  /**
+   * send() without the first-request gate.
+   * @param {string} method
+   * @param {string | URL} target
+   * @param {RegistryRequest} request
+   * @returns {Promise<RegistryResponse>}
+   */
+  async #sendOnce(method, target, request) {
     const url = target instanceof URL ? target : this.url(target);
     // The backstop of resolve(): whatever path a URL took, no request (and
     // so no credential) leaves the registry's origin.
@@ -269,10 +311,20 @@ export class RegistryClient {
     const headers = { ...request.headers };
     if (authorization !== undefined) headers.authorization = authorization;
     const readBody = request.readBody ?? method === "GET";
-    return this.#timed(method, url, request.signal, async (signal) => {
-      /** @type {RequestInit} */
+    return this.#timed(method, url, request.signal, async (signal, progress) => {
+      /** @type {RequestInit & { duplex?: "half" }} */
       const init = { method, headers, redirect: "manual", signal };
-      if (request.body !== undefined) init.body = /** @type {BodyInit} */ (request.body);
+      if (typeof request.body === "function") {
+        init.body = request.body(progress);
+        init.duplex = "half";
+        // "manual" makes fetch keep a copy of the body in case it must
+        // follow a redirect (Node's undici tees the stream: the whole blob
+        // ends up in memory); "error" does not. A 3xx then rejects instead
+        // of answering; #timed still names it a redirect.
+        init.redirect = "error";
+      } else if (request.body !== undefined) {
+        init.body = /** @type {BodyInit} */ (request.body);
+      }
       const response = await this.#fetch(url, init);
       // Error bodies are small JSON; read (the start of) them for the message.
       const failed = response.status >= 400;
@@ -291,21 +343,27 @@ export class RegistryClient {
    * @param {string} method
    * @param {URL | string} url
    * @param {AbortSignal | undefined} outer
-   * @param {(signal: AbortSignal) => Promise<T>} work
+   * @param {(signal: AbortSignal, progress: () => void) => Promise<T>} work `progress` restarts the time limit
    * @returns {Promise<T>}
    */
   async #timed(method, url, outer, work) {
     outer?.throwIfAborted();
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const expire = () => {
       timedOut = true;
       controller.abort(new Error("timeout"));
-    }, this.#timeoutMs);
+    };
+    let timer = setTimeout(expire, this.#timeoutMs);
+    const progress = () => {
+      if (timedOut) return;
+      clearTimeout(timer);
+      timer = setTimeout(expire, this.#timeoutMs);
+    };
     const onAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await work(controller.signal);
+      return await work(controller.signal, progress);
     } catch (error) {
       if (error instanceof OciRegistryError) throw error;
       if (timedOut) {
@@ -314,6 +372,9 @@ export class RegistryClient {
       if (outer?.aborted) throw outer.reason;
       const tls = tlsProblemOf(error);
       const cause = /** @type {{ cause?: { code?: string, message?: string } }} */ (error)?.cause;
+      if (/redirect/i.test(String(cause?.message ?? ""))) {
+        throw new OciRegistryError(`${method} ${url} answered a redirect; redirects are not followed`, { code: "redirect", cause: error });
+      }
       const why = tls === undefined ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})` : `: ${tls.text}`;
       throw new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, { code: "networkError", cause: error });
     } finally {
