@@ -12,11 +12,11 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
-import { PAGE_DIGEST, hashPageOutcome } from "./bundled-hashing.mjs";
-import { BIN, REPO, contentSecurityPolicy, freshProject, packPackage, pageHtml, run, serveStatic } from "./harness.mjs";
+import { PAGE_DIGEST, checkHashPage, serveTwice } from "./bundled-hashing.mjs";
+import { BIN, REPO, freshProject, packPackage, pageHtml, run, serveStatic } from "./harness.mjs";
 
 const work = join(REPO, "test-output", "consumers-bun");
 const BUN = join(BIN, "bun");
@@ -103,37 +103,13 @@ test(`Bun ${bunVersion}: bun test of a test file importing the package`, (t) => 
   assert.match(output, /\b0 fail\b/);
 }));
 
-describe(`Bun ${bunVersion}: bun build --target=browser of a page that runs hashFiles on 3 MB in Chromium`, { skip: hasChromium ? false : "no Chromium" }, () => {
-  let url;
-  let strictUrl;
-
-  before(async () => {
-    const outDir = join(project, "dist-bun");
-    const built = await run(BUN, ["build", "./hash-page.js", "--target=browser", "--outdir", outDir], { cwd: project, env });
-    assert.equal(built.code, 0, `${built.stdout}${built.stderr}`);
-    writeFileSync(join(outDir, "index.html"), pageHtml("hash-page.js"));
-    const open = await serveStatic(outDir);
-    const strict = await serveStatic(outDir, { "content-security-policy": contentSecurityPolicy() });
-    closers.push(open.close, strict.close);
-    url = open.url;
-    strictUrl = strict.url;
-    browser = await launchChromium();
-  });
-
-  test("no worker file emitted: the digest is node:crypto's, hashed in a Blob-URL worker", (t) => timed(t, async () => {
-    const outcome = await hashPageOutcome(browser, url);
-    assert.deepEqual(outcome.problems, []);
-    assert.equal(outcome.ok, true, outcome.error);
-    assert.equal(outcome.result.digest, PAGE_DIGEST);
-    assert.ok(outcome.workerMisses.length >= 1, "the bundle still asks for hash-worker.js (what this row is about)");
-    assert.equal(outcome.result.runner, "blob-workers");
-  }));
-
-  test("a CSP that allows no blob: workers: the same digest, from the calling thread", (t) => timed(t, async () => {
-    const outcome = await hashPageOutcome(browser, strictUrl);
-    assert.deepEqual(outcome.problems.filter((line) => !/Content Security Policy/.test(line)), []);
-    assert.equal(outcome.ok, true, outcome.error);
-    assert.equal(outcome.result.digest, PAGE_DIGEST);
-    assert.equal(outcome.result.runner, "calling-thread");
-  }));
-});
+test(`Bun ${bunVersion}: bun build --target=browser of a page that runs hashFiles on 3 MB in Chromium`, { skip: hasChromium ? false : "no Chromium" }, (t) => timed(t, async () => {
+  const outDir = join(project, "dist-bun");
+  const built = await run(BUN, ["build", "./hash-page.js", "--target=browser", "--outdir", outDir], { cwd: project, env });
+  assert.equal(built.code, 0, `${built.stdout}${built.stderr}`);
+  writeFileSync(join(outDir, "index.html"), pageHtml("hash-page.js"));
+  const served = await serveTwice(outDir);
+  closers.push(served.close);
+  browser ??= await launchChromium();
+  await checkHashPage(browser, served);
+}));

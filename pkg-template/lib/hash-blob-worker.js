@@ -30,6 +30,8 @@ function hashWorkerMain() {
   };
   /** @type {(file: Blob, onBytes: (bytes: number) => void) => Promise<ArrayBuffer>} */
   var readWhole = function (file, onBytes) {
+    // Bun's workers have no FileReader: one read, with no progress.
+    if (typeof FileReader !== "function") return file.arrayBuffer();
     return new Promise(function (resolve, reject) {
       var reader = new FileReader();
       var last = 0;
