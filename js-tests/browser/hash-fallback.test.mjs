@@ -144,6 +144,7 @@ describe("hashFiles when lib/hash-worker.js cannot start", { skip }, () => {
     assert.deepEqual(r.posted, BIG.map((isBig) => (isBig ? 1 : 0)));
   });
 
+  // Only the package file's bound is shortened: the Blob-URL workers keep theirs (30 s).
   test("hash-worker.js never says ready: after the start bound, the same digests from Blob-URL workers", async (t) => {
     const r = await hashIn(t, "silent", { startMs: 200 });
     assert.deepEqual(r.digests, hexes);

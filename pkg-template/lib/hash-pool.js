@@ -7,7 +7,7 @@
 // can run elsewhere without being hashed twice. A worker has not started
 // when its constructor throws (an invalid URL, a CSP that forbids it), when
 // it fires `error` before "ready" (a 404, a syntax error, a MIME type), or
-// when "ready" does not come within `workerStart.timeoutMs` (a server that
+// when "ready" does not come within its bound (`workerStart`: a server that
 // never answers): its jobs, and every later one, are rejected with a
 // `workerFailed` error whose `started` is false, and no more workers are
 // tried. A worker that fails after "ready" fails its file (`started` true).
@@ -16,9 +16,11 @@
  * How long a new worker may take to say "ready" (ms). Generous on purpose:
  * a fresh worker is ready after ~30–130 ms in Chromium, a worker that can
  * never start usually fails at once with an `error` event, and this bound
- * only catches a fetch that never ends. A property, so tests can shorten it.
+ * only catches a fetch that never ends. `timeoutMs` bounds the package's
+ * worker file (or the `workerUrl` given), `sourceTimeoutMs` the Blob-URL
+ * workers; properties, so a test can shorten one without the other.
  */
-export const workerStart = { timeoutMs: 30_000 };
+export const workerStart = { timeoutMs: 30_000, sourceTimeoutMs: 30_000 };
 
 /** @typedef {{ type: "hash", id: number, file: Blob, whole: boolean }} HashMessage */
 /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
@@ -51,9 +53,10 @@ export function neverStarted(error) {
 
 /**
  * @param {() => Worker} makeWorker makes one worker (may throw)
+ * @param {() => number} startBound how long (ms) a new worker may take to say "ready"
  * @returns {WorkerPool}
  */
-export function workerPool(makeWorker) {
+export function workerPool(makeWorker, startBound) {
   /** @type {Slot[]} */
   const idle = [];
   /** @type {Set<Slot>} */
@@ -98,9 +101,10 @@ export function workerPool(makeWorker) {
       const detail = event.message ? `: ${event.message}` : "";
       fail(slot, workerError(slot.started ? `the hashing worker stopped${detail}` : `the hashing worker could not start${detail}`, slot.started));
     });
+    const bound = startBound();
     slot.timer = setTimeout(() => {
-      fail(slot, workerError(`the hashing worker could not start: no "ready" within ${workerStart.timeoutMs} ms`, false));
-    }, workerStart.timeoutMs);
+      fail(slot, workerError(`the hashing worker could not start: no "ready" within ${bound} ms`, false));
+    }, bound);
     return slot;
   };
 

@@ -14,7 +14,7 @@
 
 import { digestSmall, digestStreaming, digestWhole } from "./hash-blob.js";
 import { hashBlobWorkerSource } from "./hash-blob-worker.js";
-import { neverStarted, workerPool } from "./hash-pool.js";
+import { neverStarted, workerPool, workerStart } from "./hash-pool.js";
 import { Sha256 } from "./sha256.js";
 
 /**
@@ -65,13 +65,13 @@ export function browserRunner(workerUrl) {
   const packaged = workerPool(() => (workerUrl === undefined
     // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
     ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
-    : new Worker(workerUrl, { type: "module" })));
+    : new Worker(workerUrl, { type: "module" })), () => workerStart.timeoutMs);
   /** @type {string | undefined} */
   let sourceUrl;
   const fromSource = workerPool(() => {
     sourceUrl ??= URL.createObjectURL(new Blob([hashBlobWorkerSource()], { type: "text/javascript" }));
     return new Worker(sourceUrl);
-  });
+  }, () => workerStart.sourceTimeoutMs);
   const inThread = inlineRunner();
 
   /**
