@@ -41,7 +41,7 @@ const ENTRIES = [
     values: "./lib/index.js",
     types: ["./lib/types.js", "./lib/client-types.js", "./lib/delta-types.js"],
     // Typedefs of a value module, re-exported by name (a star export would clash with its values).
-    namedTypes: { "./lib/hash-files.js": ["HashFileResult", "HashFilesOptions", "HashFilesProgress"] },
+    namedTypes: { "./lib/hash-files.js": ["HashFileResult", "HashFilesOptions", "HashFilesProgress", "HashFilesRunner"] },
     declarations: () => ENTRY_DECLARATIONS,
   },
   { file: "variants/index.d.ts", values: "../lib/variants.js", types: ["../lib/variant-types.js"], declarations: () => DISPOSE_DECLARATION },

@@ -19,16 +19,19 @@ const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "ap
 export const INSECURE_ORIGIN = "http://artifact-bloom.test";
 
 /**
- * Starts the server. `extra` maps a path ("/x.abf1") to a Buffer or string.
+ * Starts the server. `extra` maps a path ("/x.abf1") to a Buffer or string;
+ * `route(path, response)`, if given, sees each request first and answers
+ * it itself by returning true (say, a package file made to 404).
  * Returns `{ url, insecureContext(browser), close() }`.
  */
-export async function startPackageServer(extra = {}) {
+export async function startPackageServer(extra = {}, { route } = {}) {
   if (!existsSync(join(PKG, "web.js"))) throw new Error(`${PKG} is not built: run node scripts/build.mjs`);
   const copy = mkdtempSync(join(tmpdir(), "artifact-bloom-pkg-"));
   cpSync(PKG, copy, { recursive: true });
   const server = createServer((request, response) => {
     // A proxied request names the whole URL; a direct one only the path.
     const path = new URL(request.url, "http://127.0.0.1").pathname;
+    if (route?.(path, response)) return;
     if (path === "/") {
       response.writeHead(200, { "content-type": "text/html" });
       return response.end("<!doctype html><title>test</title><input type=\"file\" id=\"files\" multiple>");

@@ -159,12 +159,19 @@ export declare const DEFAULT_WHOLE_FILE_LIMIT: number;
 /**
  * One file's outcome in `hashFiles`: its 32-byte SHA-256, or why there is
  * none — `readFailed` (the file vanished or became unreadable; `message`
- * has the browser's error) or `workerFailed` (a hashing worker could not
- * start or stopped).
+ * has the browser's error) or `workerFailed` (the `workerUrl` given could
+ * not start, or a hashing worker stopped while it hashed the file).
  */
 export type HashFileResult =
   | Readonly<{ kind: "success"; value: Uint8Array }>
   | Readonly<{ kind: "failure"; error: "readFailed" | "workerFailed"; message: string }>;
+
+/**
+ * Where a file was hashed: `workers` (the package's module workers, or the
+ * `workerUrl` given), `blob-workers` (workers made from source the page
+ * already holds, where hash-worker.js could not start), `calling-thread`.
+ */
+export type HashFilesRunner = "workers" | "blob-workers" | "calling-thread";
 
 export type HashFilesProgress = Readonly<{
   /** Bytes processed so far over all files (never decreases; read bytes for files read whole). */
@@ -175,13 +182,15 @@ export type HashFilesProgress = Readonly<{
   index: number;
   /** That file's bytes processed so far. */
   fileBytes: number;
+  /** Where that file is hashed. */
+  runner: HashFilesRunner;
 }>;
 
 export type HashFilesOptions = {
   /** Called as bytes are processed (throttled per file; the last call has `bytes === total`). */
   onProgress?: (progress: HashFilesProgress) => void;
   /** Called once per file as soon as its result is known; `ms` from the start of its hashing. */
-  onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number }>) => void;
+  onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number; runner: HashFilesRunner }>) => void;
   /** Aborting rejects with the signal's reason and stops every worker at once. */
   signal?: AbortSignal;
   /** Files hashed at once (and the most workers): default `navigator.hardwareConcurrency`, at most 8 (4 when unknown); in browsers up to 4 times as many files of at most 1 MiB. */
@@ -192,7 +201,12 @@ export type HashFilesOptions = {
    * moment total at most this many bytes. Default `DEFAULT_WHOLE_FILE_LIMIT`.
    */
   wholeFileLimit?: number;
-  /** A module worker script that speaks `lib/hash-worker.js`'s protocol (default: that file). */
+  /**
+   * A module worker script that speaks `lib/hash-worker.js`'s protocol.
+   * Default: that file, and where it cannot start (a bundler that does not
+   * emit it), a Blob-URL worker or the calling thread. A `workerUrl` given
+   * that cannot start is not replaced: its files fail with `workerFailed`.
+   */
   workerUrl?: string | URL;
 };
 

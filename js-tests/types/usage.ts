@@ -16,6 +16,7 @@ import init, {
   hashFiles,
   type HashFileResult,
   type HashFilesOptions,
+  type HashFilesRunner,
   type BloomError,
   type BloomSpec,
   type FetchSnapshotOptions,
@@ -150,7 +151,12 @@ export async function hashPicked(files: readonly Blob[], signal: AbortSignal): P
       const share: number | undefined = total === undefined ? undefined : bytes / total;
       return share ?? index + fileBytes;
     },
-    onFile: ({ index, result, ms }) => (result.kind === "success" ? result.value.length : `${index} ${result.error} ${result.message} ${ms}`),
+    onFile: ({ index, result, ms, runner }) => {
+      const where: HashFilesRunner = runner;
+      // @ts-expect-error a runner is one of three names
+      const wrong: HashFilesRunner = "main-thread";
+      return result.kind === "success" ? result.value.length : `${index} ${result.error} ${result.message} ${ms} ${where} ${wrong}`;
+    },
   };
   const results: HashFileResult[] = await hashFiles(files, options);
   // @ts-expect-error a digest exists only on success

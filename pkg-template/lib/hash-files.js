@@ -23,6 +23,12 @@
 //
 // Where there are no workers (Node), files are hashed in this thread: with
 // node:crypto streaming in Node (no whole reads at all), else as above.
+//
+// Where the package's worker file cannot start (a bundler that does not emit
+// `new URL("./hash-worker.js", import.meta.url)`: Bun's, Rolldown's), files
+// over 1 MiB move to workers made from source the page holds, or to the
+// calling thread (hash-runners.js); each progress event and onFile call
+// says where its file was hashed (`runner`).
 
 import { typeError, rangeError } from "./errors.js";
 import { browserRunner, inlineRunner, SMALL_FILE_BYTES } from "./hash-runners.js";
@@ -46,12 +52,14 @@ const FALLBACK_CONCURRENCY = 4;
 /**
  * One file's outcome in `hashFiles`: its 32-byte SHA-256, or why there is
  * none — `readFailed` (the file vanished or became unreadable; `message` has
- * the browser's error) or `workerFailed` (a hashing worker could not start or
- * stopped).
+ * the browser's error) or `workerFailed` (the `workerUrl` given could not
+ * start, or a hashing worker stopped while it hashed the file).
  *
  * @typedef {Readonly<{ kind: "success"; value: Uint8Array }>
  *   | Readonly<{ kind: "failure"; error: "readFailed" | "workerFailed"; message: string }>} HashFileResult
  */
+
+/** @typedef {import("./hash-runners.js").HashFilesRunner} HashFilesRunner */
 
 /**
  * @typedef {Readonly<{
@@ -59,27 +67,31 @@ const FALLBACK_CONCURRENCY = 4;
  *   total: number | undefined;
  *   index: number;
  *   fileBytes: number;
+ *   runner: HashFilesRunner;
  * }>} HashFilesProgress `bytes`: processed so far over all files (never
  *   decreases); `total`: the sum of the files' sizes, once all are known;
- *   `index`: the file that advanced; `fileBytes`: that file's bytes so far.
+ *   `index`: the file that advanced; `fileBytes`: that file's bytes so far;
+ *   `runner`: where that file is hashed.
  */
 
 /**
  * @typedef {{
  *   onProgress?: (progress: HashFilesProgress) => void;
- *   onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number }>) => void;
+ *   onFile?: (file: Readonly<{ index: number; result: HashFileResult; ms: number; runner: HashFilesRunner }>) => void;
  *   signal?: AbortSignal;
  *   concurrency?: number;
  *   wholeFileLimit?: number;
  *   workerUrl?: string | URL;
  * }} HashFilesOptions `onProgress`: called as bytes are processed
  *   (throttled per file); `onFile`: once per file, as soon as its result is
- *   known; `signal`: aborting rejects with its reason and stops every worker;
+ *   known, with where it was hashed (`runner`); `signal`: aborting rejects with its reason and stops every worker;
  *   `concurrency`: files hashed at once, and workers (default
  *   hardwareConcurrency, at most 8; in browsers up to 4 times as many files
  *   of at most 1 MiB, whose reads are mostly waiting); `wholeFileLimit`: files up to this many bytes are read whole for
  *   WebCrypto (default 256 MiB); `workerUrl`: a module worker speaking
- *   hash-worker.js's protocol.
+ *   hash-worker.js's protocol (default: that file, and where it cannot
+ *   start, a Blob-URL worker or the calling thread; a `workerUrl` given that
+ *   cannot start is not replaced: its files fail with `workerFailed`).
  */
 
 /** @typedef {import("./hash-runners.js").Runner} Runner */
@@ -201,6 +213,8 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
     const results = new Array(list.length);
     const sizes = new Float64Array(list.length).fill(Number.NaN);
     const done = new Float64Array(list.length); // bytes hashed per file
+    /** @type {HashFilesRunner[]} where each file is hashed */
+    const runners = new Array(list.length).fill("calling-thread");
     const probing = runner.probe !== undefined && wholeFileLimit >= SMALL_FILE_BYTES;
     /** @type {number[]} files whose size is known, waiting to be hashed by size (in order) */
     const waiting = [];
@@ -241,7 +255,7 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
     let reported;
     const report = (/** @type {number} */ index) => {
       if (total !== undefined) reported = hashed;
-      if (onProgress) call(() => onProgress({ bytes: hashed, total, index, fileBytes: done[index] }));
+      if (onProgress) call(() => onProgress({ bytes: hashed, total, index, fileBytes: done[index], runner: runners[index] }));
     };
     const advance = (/** @type {number} */ index, /** @type {number} */ bytes) => {
       if (stopped || !(bytes > done[index])) return;
@@ -283,7 +297,7 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
           // A probe that failed never learnt a size: its bytes count as none in `total`.
           if (Number.isNaN(sizes[index])) learn(index, 0);
           if (result.kind === "success") advance(index, sizes[index]);
-          if (onFile) call(() => onFile({ index, result, ms: performance.now() - started }));
+          if (onFile) call(() => onFile({ index, result, ms: performance.now() - started, runner: runners[index] }));
           settled += 1;
           if (settled === list.length) {
             // The last event always says all bytes are in (empty files never advance).
@@ -304,7 +318,9 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
       if (running + weight > capacity) return false;
       const whole = runner.canWhole && size <= wholeFileLimit;
       if (whole && heldWhole + size > wholeFileLimit) return false; // room comes back as files finish
-      start(index, weight, whole ? size : 0, () => runner.run(list[index], whole, (bytes) => advance(index, bytes), signal));
+      start(index, weight, whole ? size : 0, () => runner.run(list[index], whole, (bytes) => advance(index, bytes), signal, (where) => {
+        runners[index] = where;
+      }));
       return true;
     };
 

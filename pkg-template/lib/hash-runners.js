@@ -2,13 +2,27 @@
 //
 //   browserRunner: small whole files from the calling thread (probed: read
 //                  without asking their size), the rest in a pool of module
-//                  workers (hash-worker.js);
+//                  workers (hash-worker.js) — or, where that worker cannot
+//                  start, in workers made from source (hash-blob-worker.js),
+//                  or on the calling thread;
 //   inlineRunner:  everything in the calling thread (Node, or a host without
 //                  workers): node:crypto streaming in Node, else WebCrypto
 //                  whole below the limit and wasm streaming above it.
+//
+// Every path digests the same bytes with a SHA-256 (WebCrypto, wasm or
+// node:crypto), so a file's digest does not depend on where it was hashed.
 
 import { digestSmall, digestStreaming, digestWhole } from "./hash-blob.js";
+import { hashBlobWorkerSource } from "./hash-blob-worker.js";
+import { neverStarted, workerPool, workerStart } from "./hash-pool.js";
 import { Sha256 } from "./sha256.js";
+
+/**
+ * Where a file was hashed: `workers` (the package's module workers, or the
+ * `workerUrl` given), `blob-workers` (workers made from source the page
+ * already holds, where hash-worker.js could not start), `calling-thread`.
+ * @typedef {"workers" | "blob-workers" | "calling-thread"} HashFilesRunner
+ */
 
 /**
  * @typedef {object} Runner how files get hashed
@@ -16,7 +30,8 @@ import { Sha256 } from "./sha256.js";
  * @property {number} pipeline files of at most 1 MiB in flight per lane of `concurrency`
  * @property {(file: Blob, limit: number, signal: AbortSignal | undefined) => Promise<{ digest: Uint8Array, size: number } | undefined>} [probe]
  *   hashes a file of at most `limit` bytes without asking its size (undefined: it is longer)
- * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined) => Promise<Uint8Array>} run
+ * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined, onRunner: (runner: HashFilesRunner) => void) => Promise<Uint8Array>} run
+ *   `onRunner` is told where the file goes (again if it moves before any byte is hashed)
  * @property {() => void} close
  */
 
@@ -24,10 +39,10 @@ import { Sha256 } from "./sha256.js";
 // there are workers: the read is asynchronous, and Chromium's digest, which
 // runs synchronously on its caller, takes ~1–2 ms for 256 KiB here (a task
 // far below a frame); a worker's message round trip would cost more than it
-// saves. Larger files are never read here: reading 32 MiB files and
-// digesting them on a page cost main-thread tasks of ~250 ms. hash-files.js
-// schedules by the same line (a file up to it is "small": probed and
-// pipelined on the calling thread).
+// saves. Larger files are never read here (unless no worker can start):
+// reading 32 MiB files and digesting them on a page cost main-thread tasks
+// of ~250 ms. hash-files.js schedules by the same line (a file up to it is
+// "small": probed and pipelined on the calling thread).
 export const SMALL_FILE_BYTES = 1024 * 1024;
 
 // Small files in flight per lane of `concurrency` (see hash-files.js).
@@ -35,108 +50,70 @@ const PIPELINE = 4;
 
 /**
  * Browsers: small whole files from this thread, the rest in workers.
+ *
+ * With no `workerUrl`, a file whose worker could not start (hash-pool.js:
+ * its job never reached it) moves on, once: to a Blob-URL worker if it is
+ * read whole with WebCrypto, else — or if that worker cannot start either
+ * (a CSP without `blob:` in worker-src) — to the calling thread. A
+ * `workerUrl` the caller gave is not replaced: its failure is the caller's
+ * misconfiguration, reported as each file's `workerFailed`.
  * @param {string | URL | undefined} workerUrl
  * @returns {Runner}
  */
 export function browserRunner(workerUrl) {
   const subtle = globalThis.crypto?.subtle;
-  const pool = workerPool(workerUrl);
+  const packaged = workerPool(() => (workerUrl === undefined
+    // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
+    ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
+    : new Worker(workerUrl, { type: "module" })), () => workerStart.timeoutMs);
+  /** @type {string | undefined} */
+  let sourceUrl;
+  const fromSource = workerPool(() => {
+    sourceUrl ??= URL.createObjectURL(new Blob([hashBlobWorkerSource()], { type: "text/javascript" }));
+    return new Worker(sourceUrl);
+  }, () => workerStart.sourceTimeoutMs);
+  const inThread = inlineRunner();
+
+  /**
+   * @template T
+   * @param {Promise<T>} attempt
+   * @param {() => Promise<T>} otherwise
+   * @returns {Promise<T>}
+   */
+  const orElse = (attempt, otherwise) => attempt.catch((error) => {
+    if (!neverStarted(error)) throw error;
+    return otherwise();
+  });
+
   return {
     canWhole: typeof subtle?.digest === "function",
     pipeline: PIPELINE,
     // Small files, read here without a size round trip each (hash-blob.js).
     probe: subtle === undefined ? undefined : (file, limit, signal) => digestSmall(file, subtle, limit, signal),
-    run(file, whole, onBytes, signal) {
-      if (whole && subtle !== undefined && file.size <= SMALL_FILE_BYTES) return digestWhole(file, subtle, onBytes, signal);
-      return pool.run(file, whole, onBytes);
-    },
-    close: pool.close,
-  };
-}
-
-/**
- * Module workers, one file per worker at a time; workers start on demand
- * and all stop when the call ends.
- * @param {string | URL | undefined} workerUrl
- * @returns {{ run: (file: Blob, whole: boolean, onBytes: (bytes: number) => void) => Promise<Uint8Array>, close: () => void }}
- */
-function workerPool(workerUrl) {
-  /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
-  /** @typedef {{ type: "hash", id: number, file: Blob, whole: boolean }} HashMessage */
-  /** @typedef {{ worker: Worker, job: Job | undefined, started: boolean, queued: HashMessage | undefined }} Slot */
-  /** @type {Slot[]} */
-  const idle = [];
-  /** @type {Set<Slot>} */
-  const all = new Set();
-  /** @type {Error | undefined} set when a worker failed before it ever started: no more are tried */
-  let broken;
-  let nextId = 0;
-
-  /** @param {string} message */
-  const workerError = (message) => Object.assign(new Error(message), { code: "workerFailed" });
-
-  const spawn = () => {
-    // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
-    const worker = workerUrl === undefined
-      ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
-      : new Worker(workerUrl, { type: "module" });
-    /** @type {Slot} */
-    const slot = { worker, job: undefined, started: false, queued: undefined };
-    worker.addEventListener("message", (event) => onMessage(slot, event.data));
-    worker.addEventListener("error", (event) => {
-      event.preventDefault();
-      const error = workerError(slot.started
-        ? `the hashing worker stopped${event.message ? `: ${event.message}` : ""}`
-        : `the hashing worker could not start${event.message ? `: ${event.message}` : ""}`);
-      if (!slot.started) broken = error;
-      worker.terminate();
-      all.delete(slot);
-      slot.job?.reject(error);
-    });
-    all.add(slot);
-    return slot;
-  };
-
-  /**
-   * @param {Slot} slot
-   * @param {{ type: string, id: number, bytes: number, digest: Uint8Array, name: string, message: string }} message
-   */
-  const onMessage = (slot, message) => {
-    if (message.type === "ready") {
-      // Listening now: a job posted earlier could have been dispatched
-      // before the script (or a wrapper's import of it) added its listener.
-      slot.started = true;
-      if (slot.queued !== undefined) slot.worker.postMessage(slot.queued);
-      slot.queued = undefined;
-      return;
-    }
-    const job = slot.job;
-    if (job === undefined || message.id !== job.id) return;
-    if (message.type === "progress") return job.onBytes(message.bytes);
-    slot.job = undefined;
-    idle.push(slot);
-    if (message.type === "done") job.resolve(message.digest);
-    else job.reject(Object.assign(new Error(message.message), { name: message.name }));
-  };
-
-  return {
-    run(file, whole, onBytes) {
-      return new Promise((resolve, reject) => {
-        if (broken !== undefined) return reject(broken);
-        const slot = idle.pop() ?? spawn();
-        const id = nextId;
-        nextId += 1;
-        slot.job = { id, resolve, reject, onBytes };
-        /** @type {HashMessage} */
-        const message = { type: "hash", id, file, whole };
-        if (slot.started) slot.worker.postMessage(message);
-        else slot.queued = message;
+    run(file, whole, onBytes, signal, onRunner) {
+      if (whole && subtle !== undefined && file.size <= SMALL_FILE_BYTES) {
+        onRunner("calling-thread");
+        return digestWhole(file, subtle, onBytes, signal);
+      }
+      onRunner("workers");
+      const inWorker = packaged.run(file, whole, onBytes);
+      if (workerUrl !== undefined) return inWorker;
+      const onCallingThread = () => {
+        onRunner("calling-thread");
+        return inThread.run(file, whole, onBytes, signal, () => {});
+      };
+      return orElse(inWorker, () => {
+        // The Blob-URL worker only reads whole files (it has no wasm to stream with).
+        if (!whole || subtle === undefined) return onCallingThread();
+        onRunner("blob-workers");
+        return orElse(fromSource.run(file, whole, onBytes), onCallingThread);
       });
     },
     close() {
-      for (const slot of all) slot.worker.terminate();
-      all.clear();
-      idle.length = 0;
+      packaged.close();
+      fromSource.close();
+      if (sourceUrl !== undefined) URL.revokeObjectURL(sourceUrl);
+      sourceUrl = undefined;
     },
   };
 }
@@ -155,7 +132,8 @@ export function inlineRunner() {
   return {
     canWhole: nodeCrypto === undefined && typeof subtle?.digest === "function",
     pipeline: 1,
-    run(file, whole, onBytes, signal) {
+    run(file, whole, onBytes, signal, onRunner) {
+      onRunner("calling-thread");
       if (whole && subtle !== undefined) return digestWhole(file, subtle, onBytes, signal);
       return digestStreaming(file, nodeCrypto === undefined ? new Sha256() : nodeHasher(nodeCrypto), onBytes, signal);
     },

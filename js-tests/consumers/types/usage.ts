@@ -49,6 +49,7 @@ import init, {
   type HashFileResult,
   type HashFilesOptions,
   type HashFilesProgress,
+  type HashFilesRunner,
   type HttpArtifactRepositoryOptions,
   type HttpClientError,
   type HttpClientErrorCode,
@@ -226,7 +227,8 @@ export async function useClientsAndDeltas(base: ArtifactIndexSnapshot, target: A
   const composed: SnapshotDeltaResult<Uint8Array, SnapshotDeltaComposeError> = composeSnapshotDeltas(bytes, bytes);
   const deltaHeader: SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError> = readSnapshotDeltaHeader(bytes);
 
-  const hashOptions: HashFilesOptions = { concurrency: 2, wholeFileLimit: DEFAULT_WHOLE_FILE_LIMIT, onProgress: (p: HashFilesProgress) => void p.bytes };
+  const hashOptions: HashFilesOptions = { concurrency: 2, wholeFileLimit: DEFAULT_WHOLE_FILE_LIMIT, onProgress: (p: HashFilesProgress) => void p.bytes,
+    onFile: ({ runner }: { runner: HashFilesRunner }) => void runner };
   const hashed: HashFileResult[] = await hashFiles(files, hashOptions);
   return [http, fetched, header, progress, source, httpCode, onFailure, registry, counts, ociCode, isRegistryError,
     applied, composed, deltaHeader, hashed].length;
