@@ -51,7 +51,7 @@ describe("corrupted blobs", () => {
     const victim = images.fresh[0].descriptor; // 20 KiB: 5 chunks of 4096
     const copy = await corruptedCopy("corrupt-chunked", [victim]);
     const { run, summary } = await pushLayout(copy, `${registry.host}/corrupt-chunked:b`, snapshotA, { extra: ["--chunk-size", "4096"] });
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.equal(summary.error.code, "digestMismatch");
     const short = victim.digest.slice(0, 19);
     assert.doesNotMatch(run.stderr, new RegExp(`uploaded ${short}`), "no 'uploaded' line for a blob the registry did not commit");
@@ -66,7 +66,7 @@ describe("corrupted blobs", () => {
       const repository = `two-corrupt-${extra.length}`;
       const copy = await corruptedCopy(repository, victims);
       const { run, summary } = await pushLayout(copy, `${registry.host}/${repository}:b`, snapshotA, { extra: ["--concurrency", "1", ...extra] });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.equal(summary.error.code, "digestMismatch");
       assert.match(summary.error.message, /^2 blobs failed: /);
       for (const victim of victims) {
@@ -111,7 +111,7 @@ describe("Basic auth: request counts", () => {
       fault: (req) => (req.method === "PUT" && req.url.includes(encodeURIComponent(victim)) ? { status: 500 } : undefined),
     });
     const run = await runCli(["push", layout, `${basic.host}/basic-fail:b`, "--snapshot", snapshotA, "--plain-http", "--username", "ci"], { env: CREDENTIALS, timeoutMs: 120_000 });
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     const heads = basic.stats.log.filter((entry) => entry.method === "HEAD").length;
     assert.ok(heads > 1);
     assert.match(run.stdout, /FAILED; the tag was not written/);

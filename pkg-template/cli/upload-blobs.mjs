@@ -22,9 +22,16 @@ const REGISTRY_WIDE = new Set(["networkError", "timeout", "unauthorized", "denie
 export function blobsFailedError(failures) {
   const described = failures.map(({ digest, error }) => ({ digest, ...describeFailure(error) }));
   const first = described[0];
+  // One registry-wide answer (an unreachable or misaddressed registry) reads
+  // once, with every blob it stopped named before it.
+  const alike = described.every(({ code, message: why }) => code === first.code && why === first.message);
   const message = described.length === 1 ? first.message
-    : `${described.length} blobs failed: ${described.map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`).join("; ")}`;
-  const error = new OciRegistryError(message, { code: /** @type {any} */ (first.code), ...(first.status === undefined ? {} : { status: first.status }) });
+    : alike ? `${described.length} blobs failed alike (${described.map(({ digest }) => digest).join(", ")}): ${first.message}`
+      : `${described.length} blobs failed: ${described.map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`).join("; ")}`;
+  // The first failure is the cause, so what explains it (a TLS reason, say) is found through the chain.
+  const error = new OciRegistryError(message, {
+    code: /** @type {any} */ (first.code), cause: failures[0].error, ...(first.status === undefined ? {} : { status: first.status }),
+  });
   return Object.assign(error, { failedBlobs: described });
 }
 
