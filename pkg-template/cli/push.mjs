@@ -4,7 +4,7 @@
 // uploaded only on 404 (a false positive); then the manifests are PUT,
 // children by digest and the tagged one by tag.
 import { readFile, stat } from "node:fs/promises";
-import { ArtifactExistenceService, fetchSnapshot, loadSnapshot } from "../node.mjs";
+import { ArtifactExistenceService, fetchSnapshot, loadLibrary, loadSnapshot } from "./library.mjs";
 import { repositoryOverClient } from "../lib/oci-repository.js";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, hexToBytes, integerOption, parseCommand } from "./common.mjs";
 import { readLayoutImage } from "./oci-layout.mjs";
@@ -49,6 +49,7 @@ tag is not written), 2 bad arguments, layout or snapshot.`;
 
 /** Loads the snapshot from a file or URL; any failure is a UsageError. */
 async function loadSnapshotFrom(source) {
+  await loadLibrary();
   let result;
   if (/^https?:\/\//i.test(source)) {
     try {
