@@ -14,8 +14,11 @@
 // map, from a temporary project whose node_modules/artifact-bloom links to
 // --pkg (default pkg/), so two builds can be compared. Issue 22's target:
 // require and import each ≤ 20 ms over bare, on Node 20 and on Node 24.
+// --node and --pkg may each be given more than once: every Node runs every
+// package, all in the same interleaved rounds, one table per Node and package.
+// --both-nodes is --node for this Node and for tools/node-runtimes' Node 24.
 //
-// Usage: node bench/import-cost.mjs [--runs N] [--node PATH] [--pkg DIR]
+// Usage: node bench/import-cost.mjs [--runs N] [--node PATH]... [--both-nodes] [--pkg DIR]...
 //   (Node 24: --node tools/node-runtimes/node_modules/node24/bin/node)
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -27,12 +30,15 @@ import { parseArgs } from "node:util";
 const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "15" },
-    node: { type: "string", default: process.execPath },
-    pkg: { type: "string", default: fileURLToPath(new URL("../pkg", import.meta.url)) },
+    node: { type: "string", multiple: true },
+    "both-nodes": { type: "boolean", default: false },
+    pkg: { type: "string", multiple: true },
   },
 });
 const runs = Number(values.runs);
-const node = resolve(values.node);
+const NODE24 = fileURLToPath(new URL("../tools/node-runtimes/node_modules/node24/bin/node", import.meta.url));
+const nodes = values["both-nodes"] ? [process.execPath, NODE24] : (values.node ?? [process.execPath]).map((path) => resolve(path));
+const packages = (values.pkg ?? [fileURLToPath(new URL("../pkg", import.meta.url))]).map((dir) => resolve(dir));
 
 const CASES = {
   bare: ["-e", "0"],
@@ -42,12 +48,16 @@ const CASES = {
   import: ["--input-type=module", "-e", 'import "artifact-bloom"'],
 };
 
-const project = mkdtempSync(join(tmpdir(), "import-cost-"));
-mkdirSync(join(project, "node_modules"));
-symlinkSync(resolve(values.pkg), join(project, "node_modules", "artifact-bloom"), "dir");
+// One temporary project per package, each resolving artifact-bloom by name.
+const projects = packages.map((dir) => {
+  const project = mkdtempSync(join(tmpdir(), "import-cost-"));
+  mkdirSync(join(project, "node_modules"));
+  symlinkSync(dir, join(project, "node_modules", "artifact-bloom"), "dir");
+  return project;
+});
 
-/** CPU ms (user + sys) of one fresh `node ...args`; throws if it failed. */
-function cpuMs(args) {
+/** CPU ms (user + sys) of one fresh `node ...args` in `project`; throws if it failed. */
+function cpuMs(node, project, args) {
   const ran = spawnSync("bash", ["-c", 'TIMEFORMAT="%3U %3S"; { time "$0" "$@" >/dev/null 2>/dev/null; } 2>&1', node, ...args], {
     cwd: project,
     encoding: "utf8",
@@ -57,20 +67,22 @@ function cpuMs(args) {
   return (user + sys) * 1000;
 }
 
-const samples = Object.fromEntries(Object.keys(CASES).map((name) => [name, []]));
+// Every (Node, package, case), each with its samples.
+const jobs = nodes.flatMap((node) => packages.flatMap((pkg, p) => Object.entries(CASES).map(([name, args]) => ({
+  node, pkg, project: projects[p], name, args, samples: [],
+}))));
 try {
   // One warm-up round (disk cache), not counted.
-  for (const args of Object.values(CASES)) cpuMs(args);
+  for (const job of jobs) cpuMs(job.node, job.project, job.args);
   for (let round = 0; round < runs; round++) {
     // Each round in a rotated order: no case always runs right after another.
-    const names = Object.keys(CASES);
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + round) % names.length];
-      samples[name].push(cpuMs(CASES[name]));
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[(i + round) % jobs.length];
+      job.samples.push(cpuMs(job.node, job.project, job.args));
     }
   }
 } finally {
-  rmSync(project, { recursive: true, force: true });
+  for (const project of projects) rmSync(project, { recursive: true, force: true });
 }
 
 const median = (list) => {
@@ -78,15 +90,20 @@ const median = (list) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-const version = spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
-const bare = median(samples.bare);
-console.log(`\nNode ${version}, ${runs} fresh processes per case (interleaved), CPU time user+sys; package: ${resolve(values.pkg)}\n`);
-console.log("| case | median CPU | range | over bare | ratio to bare |");
-console.log("|---|---:|---:|---:|---:|");
-for (const [name, list] of Object.entries(samples)) {
-  const over = median(list) - bare;
-  console.log(
-    `| ${name} | ${median(list).toFixed(0)} ms | ${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)} ms | `
-      + `${name === "bare" ? "—" : `${over < 0 ? "−" : "+"}${Math.abs(over).toFixed(0)} ms`} | ${(median(list) / bare).toFixed(2)}× |`,
-  );
+for (const node of nodes) {
+  const version = spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+  for (const pkg of packages) {
+    const table = jobs.filter((job) => job.node === node && job.pkg === pkg);
+    const bare = median(table.find((job) => job.name === "bare").samples);
+    console.log(`\nNode ${version}, ${runs} fresh processes per case (interleaved), CPU time user+sys; package: ${pkg}\n`);
+    console.log("| case | median CPU | range | over bare | ratio to bare |");
+    console.log("|---|---:|---:|---:|---:|");
+    for (const { name, samples: list } of table) {
+      const over = median(list) - bare;
+      console.log(
+        `| ${name} | ${median(list).toFixed(0)} ms | ${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)} ms | `
+          + `${name === "bare" ? "—" : `${over < 0 ? "−" : "+"}${Math.abs(over).toFixed(0)} ms`} | ${(median(list) / bare).toFixed(2)}× |`,
+      );
+    }
+  }
 }

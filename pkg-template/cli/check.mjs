@@ -1,7 +1,7 @@
 // `artifact-bloom check`: precheck files or digests against a snapshot.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { loadSnapshot } from "../node.mjs";
+import { loadLibrary, loadSnapshot } from "./library.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile, readingInput,
 } from "./common.mjs";
@@ -35,6 +35,7 @@ export async function check(argv) {
   // Nothing to check printed nothing and exited 0, which reads as "all fine".
   if (items.length === 0) throw new UsageError(`check needs a FILE, a HEX digest or - (standard input) after ${path}\n\n${HELP}`);
   const bytes = await readInputFile(path);
+  await loadLibrary();
   const loaded = loadSnapshot(bytes);
   if (loaded.kind === "failure") {
     process.stderr.write(`check: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);

@@ -3,9 +3,8 @@
 // the full target, and its verdict. The format is recognised by the package's
 // decoders (an ABF1 load that says badMagic, then an ABD1 header that
 // parses), never by restating magic numbers here.
-import { applySnapshotDelta, readSnapshotDeltaHeader } from "../delta/index.mjs";
-import { ABF1_HEADER_LENGTH, loadSnapshot } from "../node.mjs";
 import { readInputFile } from "./common.mjs";
+import { ABF1_HEADER_LENGTH, applySnapshotDelta, loadSnapshot, readSnapshotDeltaHeader } from "./library.mjs";
 
 /** True when `loaded` (loadSnapshot's failure) and the bytes say "an ABD1 file, maybe damaged". */
 export function looksLikeDelta(bytes, loaded) {

@@ -1,9 +1,8 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
-import { alertFillRatio, fppFromFillRatio } from "../variants/index.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
 import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
+import { alertFillRatio, fppFromFillRatio, loadLibrary, loadSnapshot, readSnapshotHeader } from "./library.mjs";
 
 export const HELP = `Usage: artifact-bloom inspect PATH [--json] [--base OLD]
 
@@ -28,7 +27,10 @@ export async function inspect(argv) {
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
   const bytes = await readInputFile(path);
+  await loadLibrary({ variants: true });
   const loaded = loadSnapshot(bytes);
+  // Only a file that is not a snapshot can be a delta: the delta build is loaded for it alone.
+  if (loaded.kind === "failure") await loadLibrary({ delta: true });
   if (looksLikeDelta(bytes, loaded)) {
     const report = await inspectDelta(path, bytes, parsed.values.base);
     process.stdout.write(parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDeltaReport(report));

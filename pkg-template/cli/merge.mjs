@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "../node.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, parseCommand } from "./common.mjs";
+import { ArtifactBloomFilter, encodeSnapshot, loadLibrary, loadSnapshot } from "./library.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
@@ -63,6 +63,7 @@ export async function merge(argv) {
   const catalogVersion = integerOption(parsed.values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
   if (!parsed.values.out) throw new UsageError("--out is required");
   const out = resolve(parsed.values.out);
+  await loadLibrary();
 
   let merged;
   const seen = new Map(); // SHA-256 of an input's bytes → its path

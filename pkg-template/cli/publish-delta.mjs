@@ -9,9 +9,8 @@
 // applying it to the base: the result must be the published snapshot.
 import { readFile, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { applySnapshotDelta, encodeSnapshotDelta, readSnapshotDeltaHeader } from "../delta/index.mjs";
-import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { UsageError } from "./common.mjs";
+import { applySnapshotDelta, encodeSnapshotDelta, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader } from "./library.mjs";
 import { replaceFile } from "./replace.mjs";
 
 export const DELTA_HELP = `  --delta-from OLD     also write the ABD1 delta from the snapshot OLD (read

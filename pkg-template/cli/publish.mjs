@@ -3,7 +3,7 @@
 // Publisher: complete the new filter → validate it → replace.
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
-import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, readSnapshotHeader } from "../node.mjs";
+import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, loadLibrary, readSnapshotHeader } from "./library.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   progressReporter, readBinaryDigests, readHexDigests,
@@ -115,6 +115,7 @@ export async function publish(argv) {
   const maxShrink = numberOption(values, "max-shrink");
   if (maxShrink < 0 || maxShrink > 1) throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
   const wantDelta = deltaRequest(values, out);
+  await loadLibrary({ delta: wantDelta !== undefined });
   // Read now: OLD may be PATH itself, which the publish replaces.
   const deltaBase = wantDelta === undefined ? undefined : await readDeltaBase(wantDelta);
 

@@ -4,7 +4,7 @@
 // uploaded only on 404 (a false positive); then the manifests are PUT,
 // children by digest and the tagged one by tag.
 import { readFile, stat } from "node:fs/promises";
-import { ArtifactExistenceService, fetchSnapshot, loadSnapshot } from "../node.mjs";
+import { ArtifactExistenceService, fetchSnapshot, loadLibrary, loadSnapshot } from "./library.mjs";
 import { repositoryOverClient } from "../lib/oci-repository.js";
 import { EXIT_OK, EXIT_REGISTRY, UsageError, hexToBytes, integerOption, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
@@ -85,6 +85,7 @@ credential configuration; nothing was sent.`;
 
 /** Loads the snapshot from a file or URL (fetched with the --ca-file / --tls-verify policy); any failure is a UsageError. */
 async function loadSnapshotFrom(source, values) {
+  await loadLibrary();
   let result;
   if (/^https?:\/\//i.test(source)) {
     const fetchImpl = await fetchForTlsOptions(values);

@@ -13,8 +13,8 @@ import { open as openFile, readFile, readdir, rename, rm } from "node:fs/promise
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { UsageError } from "./common.mjs";
+import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "./library.mjs";
 
 const WRITE_CHUNK = 64 * 1024;
 // In temp-file names: letters, digits and "_" only, so the name parses back.

@@ -9,8 +9,7 @@
 // is dropped — when the new snapshot is no delta away from the previous one
 // (another layout, a removed digest, an older catalogVersion): such clients
 // get the full file, as they would from a server without deltas.
-import { composeSnapshotDeltas, encodeSnapshotDelta } from "../delta/index.mjs";
-import { loadSnapshot } from "../node.mjs";
+import { composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "./library.mjs";
 
 /** Default number of earlier versions a delta is offered from. */
 export const DEFAULT_DELTA_HISTORY = 8;

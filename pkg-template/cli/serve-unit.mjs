@@ -19,8 +19,8 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { setImmediate as yieldToRequests } from "node:timers/promises";
-import { loadSnapshot, readSnapshotHeader } from "../node.mjs";
 import { readHexDigests } from "./common.mjs";
+import { loadSnapshot, readSnapshotHeader } from "./library.mjs";
 
 // Building the catalog's Set yields to the event loop this often, so a
 // reload of a large catalog never blocks the requests answered meanwhile.

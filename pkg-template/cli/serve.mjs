@@ -12,6 +12,7 @@ import {
 } from "./serve-body.mjs";
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
+import { loadLibrary } from "./library.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { answerSidecar } from "./snapshot-sidecar.mjs";
@@ -139,6 +140,8 @@ export async function startServer({
   snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onNotice, deltaHistory = DEFAULT_DELTA_HISTORY,
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_MIB * 1024 * 1024, reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
 }) {
+  // A history of 0 keeps no delta: the delta build is then never needed.
+  await loadLibrary({ delta: deltaHistory > 0 });
   const deltas = new DeltaHistory(deltaHistory);
   const budget = new BodyBudget(bodyBudgetBytes);
   // The snapshot and the catalog list are one unit (serve-unit.mjs); each

@@ -10,8 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { fetchSnapshot } from "../delta/index.mjs";
-import { encodeSnapshot, loadSnapshot } from "../node.mjs";
+import { deltaFetchSnapshot, encodeSnapshot, loadLibrary, loadSnapshot } from "./library.mjs";
 import { UsageError } from "./common.mjs";
 
 /**
@@ -52,13 +51,14 @@ async function writeCached(path, snapshot) {
  * @param {string} cachePath
  */
 export async function fetchThroughCache(url, cachePath) {
+  await loadLibrary({ delta: true });
   const notes = [];
   const cached = await readCached(cachePath);
   if (cached.note !== undefined) notes.push(cached.note);
   const base = cached.snapshot;
   let result;
   try {
-    result = await fetchSnapshot(url, base === undefined ? {} : { base });
+    result = await deltaFetchSnapshot(url, base === undefined ? {} : { base });
   } catch (error) {
     base?.filter.free();
     throw new UsageError(`cannot fetch --snapshot ${url}: ${error.message}`);

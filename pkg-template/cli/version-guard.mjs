@@ -6,7 +6,7 @@
 // Both commands therefore refuse to write a catalogVersion that is not
 // greater than the one at OUT, unless it is byte-identical (a retried publish
 // of the same catalog changes nothing) or the operator passes the override.
-import { readSnapshotHeader } from "../node.mjs";
+import { readSnapshotHeader } from "./library.mjs";
 import { readCurrentSnapshot } from "./replace.mjs";
 
 /** The flag that lifts the rule, named in every refusal and in --help. */

@@ -84,10 +84,11 @@ export function lzmaDecode(input, decoder) {
 }
 
 /**
+ * Also the Node bundles' whole decoding: they embed plain base64 (scripts/node-embedding.mjs).
  * @param {string} text standard base64 (the build writes no line breaks)
  * @returns {Uint8Array<ArrayBuffer>}
  */
-function bytesFromBase64(text) {
+export function bytesFromBase64(text) {
   const native = /** @type {{ fromBase64?: (text: string) => Uint8Array<ArrayBuffer> }} */ (/** @type {unknown} */ (Uint8Array));
   if (typeof native.fromBase64 === "function") return native.fromBase64(text);
   // Node before 25 has no fromBase64; its Buffer decodes natively, where
