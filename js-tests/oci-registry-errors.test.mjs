@@ -9,10 +9,8 @@ import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { tempDir } from "./helpers/cli.mjs";
-import { sharedBaseImages } from "./helpers/oci-layout.mjs";
-import { blobStatus, getManifest, hexOf, proxyPool, publishFromRegistry, pushFirstImage, pushLayout } from "./helpers/oci-steps.mjs";
+import { blobStatus, getManifest, hexOf, proxyPool, publishFromRegistry, pushLayout, seededRegistry } from "./helpers/oci-steps.mjs";
 import { startDeadRegistry } from "./helpers/registry-proxy.mjs";
-import { startRegistry } from "./helpers/registry.mjs";
 
 let registry;
 let dir;
@@ -22,13 +20,7 @@ let snapshotA; // the snapshot of a repository holding image A
 const proxies = proxyPool(() => registry.url);
 
 before(async () => {
-  registry = await startRegistry("oci-errors");
-  dir = await tempDir("oci-errors");
-  images = sharedBaseImages({ freshSizes: [4096, 4200, 4300] });
-  layout = await images.builder.write(join(dir.path, "layout"));
-  await pushFirstImage(registry, layout, "seed", join(dir.path, "empty.abf1"));
-  snapshotA = join(dir.path, "a.abf1");
-  assert.equal((await publishFromRegistry(registry.url, "seed", snapshotA)).run.code, 0);
+  ({ registry, dir, images, layout, snapshotA } = await seededRegistry("oci-errors", { freshSizes: [4096, 4200, 4300] }));
 });
 after(async () => {
   await proxies.stopAll();

@@ -11,10 +11,8 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { runCli, tempDir } from "./helpers/cli.mjs";
-import { sharedBaseImages } from "./helpers/oci-layout.mjs";
-import { blobStatus, getManifest, hexOf, proxyPool, publishFromRegistry, pushFirstImage, pushLayout } from "./helpers/oci-steps.mjs";
-import { startRegistry } from "./helpers/registry.mjs";
+import { runCli } from "./helpers/cli.mjs";
+import { blobStatus, getManifest, hexOf, proxyPool, pushLayout, seededRegistry } from "./helpers/oci-steps.mjs";
 
 let registry;
 let dir;
@@ -25,13 +23,7 @@ const proxies = proxyPool(() => registry.url);
 const CREDENTIALS = { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "s3cret" };
 
 before(async () => {
-  registry = await startRegistry("oci-upload-failures");
-  dir = await tempDir("oci-upload-failures");
-  images = sharedBaseImages({ label: "failures", freshSizes: [20 * 1024, 5000, 6000] });
-  layout = await images.builder.write(join(dir.path, "layout"));
-  await pushFirstImage(registry, layout, "seed", join(dir.path, "empty.abf1"));
-  snapshotA = join(dir.path, "a.abf1");
-  assert.equal((await publishFromRegistry(registry.url, "seed", snapshotA)).run.code, 0);
+  ({ registry, dir, images, layout, snapshotA } = await seededRegistry("oci-upload-failures", { label: "failures", freshSizes: [20 * 1024, 5000, 6000] }));
 });
 after(async () => {
   await proxies.stopAll();

@@ -9,44 +9,19 @@
 // the CSP forbids blob: workers. Its own directory, not consumers.test.mjs's
 // WORK (that file empties WORK when it starts).
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
 import { PAGE_DIGEST, checkHashPage, serveTwice } from "./bundled-hashing.mjs";
 import { BIN, REPO, freshProject, packPackage, pageHtml, run, serveStatic } from "./harness.mjs";
+import { EXPECTED, publishedSnapshot } from "./app-answers.mjs";
 
 const work = join(REPO, "test-output", "consumers-bun");
 const BUN = join(BIN, "bun");
 const bunVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "bun", "package.json"), "utf8")).version;
 // Bun keeps its caches and install state out of $HOME and the repo.
 const env = { BUN_INSTALL_CACHE_DIR: join(work, ".bun-cache"), NO_COLOR: "1" };
-
-/** The snapshot consumers.test.mjs publishes: SHA-256 of `member:0` … `member:99`, p = 0.001, catalogVersion 42. */
-function publishedSnapshot() {
-  const members = Array.from({ length: 100 }, (_, i) => new Uint8Array(createHash("sha256").update(`member:${i}`).digest()));
-  const built = ArtifactBloomFilter.create(members, { expectedItemCount: 100, targetFalsePositiveRate: 0.001 });
-  if (built.kind === "failure") throw new Error(built.error);
-  const bytes = encodeSnapshot(built.value, { catalogVersion: 42 });
-  built.value.free();
-  return bytes;
-}
-
-/** app.js's answers against that snapshot (as consumers.test.mjs expects them). */
-const EXPECTED = {
-  sha256OfAbc: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-  fetchedCatalogVersion: 42,
-  loadedCatalogVersion: 42,
-  snapshotMembers: 100,
-  snapshotOutsider: "absent",
-  loadedOutsider: "absent",
-  builtMembers: 100,
-  builtOutsider: "absent",
-  tlbfCat: "maybe",
-  optimalParams: { m: 9586, k: 7 },
-};
 
 let project;
 let browser;

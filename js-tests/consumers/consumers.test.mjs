@@ -10,42 +10,17 @@
 // matrix. The measured table is printed and written to
 // test-output/consumers/report.md.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
 import * as build from "./builders.mjs";
 import { BIN, REPO, WORK, contentSecurityPolicy, freshProject, nodeOutcome, packPackage, pageHtml, pageOutcome, run, serveStatic } from "./harness.mjs";
 import { TYPE_PROJECTS, compileTypeMatrix, declaredNames, usageMentions } from "./type-matrix.mjs";
-
-const CATALOG_VERSION = 42;
-const EXPECTED = {
-  sha256OfAbc: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-  fetchedCatalogVersion: CATALOG_VERSION,
-  loadedCatalogVersion: CATALOG_VERSION,
-  snapshotMembers: 100,
-  snapshotOutsider: "absent",
-  loadedOutsider: "absent",
-  builtMembers: 100,
-  builtOutsider: "absent",
-  tlbfCat: "maybe",
-  optimalParams: { m: 9586, k: 7 },
-};
+import { EXPECTED, publishedSnapshot } from "./app-answers.mjs";
 
 const viteCurrentVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "vite-current", "package.json"), "utf8")).version;
 const viteVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "vite", "package.json"), "utf8")).version;
-
-/** The snapshot every consumer loads: 100 members, p = 0.001 (the same spec app.js builds with). */
-function publishedSnapshot() {
-  const members = Array.from({ length: 100 }, (_, i) => new Uint8Array(createHash("sha256").update(`member:${i}`).digest()));
-  const built = ArtifactBloomFilter.create(members, { expectedItemCount: 100, targetFalsePositiveRate: 0.001 });
-  if (built.kind === "failure") throw new Error(built.error);
-  const bytes = encodeSnapshot(built.value, { catalogVersion: CATALOG_VERSION });
-  built.value.free();
-  return bytes;
-}
 
 /** Runs `work` and turns a throw into a failed outcome (one broken consumer must not hide the others). */
 async function attempt(work) {

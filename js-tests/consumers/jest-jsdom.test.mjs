@@ -6,26 +6,15 @@
 // item 4). Its own directory, not consumers.test.mjs's WORK, which that file
 // empties when it starts (node --test runs the two files at once).
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { BIN, REPO, freshProject, packPackage, run } from "./harness.mjs";
+import { publishedSnapshot } from "./app-answers.mjs";
 
 const work = join(REPO, "test-output", "consumers-jest");
 const jestVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "jest", "package.json"), "utf8")).version;
 const jsdomEnvironmentVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "jest-environment-jsdom", "package.json"), "utf8")).version;
-
-/** The snapshot consumers.test.mjs publishes: SHA-256 of `member:0` … `member:99`, p = 0.001, catalogVersion 42. */
-function publishedSnapshot() {
-  const members = Array.from({ length: 100 }, (_, i) => new Uint8Array(createHash("sha256").update(`member:${i}`).digest()));
-  const built = ArtifactBloomFilter.create(members, { expectedItemCount: 100, targetFalsePositiveRate: 0.001 });
-  if (built.kind === "failure") throw new Error(built.error);
-  const bytes = encodeSnapshot(built.value, { catalogVersion: 42 });
-  built.value.free();
-  return bytes;
-}
 
 let project;
 before(async () => {

@@ -3,8 +3,11 @@
 // and look at the registry directly (not through the code under test).
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
-import { runCli } from "./cli.mjs";
+import { join } from "node:path";
+import { runCli, tempDir } from "./cli.mjs";
+import { sharedBaseImages } from "./oci-layout.mjs";
 import { startProxy } from "./registry-proxy.mjs";
+import { startRegistry } from "./registry.mjs";
 
 /**
  * `publish --from-registry` → { run, summary } (summary parsed from --json).
@@ -118,4 +121,21 @@ export function proxyPool(upstream) {
       for (const proxy of started.splice(0)) await proxy.stop();
     },
   };
+}
+
+/**
+ * A suite's starting state: a registry whose repository "seed" holds image
+ * A of `sharedBaseImages(imageOptions)`, the layout (A and B) written in a
+ * temp dir, and `snapshotA`, the snapshot of "seed" after that push.
+ * → { registry, dir, images, layout, snapshotA }.
+ */
+export async function seededRegistry(label, imageOptions) {
+  const registry = await startRegistry(label);
+  const dir = await tempDir(label);
+  const images = sharedBaseImages(imageOptions);
+  const layout = await images.builder.write(join(dir.path, "layout"));
+  await pushFirstImage(registry, layout, "seed", join(dir.path, "empty.abf1"));
+  const snapshotA = join(dir.path, "a.abf1");
+  assert.equal((await publishFromRegistry(registry.url, "seed", snapshotA)).run.code, 0);
+  return { registry, dir, images, layout, snapshotA };
 }
