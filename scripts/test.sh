@@ -16,10 +16,13 @@ node scripts/build.mjs || exit 2
 bash js-tests/link-package.sh || exit 2
 
 failed=()
+# Each stage prints its wall time, so the CI log shows where the minutes go.
 stage() {
   local name=$1; shift
+  local started=$SECONDS
   printf '\n=== %s: %s\n' "$name" "$*"
   "$@" || failed+=("$name")
+  printf '=== %s: %d s\n' "$name" "$((SECONDS - started))"
 }
 
 stage "fmt" cargo fmt --check
