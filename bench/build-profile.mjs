@@ -21,7 +21,7 @@ for (let i = 0; i < n; i += 1) packed.set(sha256(`member:${i}`), i * 32);
 const digests = Array.from({ length: n }, (_, i) => packed.slice(i * 32, i * 32 + 32));
 const chunk = new Uint8Array(16384 * 32);
 
-// The package's own digest check (lib/packing.js `isDigest`), restated so
+// The package's own digest check (lib/filter/packing.js `isDigest`), restated so
 // the row measures the visit, not a call into the package.
 const isDigest = (d) => ArrayBuffer.isView(d) && d instanceof Uint8Array && d.length === 32;
 const rows = [

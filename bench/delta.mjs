@@ -35,7 +35,7 @@ const { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } = await import(ENTRY
 const {
   applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, fetchSnapshot, readSnapshotDeltaHeader,
 } = await import(new URL("../pkg/delta/index.mjs", import.meta.url));
-const { startServer } = await import(new URL("../pkg/cli/serve.mjs", import.meta.url));
+const { startServer } = await import(new URL("../pkg/cli/serve/serve.mjs", import.meta.url));
 const HTTP_ONLY = process.argv.includes("--http-only");
 
 const BASE_COUNT = 1_000_000;

@@ -22,12 +22,12 @@ import { startRegistry } from "../js-tests/helpers/registry.mjs";
 import { median, nowNs } from "./util.mjs";
 
 const PKG = new URL("../pkg/", import.meta.url);
-if (!existsSync(new URL("cli/oci-upload.mjs", PKG))) {
+if (!existsSync(new URL("cli/registry/oci-upload.mjs", PKG))) {
   console.error("bench/stale-threshold.mjs: pkg/ is not built; run: node scripts/build.mjs");
   process.exit(2);
 }
-const { RegistryClient } = await import(new URL("lib/oci-client.js", PKG));
-const { uploadBlob } = await import(new URL("cli/oci-upload.mjs", PKG));
+const { RegistryClient } = await import(new URL("lib/repositories/oci-client.js", PKG));
+const { uploadBlob } = await import(new URL("cli/registry/oci-upload.mjs", PKG));
 
 const MIB = 1024 * 1024;
 const SIZES = [256 * 1024, MIB, 4 * MIB, 16 * MIB, 64 * MIB];

@@ -177,17 +177,17 @@ describe("the browser entry (web.js) in Node, as a bundler would load it", () =>
 
   test("hashFiles' worker is one module that instantiates wasm only when a file streams", () => {
     const root = dirname(require.resolve("artifact-bloom/package.json"));
-    const worker = readFileSync(join(root, "lib", "hash-worker.js"), "utf8");
+    const worker = readFileSync(join(root, "lib", "hashing", "hash-worker.js"), "utf8");
     // A module worker fetches its whole import graph before it takes a message.
-    assert.doesNotMatch(worker, /^\s*(import|export)\b[^(]/m, "lib/hash-worker.js is bundled: no import or export statements");
+    assert.doesNotMatch(worker, /^\s*(import|export)\b[^(]/m, "lib/hashing/hash-worker.js is bundled: no import or export statements");
     assert.doesNotMatch(worker, /^instantiate\(\);/m, "no instantiation at the worker's top level");
     assert.match(worker, /instantiate\(\);\s*return digestStreaming/, "instantiated just before streaming through wasm");
   });
 });
 
-describe("the embedded wasm decoder (lib/wasm-bytes.js)", () => {
+describe("the embedded wasm decoder (lib/wasm/wasm-bytes.js)", () => {
   const root = () => dirname(require.resolve("artifact-bloom/package.json"));
-  const decoder = async () => import(pathToFileURL(join(root(), "lib", "wasm-bytes.js")).href);
+  const decoder = async () => import(pathToFileURL(join(root(), "lib", "wasm", "wasm-bytes.js")).href);
   // The build's own encoder (npm `lzma`, a devDependency), at every level.
   const lzma = require("lzma");
   const compress = (bytes, level) => new Uint8Array(lzma.compress(bytes, level).map((byte) => byte & 0xff));
@@ -316,7 +316,7 @@ describe("artifact-bloom/delta", () => {
       return Object.values(built.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     };
     const page = await inputsOf("ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256");
-    assert.ok(page.some((input) => input.endsWith("lib/snapshot-fetch.js")), page.join(", "));
+    assert.ok(page.some((input) => input.endsWith("lib/snapshot/snapshot-fetch.js")), page.join(", "));
     assert.deepEqual(page.filter((input) => /delta/.test(input)), []);
     const polling = await inputsOf("SnapshotHolder");
     assert.ok(polling.some((input) => input.endsWith("artifact_bloom_delta_embedded.js")), polling.join(", "));

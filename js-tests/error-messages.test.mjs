@@ -1,5 +1,5 @@
 // One error style (issue 12, item 4): the Rust core keeps a code and numbers,
-// the binding hands them to lib/errors.js, which builds the sentence. So the
+// the binding hands them to lib/core/errors.js, which builds the sentence. So the
 // messages a user reads still say what was expected and what came, with the
 // input's own numbers, while the wasm carries no message text.
 import assert from "node:assert/strict";
@@ -76,10 +76,10 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
   const reserved = thrown(() => raw.parseSnapshotHeader(headerWith(28, (view, at) => view.setUint32(at, 7, true))));
   assert.deepEqual({ code: reserved.code, field: reserved.field, got: reserved.got }, { code: "invalidHeader", field: "reserved", got: 7 });
   // Delta calls are the delta module's and read staged input (the package's
-  // own staging, as lib/delta.js does).
+  // own staging, as lib/delta/delta-apply.js does).
   (await import(new URL("artifact_bloom_delta_embedded.js", PACKAGE).href)).instantiate();
   const rawDelta = await import(new URL("artifact_bloom_delta.js", PACKAGE).href);
-  const { stagingFor } = await import(new URL("lib/staging.js", PACKAGE).href);
+  const { stagingFor } = await import(new URL("lib/wasm/staging.js", PACKAGE).href);
   const { toWasm } = stagingFor(rawDelta.inputBuffer, rawDelta.wasmMemory);
   const magic = thrown(() => rawDelta.parseDeltaHeader(toWasm(new TextEncoder().encode("ABF1".padEnd(200, "\0")))));
   assert.deepEqual([...magic.got], [0x41, 0x42, 0x46, 0x31]);
@@ -96,14 +96,14 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
   assert.match(finished.message, /already returned its digest/);
 });
 
-test("the main wasm holds no message text: the sentences live in lib/errors.js", async () => {
+test("the main wasm holds no message text: the sentences live in lib/core/errors.js", async () => {
   const wasmPath = fileURLToPath(new URL("artifact_bloom_bg.wasm", PACKAGE));
   let wasm;
   try {
     wasm = readFileSync(wasmPath, "latin1");
   } catch {
     // Packages built without the .wasm beside the glue: unpack the embedding.
-    const { unpackWasm } = await import(new URL("lib/wasm-bytes.js", PACKAGE).href);
+    const { unpackWasm } = await import(new URL("lib/wasm/wasm-bytes.js", PACKAGE).href);
     const embedded = readFileSync(fileURLToPath(new URL("artifact_bloom_embedded.js", PACKAGE)), "utf8");
     wasm = Buffer.from(unpackWasm(/unpackWasm\("([A-Za-z0-9+/=]+)"\)/.exec(embedded)[1])).toString("latin1");
   }

@@ -22,7 +22,7 @@ import { packedDigests } from "./helpers/abf1.mjs";
 import { tempDir, writeHexList } from "./helpers/cli.mjs";
 import { manualTimers } from "./helpers/timers.mjs";
 
-const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve.mjs", import.meta.url));
+const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve.mjs", import.meta.url));
 // One layout for every version (deltas need it): capacity for 6000 digests at 1 %.
 const SPEC = { expectedItemCount: 6000, targetFalsePositiveRate: 0.01 };
 // Version v holds 4000 + 40·(v−1) digests: each version adds 1 %.

@@ -1,4 +1,4 @@
-// The CLI's fetch transport over node:https (cli/https-fetch.mjs), which
+// The CLI's fetch transport over node:https (cli/registry/https-fetch.mjs), which
 // --ca-file and --tls-verify=false use instead of global fetch: against
 // local node:https / node:http servers on 127.0.0.1, it must behave as
 // fetch does where the library's clients look — manual redirects, aborts,
@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { tempDir } from "./helpers/cli.mjs";
 import { makeTestCertificates } from "./helpers/tls-certs.mjs";
 
-const { createNodeFetch } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/https-fetch.mjs", import.meta.url)));
+const { createNodeFetch } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/registry/https-fetch.mjs", import.meta.url)));
 const { fetchSnapshot } = await import("artifact-bloom");
 
 let dir;

@@ -520,7 +520,7 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), "artifact-bloom-matrix-"));
   writeFileSync(join(tmp, "snapshot.abf1"), SNAPSHOT_BYTES);
   writeFileSync(join(tmp, "catalog.txt"), `${MEMBERS.map(hexOf).join("\n")}\n`);
-  const serveModule = new URL("./node_modules/artifact-bloom/cli/serve.mjs", import.meta.url);
+  const serveModule = new URL("./node_modules/artifact-bloom/cli/serve/serve.mjs", import.meta.url);
   const { startServer } = await import(pathToFileURL(fileURLToPath(serveModule)).href);
   server = await startServer({ snapshot: join(tmp, "snapshot.abf1"), catalog: join(tmp, "catalog.txt"), port: 0 });
   const standIn = createServer((request, response) => {

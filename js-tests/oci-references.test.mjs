@@ -13,7 +13,7 @@ import { OciLayoutBuilder } from "./helpers/oci-layout.mjs";
 import { getManifest, publishFromRegistry, pushLayout } from "./helpers/oci-steps.mjs";
 import { startRegistry } from "./helpers/registry.mjs";
 
-const { parseImageReference } = await import(new URL("./node_modules/artifact-bloom/cli/image-reference.mjs", import.meta.url).href);
+const { parseImageReference } = await import(new URL("./node_modules/artifact-bloom/cli/registry/image-reference.mjs", import.meta.url).href);
 
 let registry;
 let dir;

@@ -174,7 +174,7 @@ describe("push --snapshot with the wrong scheme", () => {
 
 /** The TLS registry's status for GET manifest, asked through the CLI's own transport with the test CA. */
 async function getManifestOverTls(repository, reference) {
-  const { createNodeFetch } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/https-fetch.mjs", import.meta.url)));
+  const { createNodeFetch } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/registry/https-fetch.mjs", import.meta.url)));
   const response = await createNodeFetch({ ca: [certs.caPem] })(`${registry.url}/v2/${repository}/manifests/${reference}`, {
     headers: { accept: "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json" },
   });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { createUploadProgress, DEFAULT_INTERVAL_MS } = await import(new URL("./node_modules/artifact-bloom/cli/upload-progress.mjs", import.meta.url).href);
+const { createUploadProgress, DEFAULT_INTERVAL_MS } = await import(new URL("./node_modules/artifact-bloom/cli/registry/upload-progress.mjs", import.meta.url).href);
 
 const MIB = 1024 * 1024;
 const A = `sha256:${"a".repeat(64)}`;

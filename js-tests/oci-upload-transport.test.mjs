@@ -16,9 +16,9 @@ import { deterministicBytes } from "./helpers/oci-layout.mjs";
 import { requestTable, startRegistry } from "./helpers/registry.mjs";
 
 const pkg = (path) => new URL(`./node_modules/artifact-bloom/${path}`, import.meta.url).href;
-const { RegistryClient } = await import(pkg("lib/oci-client.js"));
-const { uploadBlob } = await import(pkg("cli/oci-upload.mjs"));
-const { PIECE_BYTES } = await import(pkg("cli/upload-stream.mjs"));
+const { RegistryClient } = await import(pkg("lib/repositories/oci-client.js"));
+const { uploadBlob } = await import(pkg("cli/registry/oci-upload.mjs"));
+const { PIECE_BYTES } = await import(pkg("cli/registry/upload-stream.mjs"));
 
 let registry;
 let dir;

@@ -12,7 +12,7 @@ import {
 import { hex, packedDigests, readVector, sha256 } from "./helpers/abf1.mjs";
 import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
-const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve.mjs", import.meta.url));
+const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve.mjs", import.meta.url));
 
 test("a valid header followed by 64 MiB of junk is lengthMismatch, decided without copying it into wasm", () => {
   const valid = readVector("small-v42.abf1");

@@ -11,7 +11,7 @@ import { hex, sha256 } from "./helpers/digests.mjs";
 import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { SERVE_WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
-const DELTAS = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve-deltas.mjs", import.meta.url));
+const DELTAS = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve-deltas.mjs", import.meta.url));
 
 test("A-IM: abd1 with a zero or malformed qvalue is not acceptable; a positive one is", async () => {
   const { acceptsDelta } = await import(DELTAS);

@@ -1,4 +1,4 @@
-// The UTF-8 fallback of lib/text-codec.js, used where the host has no
+// The UTF-8 fallback of lib/core/text-codec.js, used where the host has no
 // TextDecoder/TextEncoder (jsdom: consumers/jest-jsdom.test.mjs runs it end
 // to end). It must give exactly the strings and bytes Node's own give, on
 // valid text and on every kind of bad byte sequence; and the package must
@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 
 const PACKAGE = new URL("node_modules/artifact-bloom/", import.meta.url);
-const { fallbackDecode, fallbackEncode } = await import(new URL("lib/text-codec.js", PACKAGE).href);
+const { fallbackDecode, fallbackEncode } = await import(new URL("lib/core/text-codec.js", PACKAGE).href);
 
 /** Byte sequences that probe each branch of the decoder: overlongs, surrogates, > U+10FFFF, truncations, stray continuations. */
 const EDGES = [

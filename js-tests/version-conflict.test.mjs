@@ -2,7 +2,7 @@
 // fetchSnapshot with a base and SnapshotHolder must report it as the failure
 // "versionConflict" — never a silent notModified/stale — and the holder must
 // not go on answering "definitely absent" from the snapshot the server
-// contradicts: it adopts the server's one (lib/version-conflict.js says why).
+// contradicts: it adopts the server's one (lib/snapshot/version-conflict.js says why).
 // The end-to-end test runs the real `serve` and a polling holder.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";

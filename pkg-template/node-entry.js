@@ -11,15 +11,15 @@
 // The wasm instance first: lib modules ask it for format constants as they
 // load (ABF1_HEADER_LENGTH), which web.js guarantees for its own imports.
 import "./artifact_bloom_instance.js";
-import { _useNativeSha256 } from "./lib/snapshot-core.js";
+import { _useNativeSha256 } from "./lib/snapshot/snapshot-core.js";
 
 export * from "./web.js";
 export { default } from "./web.js";
 // Internal, for `artifact-bloom/delta`'s Node build, which takes what it
-// shares with the main entry from node.cjs (lib/delta-main.js): not in the
+// shares with the main entry from node.cjs (lib/delta/delta-main.js): not in the
 // types, and left out of node.mjs.
-export { _fetchSnapshotWith } from "./lib/snapshot-fetch.js";
-export { _encodeSnapshotUnsealed } from "./lib/snapshot.js";
+export { _fetchSnapshotWith } from "./lib/snapshot/snapshot-fetch.js";
+export { _encodeSnapshotUnsealed } from "./lib/snapshot/snapshot.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

@@ -18,7 +18,7 @@
 //      ES-module face re-exports it (through a three-line CommonJS bridge),
 //      so `require` and `import` share one wasm
 //      instance;
-//      esbuild also bundles hashFiles' worker (lib/hash-worker.js) into one
+//      esbuild also bundles hashFiles' worker (lib/hashing/hash-worker.js) into one
 //      module, so a worker starts with one fetch;
 //   6. the `workerd` condition's entries (scripts/build-workerd.mjs) import
 //      the `.wasm` files as modules instead of the embeddings;
@@ -35,7 +35,7 @@ import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { buildWorkerdEntries } from "./build-workerd.mjs";
 import { emitTypes } from "./emit-types.mjs";
-import { bytesFromBase64, lzmaDecode } from "../pkg-template/lib/wasm-bytes.js";
+import { bytesFromBase64, lzmaDecode } from "../pkg-template/lib/wasm/wasm-bytes.js";
 import { nodeEmbeddedModule, nodeEmbeddingFile, nodeEmbeddings } from "./node-embedding.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -79,7 +79,7 @@ const MODULES = [
     nodeEntry: "delta/index.js",
     node: "delta/index",
     nodeShared: { "delta-main.js": "../node.cjs" },
-    // Instantiated on first use (lib/delta-inputs.js), so no *_instance.js.
+    // Instantiated on first use (lib/delta/delta-inputs.js), so no *_instance.js.
     atImport: false,
   },
 ];
@@ -111,7 +111,7 @@ cpSync(join(root, "www"), join(pkg, "www"), { recursive: true });
 
 // The LZMA decoder the instance modules unpack with (tools/lzma-unpack: no
 // std, no allocator, 16 KiB of stack instead of rustc's default 1 MiB, so an
-// instance starts with 2 pages of memory), written into lib/wasm-bytes.js.
+// instance starts with 2 pages of memory), written into lib/wasm/wasm-bytes.js.
 const unpacker = join(root, "tools", "lzma-unpack");
 execFileSync("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown"], {
   cwd: unpacker,
@@ -125,10 +125,10 @@ run("wasm-opt", [
   join(unpacker, "target", "wasm32-unknown-unknown", "release", "lzma_unpack.wasm"), "-o", unpackerWasm,
 ]);
 const unpackerBytes = readFileSync(unpackerWasm);
-const wasmBytesModule = join(pkg, "lib", "wasm-bytes.js");
+const wasmBytesModule = join(pkg, "lib", "wasm", "wasm-bytes.js");
 const placeholder = '"@LZMA_UNPACK_WASM@"';
 const wasmBytesSource = readFileSync(wasmBytesModule, "utf8");
-if (!wasmBytesSource.includes(placeholder)) throw new Error("lib/wasm-bytes.js lost its decoder placeholder");
+if (!wasmBytesSource.includes(placeholder)) throw new Error("lib/wasm/wasm-bytes.js lost its decoder placeholder");
 writeFileSync(wasmBytesModule, wasmBytesSource.replace(placeholder, JSON.stringify(unpackerBytes.toString("base64"))));
 
 for (const module of MODULES) {
@@ -156,20 +156,20 @@ for (const module of MODULES) {
     ]);
   }
   // src/wasm/error.rs imports `codedError` from the crate-root path of
-  // pkg-template/lib/errors.js, which wasm-bindgen copies under snippets/:
-  // the glue uses the package's own lib/errors.js instead (one module, so
+  // pkg-template/lib/core/errors.js, which wasm-bindgen copies under snippets/:
+  // the glue uses the package's own lib/core/errors.js instead (one module, so
   // the messages and `codeOf` are the ones the rest of lib/ uses).
   const glue = readFileSync(join(out, `${module.name}.js`), "utf8").replace(
-    /(["'])\.\/snippets\/[^"']*\/pkg-template\/lib\/errors\.js\1/g,
-    '"./lib/errors.js"',
+    /(["'])\.\/snippets\/[^"']*\/pkg-template\/lib\/core\/errors\.js\1/g,
+    '"./lib/core/errors.js"',
   );
   if (glue.includes("snippets/")) throw new Error(`${module.name}.js imports a snippet the package does not ship`);
   // The glue made a TextDecoder at import, which jsdom (Jest's "jsdom"
-  // environment) lacks: lib/text-codec.js makes one on first decode, or
+  // environment) lacks: lib/core/text-codec.js makes one on first decode, or
   // decodes itself where the host has none.
   const decoding = glue.replaceAll("new TextDecoder('utf-8', { ignoreBOM: true })", "wasmTextDecoder()");
   if (decoding.includes("new TextDecoder")) throw new Error(`${module.name}.js makes a TextDecoder build.mjs does not rewrite`);
-  const lazyGlue = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/text-codec.js";\n${decoding}`;
+  const lazyGlue = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
@@ -190,7 +190,7 @@ for (const module of MODULES) {
 
 /**
  * The module that holds `name`'s wasm, its bytes embedded as base64 of an
- * LZMA stream (npm `lzma`, level 9), which `lib/wasm-bytes.js` unpacks
+ * LZMA stream (npm `lzma`, level 9), which `lib/wasm/wasm-bytes.js` unpacks
  * synchronously with tools/lzma-unpack's wasm, and exports `instantiate()`.
  * `${name}_instance.js` calls it at import; the hashing worker calls it only
  * when a file must stream through wasm, so a worker that digests whole
@@ -209,7 +209,7 @@ function embeddedModule(name, bytes) {
     `// Generated by scripts/build.mjs from ${name}_bg.wasm (${bytes.length} bytes): do not edit.`,
     "// No side effect at import: `instantiate()` (idempotent) compiles and instantiates the module synchronously.",
     `import { initSync } from "./${name}.js";`,
-    'import { unpackWasm } from "./lib/wasm-bytes.js";',
+    'import { unpackWasm } from "./lib/wasm/wasm-bytes.js";',
     "",
     "let instantiated = false;",
     "",
@@ -235,10 +235,10 @@ emitTypes(pkg);
 // themselves (`new Worker(new URL(…))`) see a module without imports.
 await esbuild.build({
   absWorkingDir: pkg,
-  entryPoints: ["lib/hash-worker.js"],
+  entryPoints: ["lib/hashing/hash-worker.js"],
   bundle: true,
   format: "esm",
-  outfile: join(pkg, "lib", "hash-worker.js"),
+  outfile: join(pkg, "lib", "hashing", "hash-worker.js"),
   allowOverwrite: true,
   legalComments: "none",
   logLevel: "warning",

@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // Emits the package's TypeScript declarations from one source: the JSDoc of
-// lib/*.js, checked by `tsc --checkJs` (strict). Run on a built package
-// directory (pkg/ or the build's staging copy) that holds lib/*.js, the
+// lib/**/*.js, checked by `tsc --checkJs` (strict). Run on a built package
+// directory (pkg/ or the build's staging copy) that holds lib/**/*.js, the
 // wasm-bindgen glue artifact_bloom.js and its generated artifact_bloom.d.ts
-// (which types the raw layer lib/*.js imports):
+// (which types the raw layer lib/**/*.js imports):
 //
-//   1. tsc -p tsconfig.types.json: type-check lib/*.js, emit lib/*.d.ts;
+//   1. tsc -p tsconfig.types.json: type-check lib/**/*.js, emit lib/**/*.d.ts;
 //   2. strip members tagged @internal (tsc keeps them for JS sources) and the
 //      imports only they used, so the raw layer never reaches the public
 //      declarations;
 //   3. the entries: index.d.ts (lib/index.js's values, the types of
 //      types.js, client-types.js and delta-types.js, init/initSync) and variants/index.d.ts (lib/variants.js's
 //      values, the types of variant-types.js) and delta/index.d.ts
-//      (lib/delta-api.js's values, the types of delta-types.js);
+//      (lib/delta.js's values, the types of delta-types.js);
 //   4. CommonJS copies: every .d.ts as .d.cts, relative "./x.js" specifiers
 //      rewritten to "./x.cjs", so a `.d.cts` entry imports only CJS-typed files;
 //   5. compile index.d.ts and index.d.cts as a browser-only consumer would
@@ -25,7 +25,7 @@
 //        import { emitTypes } from "./emit-types.mjs"; emitTypes(dir);
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
@@ -41,11 +41,11 @@ const ENTRIES = [
     values: "./lib/index.js",
     types: ["./lib/types.js", "./lib/client-types.js", "./lib/delta-types.js"],
     // Typedefs of a value module, re-exported by name (a star export would clash with its values).
-    namedTypes: { "./lib/hash-files.js": ["HashFileResult", "HashFilesOptions", "HashFilesProgress", "HashFilesRunner"] },
+    namedTypes: { "./lib/hashing/hash-files.js": ["HashFileResult", "HashFilesOptions", "HashFilesProgress", "HashFilesRunner"] },
     declarations: () => ENTRY_DECLARATIONS,
   },
   { file: "variants/index.d.ts", values: "../lib/variants.js", types: ["../lib/variant-types.js"], declarations: () => DISPOSE_DECLARATION },
-  { file: "delta/index.d.ts", values: "../lib/delta-api.js", types: ["../lib/delta-types.js"], declarations: () => "" },
+  { file: "delta/index.d.ts", values: "../lib/delta.js", types: ["../lib/delta-types.js"], declarations: () => "" },
 ];
 
 // The classes have \`[Symbol.dispose]()\` (for \`using\`). A project whose lib
@@ -100,8 +100,8 @@ export function emitTypes(dir, { log = console.log } = {}) {
       throw new Error(`tsc found type errors in ${libDir}:\n${error.stdout}${error.stderr}`);
     }
 
-    const emitted = readdirSync(libDir).filter((file) => file.endsWith(".js")).map((file) => basename(file, ".js"));
-    for (const file of readdirSync(libDir).filter((name) => name.endsWith(".d.ts"))) {
+    const emitted = filesUnder(libDir).filter((file) => file.endsWith(".js")).map((file) => file.slice(0, -".js".length));
+    for (const file of filesUnder(libDir).filter((name) => name.endsWith(".d.ts"))) {
       const path = join(libDir, file);
       writeFileSync(path, stripInternal(readFileSync(path, "utf8"), path));
     }
@@ -114,16 +114,28 @@ export function emitTypes(dir, { log = console.log } = {}) {
           + entry.declarations(),
       );
     }
-    for (const file of readdirSync(libDir).filter((name) => name.endsWith(".d.ts"))) {
+    for (const file of filesUnder(libDir).filter((name) => name.endsWith(".d.ts"))) {
       writeCommonJsCopy(join(libDir, file));
     }
     for (const entry of ENTRIES) writeCommonJsCopy(join(dir, entry.file));
     checkAsConsumer(dir);
-    log(`types: emitted lib/*.d.ts from JSDoc for ${emitted.join(", ")}`);
+    log(`types: emitted lib/**/*.d.ts from JSDoc for ${emitted.join(", ")}`);
     return { emitted };
   } finally {
     if (ownConfig) rmSync(configPath, { force: true });
   }
+}
+
+/**
+ * Every file under `dir` (lib/ has one folder per capability), as paths
+ * relative to it.
+ * @param {string} dir
+ * @returns {string[]}
+ */
+function filesUnder(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)));
 }
 
 /**
@@ -132,7 +144,7 @@ export function emitTypes(dir, { log = console.log } = {}) {
  * entries' index.d.ts / index.d.cts.
  */
 function removeGenerated(dir, libDir) {
-  for (const file of readdirSync(libDir)) {
+  for (const file of filesUnder(libDir)) {
     const stem = file.replace(/\.d\.c?ts$/, "");
     if (stem === file) continue;
     if (file.endsWith(".d.cts") || existsSync(join(libDir, `${stem}.js`))) rmSync(join(libDir, file));

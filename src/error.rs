@@ -3,7 +3,7 @@
 //! An error is a stable camelCase `code()` and its data as named values
 //! ([`Coded::fields`]), never a formatted sentence. The sentence a person
 //! reads ("expected X, got Y") is built from the code and the values by the
-//! JavaScript layer (`pkg-template/lib/errors.js`, `codedError`), so the wasm
+//! JavaScript layer (`pkg-template/lib/core/errors.js`, `codedError`), so the wasm
 //! carries no message text and no `core::fmt` machinery for it, and a tool
 //! reads the numbers without parsing text. `src/wasm/error.rs` is the one
 //! adapter that turns a `Coded` into a JS `Error`.
@@ -139,6 +139,64 @@ macro_rules! display_coded {
     )+};
 }
 pub(crate) use display_coded;
+
+/// Declares a `Copy` error enum whose variants each carry a camelCase JS code
+/// and a message, with `code()`, `message()`, `ALL`, `Display` and `Error`.
+/// Every failure type of the variants (TLBF, mergeable, scalable, sizing) is
+/// one, so the bindings map them to JS errors the same way.
+macro_rules! coded_errors {
+    ($(#[$meta:meta])* pub enum $name:ident { $($variant:ident => ($code:literal, $message:literal),)+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $(#[doc = $message] $variant,)+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+
+            /// The JS error code (camelCase).
+            pub fn code(self) -> &'static str {
+                match self {
+                    $($name::$variant => $code,)+
+                }
+            }
+
+            /// A sentence for people: what was expected.
+            pub fn message(self) -> &'static str {
+                match self {
+                    $($name::$variant => $message,)+
+                }
+            }
+        }
+
+        impl core::fmt::Display for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "{}: {}", self.code(), self.message())
+            }
+        }
+
+        impl std::error::Error for $name {}
+
+        /// The variants' messages are fixed sentences: the JS layer shows
+        /// `detail` as the message.
+        impl $crate::error::Coded for $name {
+            fn code(&self) -> &'static str {
+                $name::code(*self)
+            }
+
+            fn domain(&self) -> &'static str {
+                "variants"
+            }
+
+            fn fields(&self, out: &mut dyn $crate::error::Fields) {
+                out.word("detail", $name::message(*self));
+            }
+        }
+    };
+}
+pub(crate) use coded_errors;
 
 #[cfg(test)]
 mod tests {

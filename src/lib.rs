@@ -11,20 +11,16 @@
 
 pub mod abf1;
 pub mod bits;
+pub(crate) mod bytes;
 pub mod delta;
 pub mod error;
 pub mod fallible;
 pub mod filter;
 pub mod hashing;
 pub mod layout;
-pub mod mergeable;
-pub mod murmur3;
-pub mod numfmt;
 pub mod packed;
 pub mod probe;
-pub mod scalable;
-pub mod sizing;
-pub mod tlbf;
+pub mod variants;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -2,7 +2,7 @@
 //! implementation) and every `from_bytes` rejection of seed 002, each as a
 //! one-field mutation of a valid file.
 
-use artifact_bloom::tlbf::{TlBloom, TlbfError, HEADER_LENGTH};
+use artifact_bloom::variants::tlbf::{TlBloom, TlbfError, HEADER_LENGTH};
 use serde_json::Value;
 
 fn vectors() -> Value {

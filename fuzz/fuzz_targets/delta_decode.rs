@@ -4,7 +4,7 @@
 //! words.
 #![no_main]
 
-use artifact_bloom::mergeable::{Delta, MergeableBloomFilter, MergeableError};
+use artifact_bloom::variants::mergeable::{Delta, MergeableBloomFilter, MergeableError};
 use libfuzzer_sys::fuzz_target;
 use sha2::{Digest, Sha256};
 

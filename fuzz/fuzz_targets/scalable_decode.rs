@@ -3,7 +3,7 @@
 //! chain respects its limits (≤ 256 stages, ≤ 2^30 bits).
 #![no_main]
 
-use artifact_bloom::scalable::ScalableBloomFilter;
+use artifact_bloom::variants::scalable::ScalableBloomFilter;
 use libfuzzer_sys::fuzz_target;
 
 mod common;

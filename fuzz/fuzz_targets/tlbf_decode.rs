@@ -2,7 +2,7 @@
 //! must be zero), so Ok ⇒ `to_bytes` reproduces the input.
 #![no_main]
 
-use artifact_bloom::tlbf::{TlBloom, HEADER_LENGTH};
+use artifact_bloom::variants::tlbf::{TlBloom, HEADER_LENGTH};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

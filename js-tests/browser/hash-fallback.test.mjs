@@ -1,6 +1,6 @@
 // hashFiles where the package's worker file cannot start (issue 22, item 2:
 // Bun's and Rolldown's browser bundles do not emit `new URL("./hash-worker.js",
-// import.meta.url)`): the package is served with lib/hash-worker.js missing
+// import.meta.url)`): the package is served with lib/hashing/hash-worker.js missing
 // (404), or answering with a script that never says "ready". Files over
 // 1 MiB must still get node:crypto's digest — from a Blob-URL worker, or
 // from the calling thread where those cannot help (a CSP without blob:
@@ -25,14 +25,14 @@ const BIG = SIZES.map((size) => size > MiB);
 const PAGE = '<!doctype html><title>test</title><input type="file" id="files" multiple>';
 const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
-describe("hashFiles when lib/hash-worker.js cannot start", { skip }, () => {
+describe("hashFiles when lib/hashing/hash-worker.js cannot start", { skip }, () => {
   let tmp;
   let browser;
   const servers = {};
   const paths = [];
   const hexes = [];
 
-  /** A package server where lib/hash-worker.js answers as `mode` says ("ok": the real file). */
+  /** A package server where lib/hashing/hash-worker.js answers as `mode` says ("ok": the real file). */
   const serve = (mode) => startPackageServer({}, {
     route(path, response) {
       if (path === "/strict/") {
@@ -40,7 +40,7 @@ describe("hashFiles when lib/hash-worker.js cannot start", { skip }, () => {
         response.end(PAGE);
         return true;
       }
-      if (path !== "/pkg/lib/hash-worker.js" || mode === "ok") return false;
+      if (path !== "/pkg/lib/hashing/hash-worker.js" || mode === "ok") return false;
       if (mode === "missing") {
         response.writeHead(404);
         response.end();
@@ -89,7 +89,7 @@ describe("hashFiles when lib/hash-worker.js cannot start", { skip }, () => {
     await page.setInputFiles("#files", paths);
     return page.evaluate(async ({ options, startMs }) => {
       const pkg = await import("/pkg/web.js");
-      if (startMs !== undefined) (await import("/pkg/lib/hash-pool.js")).workerStart.timeoutMs = startMs;
+      if (startMs !== undefined) (await import("/pkg/lib/hashing/hash-pool.js")).workerStart.timeoutMs = startMs;
       const files = Array.from(document.getElementById("files").files);
       const workers = [];
       const posted = files.map(() => 0);
@@ -130,7 +130,7 @@ describe("hashFiles when lib/hash-worker.js cannot start", { skip }, () => {
     assert.deepEqual(r.digests, hexes);
     assert.deepEqual(r.runners, bigAre("workers", "calling-thread"));
     assert.deepEqual(r.progressRunners.filter((_, i) => SIZES[i] > 0), bigAre("workers", "calling-thread").filter((_, i) => SIZES[i] > 0));
-    assert.ok(r.workers.length >= 1 && r.workers.every((url) => url === "/pkg/lib/hash-worker.js"), r.workers.join(" "));
+    assert.ok(r.workers.length >= 1 && r.workers.every((url) => url === "/pkg/lib/hashing/hash-worker.js"), r.workers.join(" "));
     assert.deepEqual(r.posted, BIG.map((isBig) => (isBig ? 1 : 0)));
   });
 
@@ -139,7 +139,7 @@ describe("hashFiles when lib/hash-worker.js cannot start", { skip }, () => {
     assert.deepEqual(r.digests, hexes);
     assert.deepEqual(r.runners, bigAre("blob-workers", "calling-thread"), "one onFile per file, naming where it was hashed");
     assert.deepEqual(r.progressRunners.filter((_, i) => SIZES[i] > 0), bigAre("blob-workers", "calling-thread").filter((_, i) => SIZES[i] > 0));
-    assert.ok(r.workers.includes("/pkg/lib/hash-worker.js") && r.workers.includes("blob"), r.workers.join(" "));
+    assert.ok(r.workers.includes("/pkg/lib/hashing/hash-worker.js") && r.workers.includes("blob"), r.workers.join(" "));
     // A job reaches a worker only after its "ready": the failed ones got none.
     assert.deepEqual(r.posted, BIG.map((isBig) => (isBig ? 1 : 0)));
   });

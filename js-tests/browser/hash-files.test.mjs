@@ -67,7 +67,7 @@ describe("hashFiles in Chromium", { skip }, () => {
           self.postMessage({ type: "spy", bytes: data.byteLength });
           return digest.call(this, algorithm, data);
         };
-        await import("/pkg/lib/hash-worker.js");`,
+        await import("/pkg/lib/hashing/hash-worker.js");`,
     });
     browser = await launchChromium();
   });

@@ -33,7 +33,7 @@ const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 
 // What the tests need from the built package.
 const PACKAGE_FILES = ["web.js", "artifact_bloom.js", "artifact_bloom_bg.wasm", "node.mjs", "node.cjs",
-  "cli/serve.mjs", "bin/artifact-bloom.mjs", "www/index.html", "www/app.js", "www/hash-worker.js", "www/style.css"];
+  "cli/serve/serve.mjs", "bin/artifact-bloom.mjs", "www/index.html", "www/app.js", "www/hash-worker.js", "www/style.css"];
 
 /**
  * Copies the built pkg/ to `dest`, and the tests use only the copy: a rebuild
@@ -76,7 +76,7 @@ describe("www precheck page in Chromium", { skip }, () => {
     const pkg = await copyPackage(join(tmp, "pkg"));
     // Under before(), not at top level: a skipped suite must not need these.
     const { loadSnapshot } = await import(join(pkg, "node.mjs"));
-    const { startServer } = await import(join(pkg, "cli", "serve.mjs"));
+    const { startServer } = await import(join(pkg, "cli", "serve", "serve.mjs"));
 
     mkdirSync(SCREENSHOTS, { recursive: true });
 

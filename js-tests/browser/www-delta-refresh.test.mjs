@@ -56,7 +56,7 @@ describe("www page: refresh with a delta (Chromium)", { skip }, () => {
     snapshotPath = join(tmp, "catalog.abf1");
     writeFileSync(join(tmp, "catalog.txt"), "");
     publish(1);
-    const { startServer } = await import(join(copy, "cli", "serve.mjs"));
+    const { startServer } = await import(join(copy, "cli", "serve", "serve.mjs"));
     server = await startServer({ snapshot: snapshotPath, catalog: join(tmp, "catalog.txt"), catalogVersion: 1, port: 0 });
     browser = await launchChromium();
   });

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(new URL("../node_modules/artifact-bloom/bin/artifact-bloom.mjs", import.meta.url));
 
-// Registry credentials are looked up in these places (cli/registry-credentials.mjs);
+// Registry credentials are looked up in these places (cli/registry/registry-credentials.mjs);
 // every run points them into a directory that does not exist, so no test
 // reads this machine's docker or containers login. A test sets its own.
 const NO_CREDENTIALS_DIR = join(tmpdir(), `artifact-bloom-no-credentials-${process.pid}-absent`);

@@ -202,7 +202,7 @@ export type HashFilesOptions = {
    */
   wholeFileLimit?: number;
   /**
-   * A module worker script that speaks `lib/hash-worker.js`'s protocol.
+   * A module worker script that speaks `lib/hashing/hash-worker.js`'s protocol.
    * Default: that file, and where it cannot start (a bundler that does not
    * emit it), a Blob-URL worker or the calling thread. A `workerUrl` given
    * that cannot start is not replaced: its files fail with `workerFailed`.
@@ -1073,7 +1073,7 @@ export declare function init(options?: unknown): Promise<unknown>;
  */
 export declare function initSync(options: { module: ArrayBuffer | ArrayBufferView | object }): unknown;
 
-// ==== The other seed systems (lib/tlbf.js, lib/mergeable.js, lib/scalable.js, lib/sizing.js) ================================
+// ==== The other seed systems (lib/variants/tlbf.js, lib/variants/mergeable.js, lib/variants/scalable.js, lib/variants/sizing.js) ================================
 // TlBloom (seed 002, TLBF bytes), MergeableBloomFilter + MergeableDelta (seed
 // 003, MBLF, docs/mergeable-format.md), ScalableBloomFilter (seed 004 step 5,
 // SBLF, docs/scalable-format.md) and the sizing helpers (seed 004 steps 4, 6).

@@ -10,8 +10,8 @@ const COMMANDS = {
   inspect: () => import("../cli/inspect.mjs").then((m) => m.inspect),
   check: () => import("../cli/check.mjs").then((m) => m.check),
   merge: () => import("../cli/merge.mjs").then((m) => m.merge),
-  serve: () => import("../cli/serve.mjs").then((m) => m.serve),
-  push: () => import("../cli/push.mjs").then((m) => m.push),
+  serve: () => import("../cli/serve/serve.mjs").then((m) => m.serve),
+  push: () => import("../cli/registry/push.mjs").then((m) => m.push),
 };
 
 const HELP = `Usage: artifact-bloom <command> [options]

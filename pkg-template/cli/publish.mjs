@@ -9,7 +9,7 @@ import {
   progressReporter, readBinaryDigests, readHexDigests,
 } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry-catalog.mjs";
+import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry/registry-catalog.mjs";
 import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
 import { outputError, readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
 import { SIDECAR_SUFFIX, buildSidecar, writeSidecar } from "./snapshot-sidecar.mjs";

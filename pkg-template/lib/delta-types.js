@@ -1,4 +1,4 @@
-// The types of the ABD1 delta API (lib/delta.js; docs/ABD1.md), as JSDoc
+// The types of the ABD1 delta API (lib/delta.js, lib/delta/; docs/ABD1.md), as JSDoc
 // typedefs only: scripts/emit-types.mjs emits them into the public .d.ts.
 
 /**

@@ -1,20 +1,20 @@
 // The public API of the main entry, shared by the Node and browser builds.
 // The other filters and the sizing helpers are in ./variants.js
 // (`artifact-bloom/variants`, their own wasm module).
-export { ArtifactBloomFilter, dedupePacked } from "./filter.js";
-export { Sha256, sha256 } from "./sha256.js";
-export { DEFAULT_WHOLE_FILE_LIMIT, hashFiles } from "./hash-files.js";
-export { wasmMemoryBytes } from "./memory.js";
+export { ArtifactBloomFilter, dedupePacked } from "./filter/filter.js";
+export { Sha256, sha256 } from "./hashing/sha256.js";
+export { DEFAULT_WHOLE_FILE_LIMIT, hashFiles } from "./hashing/hash-files.js";
+export { wasmMemoryBytes } from "./wasm/main-memory.js";
 export {
   ABF1_HEADER_LENGTH,
   encodeSnapshot,
   loadSnapshot,
   loadSnapshotStream,
   readSnapshotHeader,
-} from "./snapshot.js";
+} from "./snapshot/snapshot.js";
 // Conditional requests only: deltas (applySnapshotDelta, readSnapshotDeltaHeader
 // and a delta-asking fetchSnapshot) are `artifact-bloom/delta`'s.
-export { fetchSnapshot } from "./snapshot-fetch.js";
-export { HttpArtifactRepository } from "./http-repository.js";
-export { OciRegistryError, OciRegistryRepository } from "./oci-repository.js";
-export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service.js";
+export { fetchSnapshot } from "./snapshot/snapshot-fetch.js";
+export { HttpArtifactRepository } from "./repositories/http-repository.js";
+export { OciRegistryError, OciRegistryRepository } from "./repositories/oci-repository.js";
+export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service/service.js";

@@ -9,7 +9,7 @@
 // them), so their fields are documented in the type's own comment; mutable
 // ones use `@property`, which documents each field.
 
-/** @import { ArtifactBloomFilter } from "./filter.js" */
+/** @import { ArtifactBloomFilter } from "./filter/filter.js" */
 /** @import { Timers } from "./client-types.js" */
 
 // ==== The reference filter ===================================================
@@ -163,7 +163,7 @@
  *   Node process alive, so a stalled source answers `timeout` even with no other I/O pending.
  * @property {Timers} [timers] Timer functions for the idle limit (tests).
  * @property {number} [checksumWorkerMinBytes] Browsers: from this many checksummed bytes on (default
- *   8 MiB), the WebCrypto digest runs in a worker (lib/checksum-worker.js) so the page's thread is not
+ *   8 MiB), the WebCrypto digest runs in a worker (lib/snapshot/checksum-worker.js) so the page's thread is not
  *   blocked; below it, on the calling thread. 0: always a worker; Infinity: never. The worker file is
  *   emitted by bundlers that follow `new URL(…, import.meta.url)` (Vite, webpack); with esbuild or
  *   Rollup it is not, and a large snapshot's worker request fails (then the digest runs in-thread).

@@ -4,7 +4,7 @@
 //! binding) can map each to the reference's error code without parsing text.
 //! Both are [`Coded`]: `code()` is the stable machine word and the data stay
 //! numbers; the sentence (what was expected and what arrived) is built from
-//! them by `pkg-template/lib/errors.js`.
+//! them by `pkg-template/lib/core/errors.js`.
 
 use crate::error::{display_coded, Coded, Fields, Value};
 use crate::fallible::OutOfMemory;

@@ -279,7 +279,7 @@ fn header_serializes_for_js() {
 
 #[test]
 fn codes_and_fields() {
-    // The sentence is built in JS (lib/errors.js); the core keeps the code
+    // The sentence is built in JS (lib/core/errors.js); the core keeps the code
     // and the numbers, which `Display` lists.
     let invalid = LoadError::InvalidHeader {
         field: "reserved",

@@ -3,7 +3,7 @@
 //!
 //! One variant per check of docs/ABD1.md, data kept as numbers so the JS
 //! binding and tools never parse text. [`DeltaError`] is [`Coded`]: `code()`
-//! is the stable machine word; `pkg-template/lib/errors.js` builds the
+//! is the stable machine word; `pkg-template/lib/core/errors.js` builds the
 //! sentence (what was expected and what came) from its fields.
 
 use crate::abf1::{EncodeError, LoadError};

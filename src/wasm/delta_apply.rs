@@ -1,7 +1,7 @@
 //! Raw binding of the client side of ABD1 deltas (`crate::delta`): rebuild,
 //! diagnose and the header readers, in the delta module (`artifact-bloom/delta`,
 //! Cargo feature `delta-encode`) beside the encoder, so the main entry's wasm
-//! carries no ABD1 code. `pkg-template/lib/delta.js` wraps these: it checks
+//! carries no ABD1 code. `pkg-template/lib/delta/delta-apply.js` wraps these: it checks
 //! JavaScript values, writes the base with the main module's
 //! `encodeSnapshotUnsealed` (ABF1 with a zero checksum: nothing here reads it),
 //! loads a rebuilt target with the main module's `loadSnapshot` (the ABF1

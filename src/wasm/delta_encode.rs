@@ -1,7 +1,7 @@
 //! Raw binding of the server side of ABD1 (`crate::delta`): encode and
 //! compose, in their own module (`artifact-bloom/delta`, Cargo feature
 //! `delta-encode`), beside the client side (`super::delta_apply`), so the
-//! main entry's wasm carries no ABD1 code. `pkg-template/lib/delta-encode.js`
+//! main entry's wasm carries no ABD1 code. `pkg-template/lib/delta/delta-encode.js`
 //! wraps these.
 //!
 //! This module cannot read the main module's memory, so the encoder takes
@@ -29,7 +29,7 @@ pub(super) fn split(both: &[u8], first_length: usize) -> Result<(&[u8], &[u8]), 
 }
 
 /// Loads an ABF1 file that the main module's encoder wrote for this very
-/// call (`lib/delta-encode.js` passes nothing else): every header check
+/// call (`lib/delta/delta-encode.js` passes nothing else): every header check
 /// runs, but the checksum is taken as stored rather than re-hashing the
 /// payload (two SHA-256 passes of the files per delta). Were the bytes
 /// damaged anyway, the delta would name a target checksum its rebuilt

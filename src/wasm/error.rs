@@ -2,21 +2,21 @@
 //!
 //! A [`Coded`] error crosses as its domain, code and fields (a plain object:
 //! numbers, words, byte arrays, nested coded errors); `codedError` in
-//! `pkg-template/lib/errors.js` builds the `Error` (or `RangeError`) and its
+//! `pkg-template/lib/core/errors.js` builds the `Error` (or `RangeError`) and its
 //! message ("expected X, got Y") from them. So the wasm holds no message
 //! text and formats nothing: no `core::fmt` call site of the crate is
 //! linked, and an `outOfMemory` error needs no heap allocation in wasm to be
 //! reported (every value goes to JS as it is).
 //!
 //! The import path is the crate-root path of errors.js; `scripts/build.mjs`
-//! points the generated glue at the package's own `lib/errors.js`.
+//! points the generated glue at the package's own `lib/core/errors.js`.
 
 use crate::error::{Coded, Fields, Value};
 use crate::fallible::OutOfMemory;
 use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/pkg-template/lib/errors.js")]
+#[wasm_bindgen(module = "/pkg-template/lib/core/errors.js")]
 extern "C" {
     /// The JS error for `code` of `domain` with `fields` (see errors.js).
     #[wasm_bindgen(js_name = codedError)]

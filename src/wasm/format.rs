@@ -1,14 +1,28 @@
-//! Format constants the JavaScript layer needs as numbers. JavaScript asks
-//! for them here instead of restating them, so a format rule lives in Rust
-//! only.
+//! Format rules the JavaScript layer needs, asked of wasm instead of
+//! restated in JS, so each lives in Rust only: constants as numbers, and
+//! which bytes of an ABF1 file its checksum covers (for a JS caller that
+//! hashes outside wasm — browsers: one `crypto.subtle.digest` over the whole
+//! payload once it is in hand; the decoder that compares the result is
+//! `RawSnapshotDecoder.finishWithChecksum`).
 
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::abf1;
+use crate::abf1::{self, CHECKSUMMED_HEADER_LENGTH, OFFSET_PAYLOAD};
 
 /// Length of the fixed ABF1 header in bytes (the JS `ABF1_HEADER_LENGTH`).
 #[wasm_bindgen(js_name = abf1HeaderLength)]
 pub fn abf1_header_length() -> u32 {
     const LENGTH: u32 = abf1::HEADER_LENGTH as u32;
     LENGTH
+}
+
+/// `{ headerBytes, payloadOffset }`: step 8's SHA-256 is over file bytes
+/// `[0, headerBytes)` followed by `[payloadOffset, end)`.
+#[wasm_bindgen(js_name = snapshotChecksumCoverage)]
+pub fn snapshot_checksum_coverage() -> Result<JsValue, JsValue> {
+    let coverage = Object::new();
+    Reflect::set(&coverage, &"headerBytes".into(), &(CHECKSUMMED_HEADER_LENGTH as f64).into())?;
+    Reflect::set(&coverage, &"payloadOffset".into(), &(OFFSET_PAYLOAD as f64).into())?;
+    Ok(coverage.into())
 }

@@ -9,8 +9,6 @@
 //! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
 mod alloc;
-#[cfg(feature = "artifact")]
-mod checksum;
 #[cfg(feature = "delta-encode")]
 mod delta_apply;
 #[cfg(feature = "delta-encode")]
@@ -27,7 +25,7 @@ mod input;
 #[cfg(feature = "artifact")]
 mod snapshot;
 #[cfg(feature = "variants")]
-mod systems;
+mod variants;
 
 use wasm_bindgen::prelude::*;
 

@@ -4,7 +4,7 @@
 //! format of the LZMA SDK: a 13-byte header, then the range-coded data) and
 //! embeds it as base64; gzipped, that is ≈ 12 KiB less for the main module
 //! than hex of the raw bytes. This decoder is itself a wasm module of a few
-//! KiB, instantiated synchronously at import by `pkg-template/lib/wasm-bytes.js`.
+//! KiB, instantiated synchronously at import by `pkg-template/lib/wasm/wasm-bytes.js`.
 //! Measured in Node 20 on a loaded 2-vCPU machine: the main module decodes in
 //! ≈ 6 ms warm and 12–20 ms in a fresh process, where the same decoder in
 //! JavaScript took 11 ms warm and 36–200 ms cold (V8's interpreter and

@@ -1,0 +1,112 @@
+// The docker credential-helper protocol, client side: `docker-credential-NAME
+// get` with the server address on standard input answers
+// {"ServerURL","Username","Secret"} on standard output, or exits non-zero
+// with "credentials not found" when it has none. A Username of "<token>"
+// means Secret is an identity token (an OAuth2 refresh token), not a
+// password. The helper is a program the user installed; it gets a time
+// limit, and neither its answer nor the secret ever reaches a message.
+import { spawn } from "node:child_process";
+import { UsageError } from "../common.mjs";
+
+/** The most a helper may print before it is stopped (an answer is a few hundred bytes). */
+const MAX_OUTPUT_BYTES = 64 * 1024;
+const HELPER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * @typedef {import("../../lib/client-types.js").RegistryCredentials} RegistryCredentials
+ */
+
+/**
+ * The helper's program name for a credHelpers / credsStore value.
+ * @param {unknown} name
+ * @param {string} where e.g. `credHelpers["127.0.0.1:5000"] in /home/u/.docker/config.json`
+ * @returns {string}
+ */
+export function helperProgram(name, where) {
+  if (typeof name !== "string" || !HELPER_NAME.test(name)) {
+    throw new UsageError(`${where}: expected a credential helper name such as "pass" or "desktop" (run as docker-credential-NAME), got ${JSON.stringify(name)}`);
+  }
+  return `docker-credential-${name}`;
+}
+
+/**
+ * Asks a credential helper for the credentials of `serverAddress`.
+ * @param {string} program e.g. "docker-credential-pass"
+ * @param {string} serverAddress what the helper stored them under (the registry host)
+ * @param {{ timeoutMs: number, env?: NodeJS.ProcessEnv }} options
+ * @returns {Promise<RegistryCredentials | undefined>} undefined: the helper has none
+ */
+export async function askCredentialHelper(program, serverAddress, { timeoutMs, env = process.env }) {
+  const { code, stdout, stderr, failure } = await runHelper(program, serverAddress, timeoutMs, env);
+  if (failure === "ENOENT") {
+    throw new UsageError(`credential helper ${program} is not on PATH (named by a docker or containers config); install it, or give credentials with --username`);
+  }
+  if (failure === "timeout") {
+    throw new UsageError(`credential helper ${program} did not answer within ${timeoutMs} ms (--timeout-ms); it was stopped`);
+  }
+  if (failure === "tooLarge") throw new UsageError(`credential helper ${program} printed more than ${MAX_OUTPUT_BYTES} bytes; expected one JSON answer`);
+  if (failure !== undefined) throw new UsageError(`credential helper ${program} could not be run: ${failure}`);
+  if (code !== 0) {
+    // By the protocol a failing helper prints its error message, never a secret.
+    const said = (stdout.trim() || stderr.trim()).split("\n")[0]?.slice(0, 200) ?? "";
+    if (/credentials not found/i.test(said)) return undefined;
+    throw new UsageError(`credential helper ${program} get failed (exit ${code})${said ? `: ${said}` : ""}`);
+  }
+  let answer;
+  try {
+    answer = JSON.parse(stdout);
+  } catch {
+    throw new UsageError(`credential helper ${program} get answered something that is not JSON; expected {"Username": …, "Secret": …}`);
+  }
+  const { Username: username, Secret: secret } = answer ?? {};
+  if (typeof username !== "string" || typeof secret !== "string") {
+    throw new UsageError(`credential helper ${program} get answered JSON without string "Username" and "Secret" fields`);
+  }
+  if (secret === "") return undefined;
+  return username === "<token>" ? { identityToken: secret } : { username, password: secret };
+}
+
+/**
+ * Runs `program get`, bounded in time and output → { code, stdout, stderr, failure? }.
+ * @param {string} program
+ * @param {string} input
+ * @param {number} timeoutMs
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<{ code: number | null, stdout: string, stderr: string, failure?: string }>}
+ */
+function runHelper(program, input, timeoutMs, env) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(program, ["get"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    } catch (error) {
+      resolve({ code: null, stdout: "", stderr: "", failure: error?.code ?? String(error) });
+      return;
+    }
+    const out = [];
+    const err = [];
+    let size = 0;
+    let failure;
+    const stop = (why) => {
+      failure ??= why;
+      child.kill("SIGKILL");
+    };
+    const collect = (into) => (chunk) => {
+      size += chunk.byteLength;
+      if (size > MAX_OUTPUT_BYTES) stop("tooLarge");
+      else into.push(chunk);
+    };
+    child.stdout.on("data", collect(out));
+    child.stderr.on("data", collect(err));
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    child.once("error", (error) => {
+      failure ??= error?.code === "ENOENT" ? "ENOENT" : error?.message ?? String(error);
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), failure });
+    });
+    child.stdin.on("error", () => {}); // a helper may exit without reading its input
+    child.stdin.end(input); // as docker sends it: the address alone, no newline
+  });
+}

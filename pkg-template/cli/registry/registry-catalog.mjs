@@ -1,0 +1,222 @@
+// Every digest one repository of a registry serves, for
+// `publish --from-registry URL --repository NAME`: the tags (paginated by
+// the Link header) → each tag's manifest or index (OCI and Docker media
+// types, nested indexes followed) → config and layer blobs, plus every
+// manifest's own digest. Each manifest's bytes are hashed and must match the
+// digest that named it (the tag's Docker-Content-Digest, or the index
+// entry); nothing is guessed.
+//
+// What it cannot see: manifests pushed by digest and never tagged (the
+// registry has no API listing them), so their blobs are absent from the
+// snapshot unless a tag reaches them. A pusher then uploads such a blob
+// again — harmless, the registry keeps one copy.
+import { createHash } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { RESPONSE_LIMITS } from "../../lib/repositories/oci-client.js";
+import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { UsageError, hexToBytes } from "../common.mjs";
+import { INDEX_TYPES, MANIFEST_TYPES } from "./oci-layout.mjs";
+import { RegistryFailure } from "../exit-codes.mjs";
+import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure } from "./registry-common.mjs";
+import { tlsAdvice } from "./registry-tls.mjs";
+
+const ACCEPT = [...MANIFEST_TYPES, ...INDEX_TYPES].join(", ");
+const PAGE_SIZE = 100;
+const MAX_PAGES = 100_000; // a Link chain longer than this is refused, not followed forever
+const MAX_DEPTH = 8;
+const CONCURRENCY = 8;
+const DIGEST = /^sha256:([0-9a-f]{64})$/;
+
+/** Options `publish` adds for --from-registry. */
+export const FROM_REGISTRY_OPTIONS = {
+  "from-registry": { type: "string" },
+  repository: { type: "string" },
+  "save-digests": { type: "string" },
+  ...REGISTRY_OPTIONS,
+};
+
+export const FROM_REGISTRY_HELP = `  --from-registry URL  instead of --input: every digest the repository serves
+                       (tags → manifests/indexes → configs, layers, and the
+                       manifests themselves), e.g. http://127.0.0.1:5000
+  --repository NAME    the repository (with --from-registry); a snapshot is
+                       per repository: HEAD answers 404 for a blob that is
+                       stored in the registry but not linked to NAME
+  --save-digests FILE  also write the enumerated digests, one hex per line
+                       Answers are read up to a limit: a manifest or index
+                       ${sizeText(RESPONSE_LIMITS.manifest.bytes)} (the distribution spec's), a tag page ${sizeText(RESPONSE_LIMITS.tagPage.bytes)}, a
+                       token answer ${sizeText(RESPONSE_LIMITS.token.bytes)}; more fails with tooLarge
+${REGISTRY_HELP}`;
+
+/** @param {number} bytes */
+function sizeText(bytes) {
+  return `${bytes / (1024 * 1024)} MiB`;
+}
+
+/**
+ * The next-page URL of a Link header (`<url>; rel="next"`), resolved; one on
+ * another origin than the registry is refused (crossOrigin), see oci-client.js.
+ */
+function nextLink(client, header, base) {
+  if (!header) return undefined;
+  for (const part of header.split(",")) {
+    const match = /<([^>]*)>\s*;(.*)$/.exec(part.trim());
+    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) return client.resolve(match[1] ?? "", base, `the tag list's Link header of GET ${base}`);
+  }
+  return undefined;
+}
+
+/** @param {unknown} value @param {string} where @returns {string} hex */
+function digestHex(value, where) {
+  const match = typeof value === "string" ? DIGEST.exec(value) : null;
+  if (match === null) {
+    throw new OciRegistryError(`${where}: expected a sha256:<64 hex> digest, got ${JSON.stringify(value)}`, { code: "badResponse" });
+  }
+  return /** @type {string} */ (match[1]);
+}
+
+/**
+ * Enumerates the repository behind `client`.
+ * @param {import("../../lib/repositories/oci-client.js").RegistryClient} client
+ * @returns {Promise<{ digests: Set<string>, tags: number, tagNames: string[], manifests: number }>} digests as hex
+ */
+export async function enumerateRepository(client) {
+  const tags = await listTags(client);
+  const digests = new Set();
+  const manifests = new Set();
+  const visit = async (reference, expectedHex, where, depth) => {
+    if (expectedHex !== undefined && manifests.has(expectedHex)) return;
+    if (depth > MAX_DEPTH) throw new OciRegistryError(`${where}: indexes nested deeper than ${MAX_DEPTH}`, { code: "badResponse" });
+    const response = await client.expect("GET", `manifests/${reference}`, [200], { headers: { accept: ACCEPT }, limit: "manifest" });
+    const hex = createHash("sha256").update(response.body).digest("hex");
+    const named = response.headers.get("docker-content-digest");
+    if ((expectedHex !== undefined && hex !== expectedHex) || (named !== null && named !== `sha256:${hex}`)) {
+      throw new OciRegistryError(
+        `GET ${response.url}: the manifest hashes to sha256:${hex}, not ${expectedHex === undefined ? named : `sha256:${expectedHex}`}`,
+        { code: "digestMismatch", status: 200 },
+      );
+    }
+    if (manifests.has(hex)) return;
+    manifests.add(hex);
+    digests.add(hex);
+    let json;
+    try {
+      json = JSON.parse(new TextDecoder().decode(response.body));
+    } catch {
+      throw new OciRegistryError(`GET ${response.url} answered a manifest that is not JSON`, { code: "badResponse", status: 200 });
+    }
+    const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() || json?.mediaType;
+    if (INDEX_TYPES.has(type)) {
+      const children = Array.isArray(json?.manifests) ? json.manifests : [];
+      for (const [position, child] of children.entries()) {
+        const childWhere = `${where} → manifests[${position}]`;
+        const childHex = digestHex(child?.digest, childWhere);
+        await visit(`sha256:${childHex}`, childHex, childWhere, depth + 1);
+      }
+    } else if (MANIFEST_TYPES.has(type)) {
+      digests.add(digestHex(json?.config?.digest, `${where} config`));
+      for (const [position, layer] of (Array.isArray(json?.layers) ? json.layers : []).entries()) {
+        digests.add(digestHex(layer?.digest, `${where} layers[${position}]`));
+      }
+    } else {
+      throw new OciRegistryError(`GET ${response.url}: unsupported manifest media type "${type}" (${where})`, { code: "badResponse", status: 200 });
+    }
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < tags.length) {
+      const tag = tags[next];
+      next += 1;
+      await visit(tag, undefined, `tag ${tag}`, 0);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, tags.length) }, worker));
+  return { digests, tags: tags.length, tagNames: tags, manifests: manifests.size };
+}
+
+/**
+ * Every tag, following Link: rel="next". A repository the registry does not
+ * know (404 NAME_UNKNOWN) has no tags.
+ * @param {import("../../lib/repositories/oci-client.js").RegistryClient} client
+ * @returns {Promise<string[]>}
+ */
+export async function listTags(client) {
+  const tags = [];
+  const seen = new Set();
+  let url = client.url(`tags/list?n=${PAGE_SIZE}`);
+  for (let page = 0; url !== undefined; page += 1) {
+    if (page >= MAX_PAGES || seen.has(url.href)) {
+      throw new OciRegistryError(`tags/list: the Link chain repeats or exceeds ${MAX_PAGES} pages at ${url}`, { code: "badResponse" });
+    }
+    seen.add(url.href);
+    const response = await client.send("GET", url, { limit: "tagPage" });
+    if (response.status === 404 && page === 0 && response.body.byteLength > 0
+      && /NAME_UNKNOWN/.test(new TextDecoder().decode(response.body))) {
+      return [];
+    }
+    if (response.status !== 200) throw client.error("GET", url, response, "expected 200 with { tags: [...] }");
+    let json;
+    try {
+      json = JSON.parse(new TextDecoder().decode(response.body));
+    } catch {
+      throw new OciRegistryError(`GET ${url} answered a tag list that is not JSON`, { code: "badResponse", status: 200 });
+    }
+    const pageTags = json?.tags ?? [];
+    if (!Array.isArray(pageTags) || !pageTags.every((tag) => typeof tag === "string")) {
+      throw new OciRegistryError(`GET ${url} answered { tags } that is not a list of strings`, { code: "badResponse", status: 200 });
+    }
+    // One by one: push(...pageTags) passes every tag as an argument, and a
+    // page of ~125k tags overflows the call stack.
+    for (const tag of pageTags) tags.push(tag);
+    url = nextLink(client, response.headers.get("link"), url);
+  }
+  return [...new Set(tags)];
+}
+
+/**
+ * `publish --from-registry`: the enumeration as publish's digest input
+ * (`{ packed, lines }`, like readHexDigests), with what was found on stderr.
+ * @param {Record<string, string | boolean | undefined>} values parsed options
+ */
+export async function readRegistryDigests(values) {
+  const url = String(values["from-registry"]);
+  if (values.repository === undefined) throw new UsageError("--from-registry needs --repository NAME");
+  if (!/^https?:\/\//i.test(url)) throw new UsageError(`--from-registry must be an http(s) URL, got "${url}"`);
+  const client = await clientFromOptions(url, String(values.repository), values);
+  const started = performance.now();
+  let found;
+  try {
+    found = await enumerateRepository(client);
+  } catch (error) {
+    const { code, status, message } = describeFailure(error, client);
+    const advice = await tlsAdvice(error, {
+      url, plainHint: `try --from-registry ${url.replace(/^https:/i, "http:")}`, tlsHint: `try --from-registry ${url.replace(/^http:/i, "https:")}`,
+    });
+    throw new RegistryFailure(`--from-registry ${url}: ${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}${advice ? `; ${advice}` : ""}`, {
+      code, status, cause: error,
+    });
+  }
+  const milliseconds = performance.now() - started;
+  const hexes = [...found.digests].sort();
+  if (values["save-digests"] !== undefined) {
+    const path = String(values["save-digests"]);
+    try {
+      await writeFile(path, hexes.map((hex) => `${hex}\n`).join(""));
+    } catch (error) {
+      throw new UsageError(`cannot write --save-digests ${path}: ${error.message}`);
+    }
+  }
+  const packed = new Uint8Array(hexes.length * 32);
+  hexes.forEach((hex, index) => packed.set(hexToBytes(hex), index * 32));
+  const requests = client.requests;
+  process.stderr.write(
+    `from-registry ${url} ${client.name}: ${found.tags} tags, ${found.manifests} manifests, ${hexes.length} digests`
+      + ` in ${milliseconds.toFixed(0)} ms (${requests.get} GET, ${requests.token} token requests)\n`,
+  );
+  return {
+    packed,
+    lines: hexes.length,
+    hexes,
+    tagNames: found.tagNames,
+    registry: { url, repository: client.name, tags: found.tags, manifests: found.manifests, milliseconds, requests },
+  };
+}

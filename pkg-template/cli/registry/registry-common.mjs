@@ -1,0 +1,114 @@
+// What `push` and `publish --from-registry` share: image references,
+// credentials, the client, and how a registry failure is reported.
+import { DEFAULT_TIMEOUT_MS, RegistryClient } from "../../lib/repositories/oci-client.js";
+import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { UsageError, integerOption } from "../common.mjs";
+import { credentialHint, lookupCredentials } from "./registry-credentials.mjs";
+import { TLS_HELP, TLS_OPTIONS, fetchForTlsOptions } from "./registry-tls.mjs";
+
+export { parseImageReference } from "./image-reference.mjs";
+
+/** The credential lookup behind each client, for the 401 message. */
+const lookups = new WeakMap();
+
+/** parseArgs options for credentials and the timeout. */
+export const REGISTRY_OPTIONS = {
+  username: { type: "string" },
+  "password-stdin": { type: "boolean", default: false },
+  "timeout-ms": { type: "string" },
+  "token-realm": { type: "string", multiple: true },
+  ...TLS_OPTIONS,
+};
+
+export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic, or at the Bearer token realm);
+                       the password comes from ARTIFACT_BLOOM_REGISTRY_PASSWORD
+                       or, with --password-stdin, from standard input
+  --password-stdin     read the password from standard input
+                       Without --username, credentials for the registry host
+                       come from the first of these that has them (as skopeo,
+                       podman and docker read them): $REGISTRY_AUTH_FILE, else
+                       $XDG_RUNTIME_DIR/containers/auth.json; then
+                       $XDG_CONFIG_HOME/containers/auth.json (~/.config/…);
+                       then $DOCKER_CONFIG/config.json (~/.docker/config.json).
+                       In each: credHelpers[HOST], credsStore (run as
+                       docker-credential-NAME get, within --timeout-ms), then
+                       auths (HOST/NAME or HOST; "auth" or "identitytoken").
+                       A 401 names the places looked at; no secret is printed
+  --token-realm URL    a Bearer token realm on another host than the registry
+                       (e.g. https://auth.docker.io) that may receive the
+                       --username credentials; repeatable. Without it they go
+                       only to the registry's own origin, and a realm elsewhere
+                       fails with crossOrigin. Requests go only to the registry:
+                       a Link or upload Location naming another origin fails
+                       with crossOrigin, and redirects are not followed
+  --timeout-ms N       per-request timeout (default 30000)
+${TLS_HELP}`;
+
+/** Reads all of standard input as text (for --password-stdin). */
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+/**
+ * A RegistryClient for `url` + `name` from the parsed options.
+ * @param {string} url registry root URL
+ * @param {string} name repository
+ * @param {Record<string, string | boolean | undefined>} values parsed options
+ */
+export async function clientFromOptions(url, name, values) {
+  /** @type {import("../../lib/repositories/oci-client.js").RegistryClientOptions} */
+  const options = {};
+  if (values["timeout-ms"] !== undefined) options.timeoutMs = integerOption(values, "timeout-ms", 1, 3_600_000);
+  let explicit;
+  if (values.username !== undefined) {
+    const password = values["password-stdin"] ? await readStdin() : process.env.ARTIFACT_BLOOM_REGISTRY_PASSWORD;
+    if (password === undefined) {
+      throw new UsageError("--username needs a password: set ARTIFACT_BLOOM_REGISTRY_PASSWORD or use --password-stdin");
+    }
+    explicit = { username: String(values.username), password };
+  } else if (values["password-stdin"]) {
+    throw new UsageError("--password-stdin needs --username");
+  }
+  const host = URL.canParse(url) ? new URL(url).host : "";
+  const lookup = await lookupCredentials(host, name, { explicit, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  if (lookup.credentials !== undefined) options.credentials = lookup.credentials;
+  const realms = /** @type {string[] | undefined} */ (/** @type {unknown} */ (values["token-realm"]));
+  if (realms !== undefined) {
+    for (const realm of realms) {
+      if (!URL.canParse(realm) || !/^https?:$/.test(new URL(realm).protocol)) {
+        throw new UsageError(`--token-realm must be an http(s) URL such as https://auth.example, got "${realm}"`);
+      }
+    }
+    options.tokenRealms = realms;
+  }
+  const tlsFetch = await fetchForTlsOptions(values);
+  if (tlsFetch !== undefined) options.fetch = tlsFetch;
+  let client;
+  try {
+    client = new RegistryClient(url, name, options);
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  lookups.set(client, lookup);
+  return client;
+}
+
+/**
+ * The one-line description of a failure: the registry's (with its code and
+ * status) or any other error's message. For a refusal of `client`'s
+ * credentials it adds where they were looked for and how to give them.
+ * @param {unknown} error
+ * @param {RegistryClient} [client]
+ * @returns {{ code: string, status?: number, message: string }}
+ */
+export function describeFailure(error, client) {
+  if (error instanceof OciRegistryError) {
+    const hint = error.code === "unauthorized" && client !== undefined ? credentialHint(lookups.get(client)) : "";
+    const message = hint === "" ? error.message : `${error.message}; ${hint}`;
+    return { code: error.code, ...(error.status === undefined ? {} : { status: error.status }), message };
+  }
+  const code = typeof error?.code === "string" ? error.code : "error";
+  return { code, message: error?.message ?? String(error) };
+}

@@ -1,0 +1,96 @@
+// `push --snapshot URL --snapshot-cache FILE`: the newest snapshot at URL for
+// the bytes of the change. FILE holds the snapshot this machine fetched
+// last; it is the base of an ABD1 delta request (artifact-bloom/delta's
+// fetchSnapshot: `A-IM: abd1`, If-None-Match its checksum, which is the ETag
+// `serve` gives). The server answers 304 (FILE is current), 226 (a delta,
+// applied and checked against the target's checksum) or 200 (the full file,
+// e.g. from a server without deltas). Whatever came is written back to FILE
+// atomically before the push uses it, so the push always sees the version the
+// URL serves now — a delta can save bytes, never change the answer.
+import { randomBytes } from "node:crypto";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { deltaFetchSnapshot, encodeSnapshot, loadLibrary, loadSnapshot } from "../library.mjs";
+import { UsageError } from "../common.mjs";
+
+/**
+ * The cached snapshot, or undefined when FILE is missing or does not load
+ * (then the full file is fetched and FILE replaced).
+ * @param {string} path
+ */
+async function readCached(path) {
+  let bytes;
+  try {
+    bytes = new Uint8Array(await readFile(path));
+  } catch (error) {
+    if (error.code === "ENOENT") return { snapshot: undefined, note: undefined };
+    throw new UsageError(`cannot read --snapshot-cache ${path}: ${error.message}`);
+  }
+  const loaded = loadSnapshot(bytes, { source: path });
+  if (loaded.kind === "failure") return { snapshot: undefined, note: `--snapshot-cache ${path} does not load (${loaded.error}); fetching the full snapshot` };
+  return { snapshot: loaded.value, note: undefined };
+}
+
+/** Writes the snapshot's ABF1 bytes to `path` atomically. */
+async function writeCached(path, snapshot) {
+  const bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
+  const temp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    await writeFile(temp, bytes);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new UsageError(`cannot write --snapshot-cache ${path}: ${error.message}`);
+  }
+}
+
+/**
+ * Fetches `url` against the cached base in `cachePath` → { snapshot, transfer, notes }.
+ * `transfer`: { from: "cache" | "delta" | "full", bytes, fullBytes, baseCatalogVersion, deltaFailure? }.
+ * @param {string} url
+ * @param {string} cachePath
+ */
+export async function fetchThroughCache(url, cachePath) {
+  await loadLibrary({ delta: true });
+  const notes = [];
+  const cached = await readCached(cachePath);
+  if (cached.note !== undefined) notes.push(cached.note);
+  const base = cached.snapshot;
+  let result;
+  try {
+    result = await deltaFetchSnapshot(url, base === undefined ? {} : { base });
+  } catch (error) {
+    base?.filter.free();
+    throw new UsageError(`cannot fetch --snapshot ${url}: ${error.message}`);
+  }
+  const baseCatalogVersion = base?.catalogVersion ?? null;
+  if (result.kind === "failure" && result.error === "notModified" && base !== undefined) {
+    return { snapshot: base, notes, transfer: { from: "cache", bytes: 0, fullBytes: null, baseCatalogVersion } };
+  }
+  base?.filter.free();
+  let snapshot;
+  let transfer;
+  if (result.kind === "success") {
+    snapshot = result.value;
+    transfer = result.transfer;
+  } else if (result.error === "versionConflict" && result.snapshot !== undefined) {
+    // The server republished the cached version with other digests: its file proved itself; the cache was wrong.
+    notes.push(`--snapshot-cache ${cachePath}: ${result.message}; using the server's snapshot`);
+    snapshot = result.snapshot;
+    transfer = result.transfer ?? { bytes: 0, delta: false, fullBytes: 0 };
+  } else {
+    throw new UsageError(`--snapshot ${url}: ${result.error}: ${result.message}`);
+  }
+  await writeCached(cachePath, snapshot);
+  return {
+    snapshot,
+    notes,
+    transfer: {
+      from: transfer.delta ? "delta" : "full",
+      bytes: transfer.bytes,
+      fullBytes: transfer.fullBytes,
+      baseCatalogVersion,
+      ...(transfer.deltaFailure === undefined ? {} : { deltaFailure: transfer.deltaFailure }),
+    },
+  };
+}

@@ -1,0 +1,290 @@
+// What `artifact-bloom serve` answers from: ONE versioned unit — the snapshot
+// file, its catalogVersion and the catalog list read with it — replaced as a
+// whole, never one file at a time.
+//
+// The server used to reload the two files independently: after a republish
+// a request at the new version could be answered from the old catalog while
+// its reload had only started (issue 21, D1: a false 404 for a digest the
+// new version holds). Now a change of either file starts one reload (shared
+// by every request that needs it) that reads both, judges them together and
+// swaps both, or keeps the unit it has:
+//   - a snapshot with a newer catalogVersion is served once the catalog list
+//     has changed too (either order works; the documented one is the list
+//     first) and every digest of the list is "maybe" in it;
+//   - a lower catalogVersion, or the same one with other content (another
+//     header checksum), is refused (D2): one version names one catalog;
+//   - a new catalog list under the same snapshot waits for its snapshot.
+// Each pair of file identities is judged once, so a refusal is logged once.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { setImmediate as yieldToRequests } from "node:timers/promises";
+import { readHexDigests } from "../common.mjs";
+import { loadSnapshot, readSnapshotHeader } from "../library.mjs";
+
+// Building the catalog's Set yields to the event loop this often, so a
+// reload of a large catalog never blocks the requests answered meanwhile.
+const CATALOG_YIELD_EVERY = 16_384;
+
+/**
+ * The snapshot file: its bytes, ETag, Last-Modified and header (undefined if
+ * it does not load). The ETag is the ABF1 checksum, so a client can name any
+ * snapshot it holds when asking for a delta; a file whose header does not
+ * load gets a hash of its bytes.
+ */
+async function loadSnapshotFile(path, info) {
+  const bytes = await readFile(path);
+  const header = readSnapshotHeader(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const etag = header.kind === "success" ? `"${header.value.checksum}"`
+    : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
+  return {
+    bytes, etag, lastModified: info.mtime.toUTCString(),
+    header: header.kind === "success" ? header.value : undefined, headerError: header.kind === "failure" ? header.error : undefined,
+  };
+}
+
+/** The catalog list: its exact digest set (lowercase hex) and the digests packed, for checking them against a snapshot. */
+async function loadCatalog(path) {
+  const { packed } = await readHexDigests(createReadStream(path));
+  const present = new Set();
+  const count = packed.byteLength / 32;
+  for (let index = 0; index < count; index += 1) {
+    present.add(Buffer.from(packed.buffer, packed.byteOffset + index * 32, 32).toString("hex"));
+    if (index % CATALOG_YIELD_EVERY === CATALOG_YIELD_EVERY - 1) await yieldToRequests();
+  }
+  return { present, packed };
+}
+
+/** inode, size and mtime: an atomic replace (a new inode) or an in-place rewrite both change it. */
+function identityOf(info) {
+  return `${info.ino}:${info.size}:${info.mtimeMs}`;
+}
+
+/** The file's stat, or undefined if it cannot be stat'ed now (mid-replace or removed: keep serving what is loaded). */
+async function look(path) {
+  try {
+    return await stat(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why `catalog` cannot be the list `snapshot` was built from, or undefined.
+ * A snapshot's insertedItemCount is its unique digests (an upper bound for a
+ * merge), and a Bloom filter answers "maybe" for every member: a list with
+ * more digests, or one the filter calls absent, is another version's list.
+ */
+function mismatchOf(snapshotFile, catalog) {
+  const unique = catalog.present.size;
+  if (unique > snapshotFile.header.insertedItemCount) {
+    return `it holds ${unique} digests, the snapshot was built from ${snapshotFile.header.insertedItemCount}`;
+  }
+  const loaded = loadSnapshot(new Uint8Array(snapshotFile.bytes.buffer, snapshotFile.bytes.byteOffset, snapshotFile.bytes.byteLength));
+  if (loaded.kind === "failure") return `the snapshot does not load (${loaded.error})`;
+  try {
+    const maybe = loaded.value.filter.countMaybe(catalog.packed);
+    const listed = catalog.packed.byteLength / 32;
+    return maybe === listed ? undefined : `${listed - maybe} of its ${listed} digests are absent from the snapshot`;
+  } finally {
+    loaded.value.filter.free();
+  }
+}
+
+/**
+ * @typedef {object} Unit
+ * @property {number} version the catalogVersion the existence API answers for
+ * @property {Awaited<ReturnType<typeof loadSnapshotFile>>} snapshot
+ * @property {Set<string>} present the catalog's digests
+ */
+
+export class ServedUnit {
+  #paths;
+  #fixedVersion;
+  #onSwap;
+  #report;
+  /** @type {Unit | undefined} */
+  #unit;
+  /** Identities of the served unit's files, and of the last pair judged (with what was read of it). */
+  #served;
+  #judged;
+  /** @type {string | undefined} the ETag of the last snapshot refused */
+  #refusedEtag;
+  /** @type {Promise<void> | undefined} the one reload in flight */
+  #pending;
+  snapshotLoads = 0;
+  catalogLoads = 0;
+  /** Files that did not load (the unit kept serving). */
+  reloadFailures = 0;
+  /** Snapshots refused because they would lower or reuse the served catalogVersion (D2). */
+  versionRefusals = 0;
+
+  /**
+   * @param {{ snapshot: string, catalog: string, fixedVersion?: number,
+   *   onSwap: (unit: Unit) => void, report: (kind: "reloadFailure" | "refusal" | "waiting", message: string) => void }} options
+   */
+  constructor({ snapshot, catalog, fixedVersion, onSwap, report }) {
+    this.#paths = { snapshot, catalog };
+    this.#fixedVersion = fixedVersion;
+    this.#onSwap = onSwap;
+    this.#report = report;
+  }
+
+  /**
+   * The first load of both files, through `reading(path, read)` (which turns
+   * a failure into the caller's error: the server does not start).
+   * @returns {Promise<Unit>}
+   */
+  async start(reading) {
+    const read = async (path, loader) => {
+      const info = await stat(path); // throws the real error (ENOENT, EACCES…)
+      return { identity: identityOf(info), value: await loader(path, info) };
+    };
+    const snapshot = await reading(this.#paths.snapshot, (path) => read(path, loadSnapshotFile));
+    const catalog = await reading(this.#paths.catalog, (path) => read(path, loadCatalog));
+    this.snapshotLoads += 1;
+    this.catalogLoads += 1;
+    const version = this.#fixedVersion ?? snapshot.value.header?.catalogVersion;
+    if (version === undefined) throw Object.assign(new Error(snapshot.value.headerError), { code: "headerDoesNotLoad" });
+    this.#served = this.#judged = { snapshot, catalog };
+    this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present });
+    return this.#unit;
+  }
+
+  /** The served unit, without waiting: a change of either file starts the (one) reload in the background. */
+  async current() {
+    const seen = await this.#lookBoth();
+    if (this.#changed(seen) && this.#pending === undefined) this.#reload(seen);
+    return this.#unit;
+  }
+
+  /**
+   * The unit once the files as they are now have been judged: waits for the
+   * reload a change needs (sharing the one in flight) at most `waitMs`, then
+   * answers with whatever is served. A file replaced again meanwhile gets one
+   * more round.
+   * @returns {Promise<Unit>}
+   */
+  async fresh(waitMs) {
+    let timer;
+    let timedOut = false;
+    const bound = new Promise((done) => { timer = setTimeout(() => { timedOut = true; done(); }, waitMs); });
+    try {
+      for (let round = 0; round < 2 && !timedOut; round += 1) {
+        const seen = await this.#lookBoth();
+        if (!this.#changed(seen)) break;
+        await Promise.race([this.#pending ?? this.#reload(seen), bound]);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.#unit;
+  }
+
+  /** The served unit as it is (no look at the files: for /stats, which must not start a reload). */
+  get unit() {
+    return this.#unit;
+  }
+
+  async #lookBoth() {
+    const [snapshot, catalog] = await Promise.all([look(this.#paths.snapshot), look(this.#paths.catalog)]);
+    return { snapshot, catalog };
+  }
+
+  /** Whether a file's identity differs from the last pair judged (a file that cannot be stat'ed counts as unchanged). */
+  #changed(seen) {
+    return (seen.snapshot !== undefined && identityOf(seen.snapshot) !== this.#judged.snapshot.identity)
+      || (seen.catalog !== undefined && identityOf(seen.catalog) !== this.#judged.catalog.identity);
+  }
+
+  #reload(seen) {
+    this.#pending = this.#judge(seen).finally(() => { this.#pending = undefined; });
+    return this.#pending;
+  }
+
+  /** Reads what changed (reusing the last read of a file that did not), then swaps or keeps the unit. */
+  async #judge(seen) {
+    const readChanged = async (name, info, loader) => {
+      const identity = info === undefined ? this.#judged[name].identity : identityOf(info);
+      if (identity === this.#judged[name].identity) return this.#judged[name];
+      try {
+        const value = await loader(this.#paths[name], info);
+        this[`${name}Loads`] += 1;
+        return { identity, value };
+      } catch (error) {
+        this.reloadFailures += 1;
+        this.#report("reloadFailure", `cannot reload ${this.#paths[name]}: ${error.message}; still serving its previous contents`);
+        return { identity, value: undefined };
+      }
+    };
+    const snapshot = await readChanged("snapshot", seen.snapshot, loadSnapshotFile);
+    const catalog = await readChanged("catalog", seen.catalog, loadCatalog);
+    // A file that did not load is not retried until it changes again; the other keeps its last read.
+    this.#judged = {
+      snapshot: snapshot.value === undefined ? { ...this.#judged.snapshot, identity: snapshot.identity } : snapshot,
+      catalog: catalog.value === undefined ? { ...this.#judged.catalog, identity: catalog.identity } : catalog,
+    };
+    if (snapshot.value === undefined || catalog.value === undefined) return;
+    const verdict = this.#verdict(snapshot, catalog);
+    if (verdict.swap) {
+      this.#served = { snapshot, catalog };
+      this.#swap({ version: verdict.version, snapshot: snapshot.value, present: catalog.value.present });
+    } else if (verdict.kind !== undefined) {
+      if (verdict.kind === "refusal") this.versionRefusals += 1;
+      this.#report(verdict.kind, verdict.message);
+    }
+  }
+
+  /** What to do with the snapshot and catalog just read: `{ swap, version }` or `{ kind?, message }` (no kind: keep quietly). */
+  #verdict(snapshot, catalog) {
+    const served = this.#unit;
+    const file = snapshot.value;
+    const snapshotChanged = file.etag !== served.snapshot.etag;
+    const catalogChanged = catalog.identity !== this.#served.catalog.identity;
+    const keeping = `still serving catalogVersion ${served.version}`;
+    if (this.#fixedVersion !== undefined) {
+      // The flag names the list's version, so the list cannot change under it;
+      // the snapshot file is served as it comes (its header may not load).
+      if (catalogChanged && !sameSet(catalog.value.present, served.present)) {
+        return { kind: "refusal", message: `refusing ${this.#paths.catalog}: --catalog-version ${served.version} names one catalog and this list differs from it; restart serve with the new version; ${keeping}` };
+      }
+      return snapshotChanged ? { swap: true, version: served.version } : {};
+    }
+    // A new list waits for its snapshot; a refused snapshot is not judged
+    // (nor logged) again when only the list changes.
+    if (!snapshotChanged || file.etag === this.#refusedEtag) return {};
+    this.#refusedEtag = file.etag; // cleared below when it is served or waits for its list
+    const version = file.header?.catalogVersion;
+    const name = this.#paths.snapshot;
+    if (version === undefined) {
+      this.reloadFailures += 1;
+      return { kind: "reloadFailure", message: `cannot reload ${name}: the snapshot header does not load (${file.headerError}); ${keeping}` };
+    }
+    if (version < served.version) {
+      return { kind: "refusal", message: `refusing ${name}: its catalogVersion ${version} is lower than the served ${served.version}; ${keeping}` };
+    }
+    if (version === served.version) {
+      return { kind: "refusal", message: `refusing ${name}: catalogVersion ${version} again with different content (checksum ${file.etag}, served ${served.snapshot.etag}); one catalogVersion names one catalog: publish a new version; ${keeping}` };
+    }
+    this.#refusedEtag = undefined;
+    if (!catalogChanged) {
+      return { kind: "waiting", message: `${name} has snapshot catalogVersion ${version}, but the catalog list ${this.#paths.catalog} has not changed since catalogVersion ${served.version}; replace the list (serve switches once both changed); ${keeping}` };
+    }
+    const mismatch = mismatchOf(file, catalog.value);
+    if (mismatch !== undefined) {
+      return { kind: "waiting", message: `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from: ${mismatch}; ${keeping}` };
+    }
+    return { swap: true, version };
+  }
+
+  #swap(unit) {
+    this.#unit = unit;
+    this.#onSwap(unit);
+  }
+}
+
+function sameSet(a, b) {
+  if (a.size !== b.size) return false;
+  for (const item of a) if (!b.has(item)) return false;
+  return true;
+}

@@ -1,5 +1,0 @@
-// The public API of `artifact-bloom/delta` (../delta/index.js): ABD1 deltas,
-// written and joined (servers), applied and fetched (clients).
-export { composeSnapshotDeltas, encodeSnapshotDelta } from "./delta-encode.js";
-export { applySnapshotDelta, readSnapshotDeltaHeader } from "./delta.js";
-export { fetchSnapshot } from "./delta-fetch.js";

@@ -1,0 +1,69 @@
+// What both halves of the delta module's JavaScript — ./delta.js (apply,
+// read a header) and ./delta-encode.js (encode, compose) — check and stage
+// the same way: snapshot and delta arguments, and two inputs staged back to
+// back in the delta module (one staging state for the module, as the main
+// entry has one for its own).
+
+// The main entry first: its instance must exist before its lib modules load.
+import { ArtifactBloomFilter } from "./delta-main.js";
+import { instantiate } from "../../artifact_bloom_delta_embedded.js";
+import { inputBuffer, wasmMemory } from "../../artifact_bloom_delta.js";
+import { checkInteger } from "../core/checks.js";
+import { isUint8Array, typeError } from "../core/errors.js";
+import { stagingFor } from "../wasm/staging.js";
+
+/**
+ * @import { ArtifactIndexSnapshot } from "../types.js"
+ */
+
+// The delta module is unpacked, compiled and instantiated when an input is
+// first staged into it, not at import: every call into it stages its input
+// first (`toWasm`, `stageBoth`), and most processes that load this code never
+// make one (SnapshotHolder brings it along but applies a delta only when a
+// poll gets one). So `require("artifact-bloom")` in Node, whose node.cjs
+// carries SnapshotHolder, unpacks only the main module.
+export const { stageInput, toWasm } = stagingFor((length) => {
+  instantiate();
+  return inputBuffer(length);
+}, wasmMemory);
+
+/**
+ * A snapshot argument: an object with a live ArtifactBloomFilter and an
+ * integer catalogVersion (a TypeError / RangeError naming the parameter).
+ * @param {string} parameter
+ * @param {unknown} snapshot
+ * @returns {asserts snapshot is ArtifactIndexSnapshot}
+ */
+export function checkSnapshot(parameter, snapshot) {
+  if (snapshot === null || typeof snapshot !== "object") {
+    throw typeError(parameter, "a snapshot { catalogVersion, filter }", snapshot);
+  }
+  const { catalogVersion, filter } = /** @type {{ catalogVersion?: unknown, filter?: unknown }} */ (snapshot);
+  if (!(filter instanceof ArtifactBloomFilter)) {
+    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
+  }
+  checkInteger(`${parameter}.catalogVersion`, catalogVersion, 0, Number.MAX_SAFE_INTEGER, "invalidCatalogVersion");
+}
+
+/**
+ * @param {string} parameter
+ * @param {unknown} value
+ * @returns {asserts value is Uint8Array}
+ */
+export function checkDelta(parameter, value) {
+  if (!isUint8Array(value)) throw typeError(parameter, "a Uint8Array holding an ABD1 delta", value);
+}
+
+/**
+ * Stages two inputs back to back in the delta module (one input is staged
+ * at a time).
+ * @param {Uint8Array} first
+ * @param {Uint8Array} second
+ * @returns {[number, number]} the staged length and the first's length
+ */
+export function stageBoth(first, second) {
+  const staged = stageInput(first.byteLength + second.byteLength);
+  staged.set(first);
+  staged.set(second, first.byteLength);
+  return [staged.byteLength, first.byteLength];
+}

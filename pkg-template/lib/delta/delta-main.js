@@ -1,0 +1,16 @@
+// What `artifact-bloom/delta` uses of the main entry: its filter class, its
+// ABF1 encoder and loader, and its fetchSnapshot's maker. One module, so the Node build (scripts/build.mjs) can
+// replace it with the main entry's own bundle (../node.cjs): a filter made
+// with `artifact-bloom` must be the same class, in the same wasm instance,
+// as the one the delta module checks. Browsers and bundlers load these very
+// modules from the main entry, so they share its instance as they are.
+//
+// The main instance first: lib modules ask it for format constants as they
+// load (see ../node-entry.js), and a page may import only the delta entry.
+import "../../artifact_bloom_instance.js";
+
+export { ArtifactBloomFilter } from "../filter/filter.js";
+export { encodeSnapshot, loadSnapshot } from "../snapshot/snapshot.js";
+// Internal (node-entry.js exports them for the Node build's sharing).
+export { _encodeSnapshotUnsealed } from "../snapshot/snapshot.js";
+export { _fetchSnapshotWith } from "../snapshot/snapshot-fetch.js";

@@ -1,0 +1,171 @@
+// SnapshotHolder.startPolling's loop, apart from the holder's swap logic:
+// its option checks, and one polling session (fetch, refresh, schedule the
+// next poll). Each poll passes the snapshot in service as fetchSnapshot's
+// `base`, so a server that offers ABD1 deltas (docs/ABD1.md "HTTP") sends
+// only what changed; the holder counts what each refresh cost. The fetch is
+// `artifact-bloom/delta`'s (./delta-fetch.js): a page that imports only
+// fetchSnapshot of the main entry, not SnapshotHolder, bundles no delta code.
+
+import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startTimer } from "../core/deadline.js";
+import { rangeError, typeError } from "../core/errors.js";
+import { optionalFunction } from "./holder-checks.js";
+import { fetchSnapshot } from "../delta/delta-fetch.js";
+import { checkStreamOptions } from "../snapshot/snapshot-stream.js";
+
+/**
+ * @import { ArtifactIndexSnapshot, SnapshotLoaderResult, SnapshotRefreshResult } from "../types.js"
+ * @import { SnapshotDeltaPollingOptions, SnapshotTransfer } from "../delta-types.js"
+ * @import { Timers } from "../client-types.js"
+ */
+
+/**
+ * One `startPolling` run: its controller, the pending timer's cancel, and
+ * the caller's signal with the listener that stops the session.
+ *
+ * @typedef {{
+ *   controller: AbortController;
+ *   cancelTimer: () => void;
+ *   signal: AbortSignal | undefined;
+ *   onAbort: () => void;
+ * }} PollingSession
+ */
+
+/**
+ * What a session needs from its holder.
+ *
+ * @typedef {{
+ *   refresh: (
+ *     loader: (current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>,
+ *     how: { owned: boolean; signal?: AbortSignal; freeReplacedAfterMs?: number },
+ *   ) => Promise<SnapshotRefreshResult>;
+ *   report: (error: unknown) => void;
+ *   stopped: (session: PollingSession) => void;
+ * }} PollingHooks
+ */
+
+/**
+ * startPolling's checks, up front: a bad option must fail at the call, not
+ * as a download-then-fail on every poll.
+ *
+ * @param {unknown} url
+ * @param {SnapshotDeltaPollingOptions} options
+ * @returns {asserts url is string | URL}
+ */
+export function checkPolling(url, options) {
+  if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
+    throw typeError("url", "a string or URL", url);
+  }
+  const { intervalMs, fetch, signal, headers, maxBytes, onRefresh, freeReplacedAfterMs, timeoutMs, delta = true } = options ?? {};
+  checkStreamOptions({ maxBytes });
+  checkTimeout("timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
+  checkTimers(options?.timers);
+  if (headers !== undefined && (headers === null || typeof headers !== "object")) {
+    throw typeError("headers", "an object of header strings", headers);
+  }
+  if (freeReplacedAfterMs !== undefined
+    && (typeof freeReplacedAfterMs !== "number" || !Number.isFinite(freeReplacedAfterMs) || freeReplacedAfterMs < 0)) {
+    throw rangeError("freeReplacedAfterMs", "a non-negative number of milliseconds", freeReplacedAfterMs);
+  }
+  if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs <= 0) {
+    throw rangeError("intervalMs", "a positive number of milliseconds", intervalMs);
+  }
+  if (typeof delta !== "boolean") throw typeError("delta", "a boolean", delta);
+  optionalFunction("onRefresh", onRefresh);
+  if (typeof (fetch ?? globalThis.fetch) !== "function") throw typeError("fetch", "a fetch function", fetch);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw typeError("signal", "an AbortSignal", signal);
+}
+
+/**
+ * Starts one session (options already checked): the first poll after
+ * `intervalMs` (or at once with `immediate`), each next one `intervalMs`
+ * after the previous ended, until the session's controller aborts.
+ *
+ * @param {string | URL} url
+ * @param {SnapshotDeltaPollingOptions} options
+ * @param {PollingHooks} hooks
+ * @returns {PollingSession}
+ */
+export function startSession(url, options, hooks) {
+  const {
+    intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh, freeReplacedAfterMs,
+    timeoutMs = DEFAULT_TIMEOUT_MS, delta = true,
+  } = options;
+  /** @type {Timers} */
+  const timers = checkTimers(options.timers);
+  const controller = new AbortController();
+  /** @type {PollingSession} */
+  const session = { controller, cancelTimer: () => {}, signal, onAbort: () => {} };
+  session.onAbort = () => {
+    hooks.stopped(session);
+    stopSession(session);
+  };
+  signal?.addEventListener("abort", session.onAbort, { once: true });
+
+  /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
+  const load = async (current) => {
+    const result = await fetchSnapshot(url, {
+      etag: current.etag, base: delta ? current : undefined, fetch, headers, maxBytes, timeoutMs, signal: controller.signal,
+    });
+    if (controller.signal.aborted) {
+      // Stopped while the body arrived: free it and change nothing.
+      if (result.kind === "success") result.value.filter.free();
+      if (result.kind === "failure" && "snapshot" in result) result.snapshot.filter.free();
+      throw controller.signal.reason;
+    }
+    return result;
+  };
+  /** @param {number} delay */
+  const schedule = (delay) => {
+    // startTimer unref()s the timer in Node: polling must never keep the process alive.
+    session.cancelTimer = startTimer(timers, delay, tick);
+  };
+  const tick = async () => {
+    session.cancelTimer = () => {};
+    try {
+      const outcome = await hooks.refresh(load, { owned: true, signal: controller.signal, freeReplacedAfterMs });
+      if (controller.signal.aborted) return;
+      onRefresh?.(outcome);
+    } catch (error) {
+      hooks.report(error);
+    }
+    if (!controller.signal.aborted) schedule(intervalMs);
+  };
+  schedule(immediate ? 0 : intervalMs);
+  return session;
+}
+
+/**
+ * Stops `session`: its timer, its listener on the caller's signal, and a
+ * fetch in flight.
+ *
+ * @param {PollingSession} session
+ * @returns {void}
+ */
+export function stopSession(session) {
+  session.cancelTimer();
+  session.signal?.removeEventListener("abort", session.onAbort);
+  session.controller.abort();
+}
+
+/** What the holder's downloads cost: deltas against full snapshots, and bytes. */
+export class TransferCounts {
+  deltaRefreshes = 0;
+  fullRefreshes = 0;
+  bytesTransferred = 0;
+  bytesSaved = 0;
+
+  /**
+   * Counts one successful download (fetchSnapshot's `transfer`; a caller's
+   * own loader may return none, which is not counted).
+   *
+   * @param {SnapshotTransfer | undefined} transfer
+   * @returns {void}
+   */
+  count(transfer) {
+    if (transfer === null || typeof transfer !== "object" || typeof transfer.bytes !== "number") return;
+    if (transfer.delta) this.deltaRefreshes += 1;
+    else this.fullRefreshes += 1;
+    this.bytesTransferred += transfer.bytes;
+    if (typeof transfer.fullBytes === "number") this.bytesSaved += Math.max(0, transfer.fullBytes - transfer.bytes);
+  }
+}

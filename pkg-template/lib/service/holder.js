@@ -1,0 +1,394 @@
+// SnapshotHolder: the seed's "currentSnapshot reference". A publisher builds
+// and validates a complete snapshot, then swaps the reference in one
+// assignment; a reader that already took the old snapshot keeps using it until
+// it is done ("Reader A continues with 42, Reader B uses 43").
+//
+// The holder never serves an empty or half-loaded filter: a failed refresh
+// keeps the previous snapshot and counts the failure. It never frees a
+// replaced snapshot's filter either, because readers may still hold it; use
+// the value `replace` returns, or `onReplace`, to free it once they are done.
+
+import { describe, rangeError, typeError } from "../core/errors.js";
+import { ArtifactBloomFilter } from "../filter/filter.js";
+import { adoptSnapshot } from "./metrics.js";
+import { freeLater, messageOf, optionalFunction, validateSnapshot } from "./holder-checks.js";
+import { checkPolling, startSession, stopSession, TransferCounts } from "./holder-polling.js";
+import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-conflict.js";
+
+export { validateSnapshot } from "./holder-checks.js";
+
+/**
+ * @import {
+ *   ArtifactIndexSnapshot,
+ *   SnapshotHolderOptions,
+ *   SnapshotLoaderResult,
+ *   SnapshotRefreshResult,
+ * } from "../types.js"
+ * @import { SnapshotDeltaPollingOptions, SnapshotTransfer } from "../delta-types.js"
+ * @import { PollingSession } from "./holder-polling.js"
+ * @import { ReplaceListener, SnapshotLoader } from "./holder-checks.js"
+ */
+
+/**
+ * The seed's atomically replaced "currentSnapshot reference". Publishes only
+ * complete, validated snapshots (safe-integer catalogVersion ≥ 0, a filter
+ * that is not freed) and, by default, only newer catalogVersions. A failed
+ * refresh keeps the old snapshot in service — never an empty filter.
+ *
+ * The holder never frees a replaced snapshot's filter, because a reader may
+ * still be using it: free it yourself once in-flight calls are done (e.g.
+ * from `onReplace`, after a grace period), or let the GC reclaim it.
+ *
+ * A refresh that loads the catalogVersion in service with another checksum
+ * (the version was republished with other digests) is the failure
+ * "versionConflict" (counted, in `lastFailure`), and the holder adopts the
+ * loaded snapshot: the server checks "maybe" at that version against that
+ * catalog, so the old filter's "absent" could be wrong (version-conflict.js).
+ *
+ * @example
+ * ```ts
+ * const holder = new SnapshotHolder(initial);
+ * holder.onReplace((next, previous) => setTimeout(() => previous.filter.free(), 60_000));
+ * const result = await holder.refreshFrom(() => fetchSnapshot(url, { etag: holder.current().etag }));
+ * if (result.outcome === "failure") log.warn(`snapshot refresh failed: ${result.message}`);
+ * ```
+ */
+export class SnapshotHolder {
+  /** @type {ArtifactIndexSnapshot} */
+  #snapshot;
+  /** @type {boolean} */
+  #allowSameOrOlder;
+  /** @type {() => number} */
+  #now;
+  /** @type {((error: unknown) => void) | undefined} */
+  #onError;
+  /** @type {Set<ReplaceListener>} */
+  #listeners = new Set();
+  #replaceCount = 0;
+  #loadFailureCount = 0;
+  #staleCount = 0;
+  #notModifiedCount = 0;
+  #versionConflictCount = 0;
+  #transfers = new TransferCounts();
+  /** @type {Readonly<{ error: string; message: string; at: Date }> | undefined} */
+  #lastFailure;
+  /** @type {PollingSession | undefined} */
+  #polling;
+  // Snapshots that polling loaded itself (no caller holds them but the holder).
+  /** @type {WeakSet<ArtifactIndexSnapshot>} */
+  #owned = new WeakSet();
+
+  /**
+   * @param {ArtifactIndexSnapshot} initialSnapshot
+   * @param {SnapshotHolderOptions} [options]
+   * @throws {TypeError | RangeError} for an invalid snapshot or option.
+   */
+  constructor(initialSnapshot, options = {}) {
+    validateSnapshot(initialSnapshot, "initialSnapshot");
+    const { allowSameOrOlder = false, now = Date.now, onError } = options ?? {};
+    if (typeof allowSameOrOlder !== "boolean") throw typeError("allowSameOrOlder", "a boolean", allowSameOrOlder);
+    this.#allowSameOrOlder = allowSameOrOlder;
+    this.#now = optionalFunction("now", now);
+    this.#onError = optionalFunction("onError", onError);
+    adoptSnapshot(initialSnapshot, this.#now());
+    this.#snapshot = initialSnapshot;
+  }
+
+  /**
+   * The snapshot in service. Take it once per query and use only that one.
+   *
+   * @returns {ArtifactIndexSnapshot}
+   */
+  current() {
+    return this.#snapshot;
+  }
+
+  /**
+   * Swaps in a validated snapshot, by default only a newer catalogVersion.
+   * Returns the previous snapshot (not freed). Throws, keeping the old one,
+   * when the snapshot is invalid or not newer.
+   *
+   * @param {ArtifactIndexSnapshot} snapshot
+   * @returns {ArtifactIndexSnapshot} the previous snapshot (not freed)
+   * @throws {RangeError} when its catalogVersion is not newer (unless
+   *   `allowSameOrOlder`), or it is invalid (the old snapshot stays).
+   */
+  replace(snapshot) {
+    validateSnapshot(snapshot);
+    const previous = this.#snapshot;
+    if (!this.#allowSameOrOlder && snapshot.catalogVersion <= previous.catalogVersion) {
+      throw rangeError(
+        "snapshot.catalogVersion",
+        `newer than the catalogVersion in service (${previous.catalogVersion})`,
+        snapshot.catalogVersion,
+      );
+    }
+    return this.#swap(snapshot);
+  }
+
+  /**
+   * The swap itself, for a validated snapshot the caller allowed in.
+   *
+   * @param {ArtifactIndexSnapshot} snapshot
+   * @returns {ArtifactIndexSnapshot} the previous snapshot (not freed)
+   */
+  #swap(snapshot) {
+    const previous = this.#snapshot;
+    // Reads the filter's numbers before the swap, so a failure here keeps the old.
+    adoptSnapshot(snapshot, this.#now());
+    this.#snapshot = snapshot;
+    this.#replaceCount += 1;
+    for (const listener of [...this.#listeners]) {
+      // A listener's bug must not undo or interrupt a completed swap.
+      try {
+        listener(snapshot, previous);
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+    return previous;
+  }
+
+  /**
+   * Calls `callback(next, previous)` after every swap; returns an unsubscribe function.
+   *
+   * @param {ReplaceListener} callback
+   * @returns {() => void} unsubscribes `callback`
+   */
+  onReplace(callback) {
+    if (typeof callback !== "function") throw typeError("callback", "a function", callback);
+    this.#listeners.add(callback);
+    return () => {
+      this.#listeners.delete(callback);
+    };
+  }
+
+  /**
+   * Runs `loader(currentSnapshot)` (a snapshot load result, or a throw) and
+   * swaps in a newer snapshot. Never rejects for a load problem: it answers
+   * `{ replaced, outcome, error?, message? }` (see `SnapshotRefreshResult`).
+   *
+   * @param {SnapshotLoader} loader
+   * @returns {Promise<SnapshotRefreshResult>}
+   */
+  async refreshFrom(loader) {
+    if (typeof loader !== "function") {
+      throw typeError("loader", "an async function returning a snapshot load result", loader);
+    }
+    return this.#refresh(loader, { owned: false });
+  }
+
+  // `owned`: the holder loaded the snapshot itself (polling), so nobody else
+  // can hold a snapshot it declines, and it frees it. `signal`: a throw after
+  // this signal aborted is the holder's own stop, not a load failure.
+  /**
+   * @param {SnapshotLoader} loader
+   * @param {{ owned: boolean; signal?: AbortSignal; freeReplacedAfterMs?: number }} how
+   * @returns {Promise<SnapshotRefreshResult>}
+   */
+  async #refresh(loader, { owned, signal, freeReplacedAfterMs }) {
+    /** @type {SnapshotLoaderResult | undefined} */
+    let result;
+    try {
+      result = await loader(this.#snapshot);
+    } catch (error) {
+      if (signal?.aborted) return { replaced: false, outcome: "aborted" };
+      return this.#failed("loaderThrew", messageOf(error));
+    }
+    if (result?.kind === "failure") {
+      // A 304 means the snapshot in service is still current: not a failure.
+      if (result.error === "notModified") {
+        this.#notModifiedCount += 1;
+        return { replaced: false, outcome: "notModified" };
+      }
+      result = conflictAsLoaded(result);
+      if (result.kind === "failure") return this.#failed(String(result.error), String(result.message ?? result.error));
+    }
+    if (result?.kind !== "success") {
+      return this.#failed("invalidLoadResult", `the loader must return a snapshot load result, got ${describe(result)}`);
+    }
+    this.#transfers.count(/** @type {{ transfer?: SnapshotTransfer }} */ (result).transfer);
+    const snapshot = result.value;
+    // A snapshot the holder loaded itself and then declines has no other
+    // owner: free it on every path that does not put it in service.
+    const decline = () => {
+      if (owned && snapshot?.filter instanceof ArtifactBloomFilter && snapshot.filter !== this.#snapshot.filter) {
+        snapshot.filter.free();
+      }
+    };
+    try {
+      validateSnapshot(snapshot, "loaded snapshot");
+    } catch (error) {
+      decline();
+      return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
+    }
+    const conflict = versionConflictMessage(this.#snapshot, snapshot, /** @type {{ source?: string }} */ (snapshot).source);
+    if (conflict === undefined && !this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
+      // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
+      this.#staleCount += 1;
+      decline();
+      return { replaced: false, outcome: "stale" };
+    }
+    /** @type {ArtifactIndexSnapshot} */
+    let previous;
+    try {
+      // A conflict is adopted (see the class comment): the swap skips the "newer" rule.
+      previous = conflict === undefined ? this.replace(snapshot) : this.#swap(snapshot);
+    } catch (error) {
+      decline();
+      return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
+    }
+    if (owned) this.#owned.add(snapshot);
+    // Opt-in (polling): free a replaced snapshot that polling itself loaded,
+    // once calls that started on it have had time to finish. Without it the
+    // FinalizationRegistry frees it, whenever the GC gets to it.
+    if (freeReplacedAfterMs !== undefined && this.#owned.delete(previous)) freeLater(previous, freeReplacedAfterMs);
+    if (conflict === undefined) return { replaced: true, outcome: "replaced" };
+    this.#versionConflictCount += 1;
+    this.#failed("versionConflict", conflict);
+    return { replaced: true, outcome: "failure", error: "versionConflict", message: conflict };
+  }
+
+  /**
+   * Counts and records a failed refresh.
+   *
+   * @param {string} error
+   * @param {string} message
+   * @returns {SnapshotRefreshResult}
+   */
+  #failed(error, message) {
+    this.#loadFailureCount += 1;
+    this.#lastFailure = Object.freeze({ error, message, at: new Date(this.#now()) });
+    return { replaced: false, outcome: "failure", error, message };
+  }
+
+  /**
+   * Hands `error` to `onError`, if any (never throws).
+   *
+   * @param {unknown} error
+   * @returns {void}
+   */
+  #report(error) {
+    try {
+      this.#onError?.(error);
+    } catch {
+      // The error hook itself failed; there is nowhere left to report to.
+    }
+  }
+
+  /** Swaps that happened (replace and successful refreshes). */
+  get replaceCount() {
+    return this.#replaceCount;
+  }
+
+  /**
+   * Failed refreshes (`artifact_bloom.snapshot.load_failure.count`); the
+   * previous snapshot stayed in service.
+   */
+  get loadFailureCount() {
+    return this.#loadFailureCount;
+  }
+
+  /** Refreshes that loaded a snapshot no newer than the one in service. */
+  get staleCount() {
+    return this.#staleCount;
+  }
+
+  /**
+   * Refreshes that loaded the catalogVersion in service with another
+   * checksum (also counted in `loadFailureCount`): the version was
+   * republished with other digests; the loaded snapshot was adopted.
+   */
+  get versionConflictCount() {
+    return this.#versionConflictCount;
+  }
+
+  /** Refreshes answered "not modified" (HTTP 304). */
+  get notModifiedCount() {
+    return this.#notModifiedCount;
+  }
+
+  /**
+   * Downloads rebuilt from an ABD1 delta (`fetchSnapshot` with `base`, as
+   * polling does): the server answered `226 IM Used` and the delta applied.
+   */
+  get deltaRefreshCount() {
+    return this.#transfers.deltaRefreshes;
+  }
+
+  /** Downloads of the full snapshot (no delta offered, or one that did not apply). */
+  get fullRefreshCount() {
+    return this.#transfers.fullRefreshes;
+  }
+
+  /** Body bytes of every counted download (deltas and full snapshots). */
+  get bytesTransferred() {
+    return this.#transfers.bytesTransferred;
+  }
+
+  /**
+   * Bytes deltas saved: for each download, the full snapshot's size minus
+   * what was transferred.
+   */
+  get bytesSaved() {
+    return this.#transfers.bytesSaved;
+  }
+
+  /**
+   * `{ error, message, at }` of the last failed refresh, or undefined.
+   *
+   * @returns {Readonly<{ error: string; message: string; at: Date }> | undefined}
+   */
+  get lastFailure() {
+    return this.#lastFailure;
+  }
+
+  /**
+   * True while `startPolling` is active.
+   *
+   * @returns {boolean}
+   */
+  get polling() {
+    return this.#polling !== undefined;
+  }
+
+  /**
+   * Refreshes from `url` with `fetchSnapshot` (`artifact-bloom/delta`'s,
+   * which asks for ABD1 deltas; the holder loads that module) every `intervalMs` (measured
+   * from the end of the previous poll, so polls never overlap), sending
+   * If-None-Match with the current snapshot's etag. Timers are unref()ed in
+   * Node. A second call restarts polling with the new settings. A poll that
+   * gets no headers, or no body bytes, for `timeoutMs` (default 30 s) is a
+   * load failure with code "timeout": counted, the snapshot in service kept,
+   * and polling goes on. Each poll passes the snapshot in service as
+   * `fetchSnapshot`'s `base` (unless `delta: false`), so a server offering
+   * ABD1 deltas sends only what changed; `deltaRefreshCount`,
+   * `fullRefreshCount`, `bytesTransferred` and `bytesSaved` count the cost.
+   *
+   * @param {string | URL} url
+   * @param {SnapshotDeltaPollingOptions} options
+   * @returns {void}
+   */
+  startPolling(url, options) {
+    checkPolling(url, options);
+    this.stopPolling();
+    if (options.signal?.aborted) return;
+    this.#polling = startSession(url, options, {
+      refresh: (loader, how) => this.#refresh(loader, how),
+      report: (error) => this.#report(error),
+      // The caller's signal aborted: the session stopped itself.
+      stopped: (session) => {
+        if (this.#polling === session) this.#polling = undefined;
+      },
+    });
+  }
+
+  /**
+   * Stops polling and aborts a fetch in flight. Safe to call when not polling.
+   */
+  stopPolling() {
+    const session = this.#polling;
+    this.#polling = undefined;
+    if (session !== undefined) stopSession(session);
+  }
+}
