@@ -36,6 +36,7 @@ stage "clippy-wasm32-delta" cargo clippy --target wasm32-unknown-unknown --lib -
 # The embedded modules' LZMA decoder: its own crate, wasm32 only (no std).
 stage "fmt-lzma-unpack" cargo fmt --check --manifest-path tools/lzma-unpack/Cargo.toml
 stage "clippy-lzma-unpack" cargo clippy --manifest-path tools/lzma-unpack/Cargo.toml --release --target wasm32-unknown-unknown --quiet -- -D warnings
+stage "lzma-unpack" cargo test --quiet --manifest-path tools/lzma-unpack/Cargo.toml
 stage "rust" cargo test --quiet
 stage "node" node --test --test-reporter=spec js-tests/*.test.mjs
 # The same suite on the maintained LTS lines (Node 22 and 24 from
