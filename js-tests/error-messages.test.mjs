@@ -111,5 +111,5 @@ test("the main wasm holds no message text: the sentences live in lib/core/errors
     assert.equal(wasm.includes(text), false, `the wasm still contains "${text}"`);
   }
   const glue = readFileSync(fileURLToPath(new URL("artifact_bloom.js", PACKAGE)), "utf8");
-  assert.match(glue, /import \{ codedError \} from "\.\/lib\/errors\.js"/);
+  assert.match(glue, /import \{ codedError \} from "\.\/lib\/core\/errors\.js"/);
 });

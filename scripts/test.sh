@@ -33,9 +33,11 @@ stage "clippy" cargo clippy --all-targets --quiet -- -D warnings
 stage "clippy-wasm32" cargo clippy --target wasm32-unknown-unknown --lib --quiet -- -D warnings
 stage "clippy-wasm32-variants" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features variants --quiet -- -D warnings
 stage "clippy-wasm32-delta" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features delta-encode --quiet -- -D warnings
-# The embedded modules' LZMA decoder: its own crate, wasm32 only (no std).
+# The embedded modules' LZMA decoder: its own crate (no_std, shipped for
+# wasm32), with host tests against liblzma (its dev-dependency xz2).
 stage "fmt-lzma-unpack" cargo fmt --check --manifest-path tools/lzma-unpack/Cargo.toml
 stage "clippy-lzma-unpack" cargo clippy --manifest-path tools/lzma-unpack/Cargo.toml --release --target wasm32-unknown-unknown --quiet -- -D warnings
+stage "clippy-lzma-unpack-tests" cargo clippy --manifest-path tools/lzma-unpack/Cargo.toml --tests --quiet -- -D warnings
 stage "lzma-unpack" cargo test --quiet --manifest-path tools/lzma-unpack/Cargo.toml
 stage "rust" cargo test --quiet
 stage "node" node --test --test-reporter=spec js-tests/*.test.mjs
