@@ -113,3 +113,27 @@ test("the main wasm holds no message text: the sentences live in lib/core/errors
   const glue = readFileSync(fileURLToPath(new URL("artifact_bloom.js", PACKAGE)), "utf8");
   assert.match(glue, /import \{ codedError \} from "\.\/lib\/core\/errors\.js"/);
 });
+
+// The other filters take the same path: the wasm sends a code and the filter's
+// name, and lib/core/variant-messages.js holds the sentence. Every code declared
+// in src/variants/ (the `coded_errors!` blocks) must have one, and nothing else.
+test("every code of the other filters has its sentence in JS, and the wasm sends only codes", async () => {
+  const { VARIANT_MESSAGES } = await import(new URL("lib/core/variant-messages.js", PACKAGE).href);
+  for (const filter of ["tlbf", "mergeable", "scalable", "sizing"]) {
+    const source = readFileSync(fileURLToPath(new URL(`../src/variants/${filter}.rs`, import.meta.url)), "utf8");
+    const block = source.slice(source.indexOf("coded_errors! {"));
+    const declared = [...block.slice(0, block.indexOf("\n}\n")).matchAll(/=> \("(\w+)",/g)].map((match) => match[1]);
+    assert.ok(declared.length >= 3, `found the codes of ${filter}`);
+    assert.deepEqual(Object.keys(VARIANT_MESSAGES[filter]).sort(), declared.sort(), `${filter}: JS sentences vs Rust codes`);
+  }
+  const { TlBloom, ScalableBloomFilter } = await import("artifact-bloom/variants");
+  const short = TlBloom.fromBytes(new Uint8Array(5));
+  assert.deepEqual(short, { kind: "failure", error: "truncated", message: VARIANT_MESSAGES.tlbf.truncated });
+  const scalable = ScalableBloomFilter.decode(new TextEncoder().encode("XXXX".padEnd(64, "\0")));
+  assert.equal(scalable.kind, "failure");
+  assert.equal(scalable.message, VARIANT_MESSAGES.scalable[scalable.error]);
+  const wasm = readFileSync(fileURLToPath(new URL("artifact_bloom_variants_bg.wasm", PACKAGE)), "latin1");
+  for (const sentence of [VARIANT_MESSAGES.tlbf.truncated, VARIANT_MESSAGES.mergeable.badMagic, "WebAssembly memory grows"]) {
+    assert.equal(wasm.includes(sentence), false, `the variants wasm still contains "${sentence}"`);
+  }
+});

@@ -145,11 +145,11 @@ pub(crate) use display_coded;
 /// Every failure type of the variants (TLBF, mergeable, scalable, sizing) is
 /// one, so the bindings map them to JS errors the same way.
 macro_rules! coded_errors {
-    ($(#[$meta:meta])* pub enum $name:ident { $($variant:ident => ($code:literal, $message:literal),)+ }) => {
+    ($(#[$meta:meta])* pub enum $name:ident in $filter:literal { $($variant:ident => ($code:literal, $doc:literal),)+ }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum $name {
-            $(#[doc = $message] $variant,)+
+            $(#[doc = $doc] $variant,)+
         }
 
         impl $name {
@@ -163,24 +163,20 @@ macro_rules! coded_errors {
                 }
             }
 
-            /// A sentence for people: what was expected.
-            pub fn message(self) -> &'static str {
-                match self {
-                    $($name::$variant => $message,)+
-                }
-            }
+            /// The filter whose failure this is (`"tlbf"`, `"mergeable"`, …).
+            pub const FILTER: &'static str = $filter;
         }
 
         impl core::fmt::Display for $name {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                write!(f, "{}: {}", self.code(), self.message())
+                write!(f, "{} failure: {}", $filter, self.code())
             }
         }
 
         impl std::error::Error for $name {}
 
-        /// The variants' messages are fixed sentences: the JS layer shows
-        /// `detail` as the message.
+        /// The JS layer builds the sentence from the filter and the code
+        /// (lib/core/variant-messages.js), as for every other domain.
         impl $crate::error::Coded for $name {
             fn code(&self) -> &'static str {
                 $name::code(*self)
@@ -191,7 +187,7 @@ macro_rules! coded_errors {
             }
 
             fn fields(&self, out: &mut dyn $crate::error::Fields) {
-                out.word("detail", $name::message(*self));
+                out.word("filter", $filter);
             }
         }
     };

@@ -43,7 +43,7 @@ fn check(bytes: &[u8]) {
             }
         }
         Err(error) => {
-            let _ = (error.code(), error.message());
+            let _ = (error.code(), error.to_string());
         }
     }
 }

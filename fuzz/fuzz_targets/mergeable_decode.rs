@@ -23,7 +23,7 @@ fn check(bytes: &[u8]) {
             assert_eq!(joined.might_contain(item), answer);
         }
         Err(error) => {
-            let _ = (error.code(), error.message());
+            let _ = (error.code(), error.to_string());
         }
     }
 }

@@ -20,7 +20,7 @@ fn check(bytes: &[u8]) {
             assert!(filter.params().validate().is_ok());
         }
         Err(error) => {
-            let _ = (error.code(), error.message());
+            let _ = (error.code(), error.to_string());
         }
     }
 }

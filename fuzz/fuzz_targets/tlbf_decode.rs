@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
             assert!((0.0..=1.0).contains(&filter.fill_ratio()));
         }
         Err(error) => {
-            let _ = (error.code(), error.message());
+            let _ = (error.code(), error.to_string());
         }
     }
 });

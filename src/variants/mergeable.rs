@@ -40,7 +40,7 @@ const KIND_DELTA: u8 = 3;
 
 coded_errors! {
     /// Every way creating, merging or decoding can fail.
-    pub enum MergeableError {
+    pub enum MergeableError in "mergeable" {
         InvalidExpectedItemCount => ("invalidExpectedItemCount", "expectedElements must be at least 1"),
         InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "falsePositiveRate must be a finite number strictly between 0 and 1"),
         FilterTooLarge => ("filterTooLarge", "bitCount must be at most 2^30"),

@@ -50,7 +50,7 @@ const STAGE_RESERVED_OFFSET: usize = 28;
 
 coded_errors! {
     /// Every way building, growing or decoding a chain can fail.
-    pub enum ScalableError {
+    pub enum ScalableError in "scalable" {
         InvalidInitialCapacity => ("invalidInitialCapacity", "initialCapacity must be at least 1"),
         InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "targetFpp must be a finite number strictly between 0 and 1"),
         InvalidGrowthFactor => ("invalidGrowthFactor", "growthFactor must be at least 1"),

@@ -39,7 +39,7 @@ const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 coded_errors! {
     /// Every way building, merging or decoding a TLBF can fail. `from_bytes`
     /// checks in this order, from `truncated` on.
-    pub enum TlbfError {
+    pub enum TlbfError in "tlbf" {
         InvalidExpectedItemCount => ("invalidExpectedItemCount", "n must be at least 1"),
         InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "p must be a finite number strictly between 0 and 1"),
         IncompatibleFilters => ("incompatibleFilters", "union needs two filters with the same m and k"),

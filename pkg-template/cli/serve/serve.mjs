@@ -98,7 +98,7 @@ ${EXIT_CODES_HELP}
 For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, or anything that
 stops it from starting (an unreadable file, a port that cannot be bound).`;
 
-const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MIME = {
   ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8", ".wasm": "application/wasm", ".json": "application/json", ".svg": "image/svg+xml",

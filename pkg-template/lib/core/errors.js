@@ -5,6 +5,7 @@
 // which builds the sentence, so the wasm carries no message text.
 
 import { tlsProblemOf } from "./tls-causes.js";
+import { VARIANT_MESSAGES } from "./variant-messages.js";
 
 /**
  * A short, human description of any value, for error messages.
@@ -275,7 +276,7 @@ const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less th
  * The sentence of each code, per domain (the same code reads differently for
  * a snapshot and a delta); `*` covers every code of a domain.
  *
- * @type {Record<string, Record<string, (f: CodedFields) => string>>}
+ * @type {Record<string, Record<string, (f: CodedFields, code: string) => string>>}
  */
 const MESSAGES = {
   snapshot: {
@@ -342,8 +343,11 @@ const MESSAGES = {
     incompatibleFilters: (f) =>
       `filters must have the same bitCount and hashCount: ${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,
   },
-  // The other filters' failures are fixed sentences, kept with them in Rust.
-  variants: { "*": (f) => String(f.detail) },
+  // The other filters' failures: one sentence per filter and code.
+  variants: {
+    outOfMemory: (f) => memory({ purpose: VARIANT_MESSAGES[String(f.filter)]?.outOfMemory ?? "", ...f }),
+    "*": (f, code) => VARIANT_MESSAGES[String(f.filter)]?.[code] ?? code,
+  },
 };
 
 /** Binding codes that are a value of the right type but the wrong size: thrown as plain RangeErrors. */
@@ -360,7 +364,7 @@ const RANGE_CODES = new Set(["digestLength", "packedLength"]);
 export function codedMessage(domain, code, fields) {
   const messages = MESSAGES[domain];
   const message = messages?.[code] ?? messages?.["*"];
-  return message === undefined ? code : message(fields);
+  return message === undefined ? code : message(fields, code);
 }
 
 /** @param {unknown} nested a `{ domain, code, …fields }` object from the wasm */
