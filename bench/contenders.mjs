@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { BloomFilter as JasonBloom } from "bloomfilter";
 import bloomFilters from "bloom-filters";
 import { ReferenceBloomFilter } from "./reference.mjs";
-import { log, median, sink, timeNs } from "./util.mjs";
+import { log, median, nowNs, sink, timeNs } from "./util.mjs";
 
 const MinierBloom = bloomFilters.BloomFilter;
 /** Timed query passes per repetition (after one untimed warm-up pass); run.mjs reports the median. */
@@ -49,16 +49,42 @@ function timedPasses(loop, passes) {
   return [median(times), hits];
 }
 
+/** Untimed building before each repetition's first timed build (at least one build). */
+export const BUILD_WARMUP_NS = 300e6;
+/** Timed building per repetition: builds until this much time or BUILD_SAMPLES builds (at least one). */
+export const BUILD_SAMPLE_NS = 200e6;
+export const BUILD_SAMPLES = 9;
+
 /**
- * Times `build` after one untimed run of it (whose result `discard` gets).
- * The native side does the same (examples/native_bench.rs warms up with one
- * build per process); without it, a JS build right after run.mjs's forced GC
- * competes with V8's concurrent sweeping for the 2 CPUs and measured 2–3×
- * the steady state, the GC's cost rather than the build's.
+ * Times `build` in its steady state and returns [median ns, last result];
+ * every other result goes to `discard`. run.mjs forces a full GC before
+ * each contender, and the builds right after it compete with V8's
+ * concurrent sweeping of the corpus (over a million objects) for the 2
+ * CPUs: on this machine a 100K `create(digests[])` takes 20–80 ms for its
+ * first few hundred milliseconds and ≈ 5 ms after. One untimed build covers
+ * that only for builds longer than the sweeping, so the warm-up is measured
+ * in time: untimed builds for BUILD_WARMUP_NS. Then builds are timed back
+ * to back until BUILD_SAMPLE_NS or BUILD_SAMPLES, and the median is the
+ * repetition's sample, so one preempted build does not become the result.
+ * A build longer than both budgets (the reference at 1M) is built once
+ * untimed and timed once. The native side also warms up before timing
+ * (examples/native_bench.rs, the median of its builds per process).
  */
 function warmTimedBuild(build, discard) {
-  discard(build());
-  return timeNs(build);
+  const warmupStart = nowNs();
+  do discard(build());
+  while (nowNs() - warmupStart < BUILD_WARMUP_NS);
+  const times = [];
+  let result;
+  let timed = 0;
+  while (times.length === 0 || (timed < BUILD_SAMPLE_NS && times.length < BUILD_SAMPLES)) {
+    if (result !== undefined) discard(result);
+    const [ns, value] = timeNs(build);
+    times.push(ns);
+    timed += ns;
+    result = value;
+  }
+  return [median(times), result];
 }
 
 /** This package, reference API: `create(digests[])`, `mightContain`, `mightContainMany`. */

@@ -11,7 +11,10 @@
 //
 // Method: every repetition runs every contender once, in a rotating order
 // (interleaved, so drift on a shared VM hits all contenders alike), after a
-// forced GC; medians over repetitions are reported. The native numbers come
+// forced GC; medians over repetitions are reported. Within a repetition,
+// builds are timed only after a warm-up measured in time, and several
+// times when they are short (contenders.mjs, warmTimedBuild), so a
+// repetition measures the steady state, not the sweeping after the GC. The native numbers come
 // from examples/native_bench.rs, run as a child process in its turn of each
 // repetition. `--quick` measures three (n, p) points with fewer repetitions.
 
@@ -277,7 +280,9 @@ const report = [
   "",
   `Notes: medians over interleaved repetitions (${GRID.map(([n]) => n).filter((n, i, a) => a.indexOf(n) === i).map((n) => `${shortCount(n)}: ${REPS[n]}`).join(", ")}; native: each repetition is a child process reporting its median of ${NATIVE_INNER_REPS}). ` +
     `Query ns = a loop of single calls over ${shortCount(QUERIES)} digests, half members, half non-members, after one untimed warm-up pass, median of ${contenders.PASSES} passes per repetition (bloom-filters: the first ${shortCount(SLOW_QUERIES)}, 1 pass, and builds limited to ${Object.entries(SLOW_REPS).map(([n, r]) => `${r} at ${shortCount(Number(n))}`).join(", ")}); ` +
-    "batch ns/q = one `mightContainMany` / `might_contain_packed` over the same digests, per digest. Builds: one untimed build, then the timed one (as native does; bloom-filters: timed only). Build via `create(digests[])` includes packing the 32-byte arrays; the peers' hex keys are precomputed (untimed). " +
+    "batch ns/q = one `mightContainMany` / `might_contain_packed` over the same digests, per digest. " +
+    `Builds: after the forced GC, untimed builds for ${contenders.BUILD_WARMUP_NS / 1e6} ms (at least one), then timed builds until ${contenders.BUILD_SAMPLE_NS / 1e6} ms or ${contenders.BUILD_SAMPLES} builds (at least one), their median being the repetition's sample (native: one untimed build, then its median of ${NATIVE_INNER_REPS}; bloom-filters: one timed build, no warm-up). ` +
+    "Build via `create(digests[])` includes packing the 32-byte arrays; the peers' hex keys are precomputed (untimed). " +
     `Observed FPR: the package on 1M non-members via \`countMaybe\` (native: same 1M, count must match), \`bloomfilter\` on 200K, \`bloom-filters\` on ${shortCount(SLOW_QUERIES)}. MB = 10^6 bytes. ` +
     `Total ${((Date.now() - started) / 1000).toFixed(0)} s; checksum ${sink.value}.`,
   "",
