@@ -5,7 +5,6 @@
 // which builds the sentence, so the wasm carries no message text.
 
 import { tlsProblemOf } from "./tls-causes.js";
-import { VARIANT_MESSAGES } from "./variant-messages.js";
 
 /**
  * A short, human description of any value, for error messages.
@@ -260,8 +259,11 @@ export function networkError(request, error) {
 /** @param {unknown} bytes */
 const spacedHex = (bytes) => Array.from(/** @type {Uint8Array} */ (bytes), (b) => b.toString(16).padStart(2, "0")).join(" ");
 
-/** @param {CodedFields} f */
-const memory = (f) =>
+/**
+ * The out-of-memory sentence every domain shares (`purpose`: what the memory was for).
+ * @param {CodedFields} f
+ */
+export const memoryMessage = (f) =>
   `${f.requested === undefined ? "not enough memory" : `could not reserve ${f.requested} bytes`} ${f.purpose}: `
   + "WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)";
 
@@ -288,12 +290,12 @@ const MESSAGES = {
     lengthMismatch: (f) => `the snapshot must be exactly ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     checksumMismatch: () => "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload",
     tooLarge: (f) => `the header declares ${f.declared} bytes, more than maxBytes (${f.limit})`,
-    outOfMemory: memory,
+    outOfMemory: memoryMessage,
   },
   encode: {
     catalogVersionOutOfRange: (f) => `catalogVersion must be an integer from 0 to ${f.limit} (2^53 - 1), got ${f.got}`,
     invalidFilter: (f) => `the filter cannot be written as ABF1: ${nestedMessage(f.inner)}`,
-    outOfMemory: memory,
+    outOfMemory: memoryMessage,
   },
   layout: {
     invalidExpectedItemCount: () => "expectedItemCount must be an integer from 1 to 2^30",
@@ -301,9 +303,9 @@ const MESSAGES = {
     capacityExceeded: () => "more digests were given than expectedItemCount",
     filterTooLarge: () => "no layout with at most 2^30 bits and 32 hashes meets the target rate",
     invalidDigest: () => "every digest must be a 32-byte Uint8Array",
-    outOfMemory: memory,
+    outOfMemory: memoryMessage,
   },
-  memory: { outOfMemory: (f) => memory({ purpose: "in wasm memory", ...f }) },
+  memory: { outOfMemory: (f) => memoryMessage({ purpose: "in wasm memory", ...f }) },
   delta: {
     truncated: (f) => `the delta is truncated: expected at least ${f.expected} bytes, got ${f.got}`,
     badMagic: magic,
@@ -323,7 +325,7 @@ const MESSAGES = {
     notSuperset: (f) => `the target clears ${f.removedBits} bits set in the base (the first at position ${f.firstPosition}): a delta only adds bits`,
     notNewer: (f) => `the target catalogVersion must be greater than the base's ${f.baseCatalogVersion}, got ${f.got}`,
     notChained: (f) => `the second delta does not start where the first ends: ${nestedMessage(f.mismatch)}`,
-    outOfMemory: memory,
+    outOfMemory: memoryMessage,
   },
   deltaTarget: { "*": (f) => `the rebuilt target does not load: ${nestedMessage(f.inner)}` },
   deltaBase: {
@@ -333,7 +335,7 @@ const MESSAGES = {
     payloadChecksum: () => "the SHA-256 of the bit array differs",
   },
   binding: {
-    outOfMemory: memory,
+    outOfMemory: memoryMessage,
     digestLength: (f) => `${f.parameter} must be a 32-byte SHA-256 digest, got ${f.got} bytes`,
     packedLength: (f) => `${f.parameter} must hold whole 32-byte digests (a length that is a multiple of 32), got ${f.got} bytes`,
     invalidCatalogVersion: (f) => `${f.parameter} must be an integer from 0 to 2^53 - 1, got ${f.got}`,
@@ -343,12 +345,19 @@ const MESSAGES = {
     incompatibleFilters: (f) =>
       `filters must have the same bitCount and hashCount: ${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,
   },
-  // The other filters' failures: one sentence per filter and code.
-  variants: {
-    outOfMemory: (f) => memory({ purpose: VARIANT_MESSAGES[String(f.filter)]?.outOfMemory ?? "", ...f }),
-    "*": (f, code) => VARIANT_MESSAGES[String(f.filter)]?.[code] ?? code,
-  },
+  // The other filters' sentences ride with artifact-bloom/variants
+  // (lib/variants/variant-messages.js adds them), not with the main entry.
 };
+
+/**
+ * Adds the sentences of a domain whose module ships in another entry.
+ *
+ * @param {string} domain
+ * @param {Record<string, (f: CodedFields, code: string) => string>} table
+ */
+export function defineMessages(domain, table) {
+  MESSAGES[domain] = table;
+}
 
 /** Binding codes that are a value of the right type but the wrong size: thrown as plain RangeErrors. */
 const RANGE_CODES = new Set(["digestLength", "packedLength"]);

@@ -1,10 +1,13 @@
 // The sentences of the other filters' failures (TLBF, mergeable, scalable,
 // sizing), by filter and code: the wasm sends `{ domain: "variants", code,
-// filter }` (src/error.rs `coded_errors!`), and lib/core/errors.js builds
-// the message here, as it does for snapshots and deltas (an `outOfMemory`
-// entry names what the memory was for; errors.js adds the shared sentence).
+// filter }` (src/error.rs `coded_errors!`), and lib/core/errors.js makes the
+// message from this table, as it does for snapshots and deltas (an
+// `outOfMemory` entry names what the memory was for). The table is added at
+// import of artifact-bloom/variants, so the main entry does not carry it.
 // js-tests/error-messages.test.mjs checks that every code in src/variants/
 // has one.
+
+import { defineMessages, memoryMessage } from "../core/errors.js";
 
 /** @type {Record<string, Record<string, string>>} */
 export const VARIANT_MESSAGES = {
@@ -75,3 +78,8 @@ export const VARIANT_MESSAGES = {
     filterTooLarge: "the filter would need more than 2^30 bits",
   },
 };
+
+defineMessages("variants", {
+  outOfMemory: (f) => memoryMessage({ purpose: VARIANT_MESSAGES[String(f.filter)]?.outOfMemory ?? "", ...f }),
+  "*": (f, code) => VARIANT_MESSAGES[String(f.filter)]?.[code] ?? code,
+});
