@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { CLI, runCli, tempDir } from "./helpers/cli.mjs";
 
@@ -146,5 +147,24 @@ describe("exit codes are documented the same way by every command", () => {
     for (const code of ["0", "1", "2", "3"]) assert.match(readme, new RegExp(`^\\| \`${code}\` \\|`, "m"), `README's table lacks exit code ${code}`);
     assert.match(readme, /standard input \(`-`\)/);
     assert.match(readme, /--version/);
+  });
+});
+
+describe("the registry limits in the usage are the client's", () => {
+  // The usage states them without loading the library (cli-lazy-library.test.mjs),
+  // so they are written out in cli/registry/; these are the numbers the client enforces.
+  test("publish --help: the answer-size limits and the default --timeout-ms", async () => {
+    const packageDir = dirname(require.resolve("artifact-bloom/package.json"));
+    const { RESPONSE_LIMITS } = await import(pathToFileURL(join(packageDir, "lib/repositories/oci-limits.js")).href);
+    const ran = await runCli(["publish", "--help"]);
+    assert.equal(ran.code, 0);
+    const limits = /a manifest or index\s+(\d+) MiB \(the distribution spec's\), a tag page (\d+) MiB, a\s+token answer (\d+) MiB/
+      .exec(ran.stdout);
+    assert.ok(limits, ran.stdout);
+    const mib = (bytes) => String(bytes / (1024 * 1024));
+    const { manifest, tagPage, token } = RESPONSE_LIMITS;
+    assert.deepEqual(limits.slice(1), [manifest.bytes, tagPage.bytes, token.bytes].map(mib));
+    const timeout = /--timeout-ms N\s+per-request timeout \(default (\d+)\)/.exec(ran.stdout);
+    assert.equal(Number(timeout?.[1]), require("artifact-bloom")._DEFAULT_TIMEOUT_MS);
   });
 });

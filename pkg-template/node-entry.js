@@ -20,6 +20,14 @@ export { default } from "./web.js";
 // types, and left out of node.mjs.
 export { _fetchSnapshotWith } from "./lib/snapshot/snapshot-fetch.js";
 export { _encodeSnapshotUnsealed } from "./lib/snapshot/snapshot.js";
+// Internal, for the CLI (cli/library.mjs): the registry client and what the
+// registry commands build on, from this bundle, so that the errors the CLI
+// throws and the ones the client throws are the exported OciRegistryError.
+export { DEFAULT_TIMEOUT_MS as _DEFAULT_TIMEOUT_MS, RegistryClient as _RegistryClient } from "./lib/repositories/oci-client.js";
+export { checkRepositoryName as _checkRepositoryName } from "./lib/repositories/oci-client.js";
+export { repositoryOverClient as _repositoryOverClient } from "./lib/repositories/oci-repository.js";
+export { SPEAKS_PLAIN_HTTP as _SPEAKS_PLAIN_HTTP, SPEAKS_TLS as _SPEAKS_TLS } from "./lib/core/tls-causes.js";
+export { tlsProblemOf as _tlsProblemOf } from "./lib/core/tls-causes.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { loadLibrary, loadSnapshot } from "./library.mjs";
 import {
-  EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile, readingInput,
+  EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile,
+  readingInput,
 } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
@@ -28,7 +29,9 @@ async function digestOfFile(path) {
 }
 
 export async function check(argv) {
-  const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } } });
+  const parsed = parseCommand(argv, {
+    help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } },
+  });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...items] = parsed.positionals;
   if (path === undefined) throw new UsageError(`check needs a snapshot PATH\n\n${HELP}`);
@@ -42,14 +45,17 @@ export async function check(argv) {
     return EXIT_PROBLEMS;
   }
   const { filter, catalogVersion } = loaded.value;
-  if (items.filter((item) => item === "-").length > 1) throw new UsageError(`check reads standard input once: "-" appears twice\n\n${HELP}`);
+  if (items.filter((item) => item === "-").length > 1) {
+    throw new UsageError(`check reads standard input once: "-" appears twice\n\n${HELP}`);
+  }
   const results = [];
   for (const item of items) {
     if (item === "-") {
       const { packed } = await readHexDigests(process.stdin);
       for (let offset = 0; offset < packed.byteLength; offset += 32) {
         const digest = packed.subarray(offset, offset + 32);
-        results.push({ item: "-", kind: "stdin", digest: bytesToHex(digest), verdict: filter.mightContain(digest) ? "maybe" : "absent" });
+        const verdict = filter.mightContain(digest) ? "maybe" : "absent";
+        results.push({ item: "-", kind: "stdin", digest: bytesToHex(digest), verdict });
       }
       continue;
     }
@@ -63,7 +69,7 @@ export async function check(argv) {
       kind = "file";
     }
     const verdict = filter.mightContain(digest) ? "maybe" : "absent";
-    results.push({ item, kind, digest: Buffer.from(digest).toString("hex"), verdict });
+    results.push({ item, kind, digest: bytesToHex(digest), verdict });
   }
   filter.free();
   if (parsed.values.json) {

@@ -204,20 +204,3 @@ export async function readBinaryDigests(stream, onProgress) {
   }
   return { packed: packed.bytes(), lines: packed.count };
 }
-
-/** Progress on stderr, only when it is a terminal (no noise in logs or pipes). */
-export function progressReporter(label) {
-  if (!process.stderr.isTTY) return { update() {}, done() {} };
-  let last = 0;
-  return {
-    update(text) {
-      const now = Date.now();
-      if (now - last < 100) return;
-      last = now;
-      process.stderr.write(`\r${label}: ${text}\x1b[K`);
-    },
-    done() {
-      process.stderr.write("\r\x1b[K");
-    },
-  };
-}

@@ -35,7 +35,9 @@ export async function inspectDelta(path, bytes, basePath) {
   if (basePath === undefined) return report;
   const base = loadSnapshot(await readInputFile(basePath));
   if (base.kind === "failure") {
-    return Object.assign(report, { verdict: "invalidBase", message: `${basePath} does not load: ${base.error}: ${base.message}` });
+    return Object.assign(report, {
+      verdict: "invalidBase", message: `${basePath} does not load: ${base.error}: ${base.message}`,
+    });
   }
   const applied = applySnapshotDelta(base.value, bytes);
   base.value.filter.free();

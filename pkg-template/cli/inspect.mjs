@@ -22,7 +22,9 @@ for a checksum or length problem the header it claims is still shown),
 2 bad arguments or an unreadable file.`;
 
 export async function inspect(argv) {
-  const parsed = parseCommand(argv, { help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false }, base: { type: "string" } } });
+  const parsed = parseCommand(argv, {
+    help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false }, base: { type: "string" } },
+  });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
@@ -89,7 +91,8 @@ function formatReport(report) {
       `  fill ratio          ${report.fillRatio.toFixed(6)}`,
       `  estimated FPP       ${report.estimatedFalsePositiveRate.toExponential(3)} (model, inserted count)`,
       `  FPP from fill       ${report.fppFromFillRatio.toExponential(3)} (fill^k)`,
-      `  alert fill ratio    ${report.alertFillRatio.toFixed(6)} (FPP would reach 2 × target)${report.alert ? "  ALERT: reached" : ""}`,
+      `  alert fill ratio    ${report.alertFillRatio.toFixed(6)} (FPP would reach 2 × target)`
+        + `${report.alert ? "  ALERT: reached" : ""}`,
       "  checksum verdict    ok",
     );
   } else {
@@ -118,7 +121,9 @@ function formatDeltaReport(report) {
         + ` (${((report.bytes / report.targetBytes) * 100).toFixed(2)} %)`,
     );
   }
-  if (report.applied !== undefined) lines.push(`  applied to ${report.applied.base}: catalogVersion ${report.applied.catalogVersion}, checksum ok`);
+  if (report.applied !== undefined) {
+    lines.push(`  applied to ${report.applied.base}: catalogVersion ${report.applied.catalogVersion}, checksum ok`);
+  }
   lines.push(report.verdict === "ok" ? "  verdict             ok" : `  verdict             ${report.verdict}: ${report.message}`);
   return `${lines.join("\n")}\n`;
 }

@@ -5,11 +5,21 @@
 // command that never meets a delta never instantiates the delta build.
 // The command modules and their helpers import the names from here instead
 // of from ../node.mjs; the bindings are the package's own functions once
-// loaded (one module, one wasm instance, as for any other importer).
+// loaded (one module, one wasm instance, as for any other importer). No CLI
+// module imports lib/ sources: those would be a second copy of the library
+// in the process, whose OciRegistryError is not the exported one.
+import { createRequire } from "node:module";
 
-/** A stand-in that says what went wrong if a name is used before loadLibrary(). */
-const notLoaded = (name) => () => {
-  throw new Error(`artifact-bloom CLI: ${name} was used before loadLibrary() (a command must load the library after parsing its arguments)`);
+const require = createRequire(import.meta.url);
+
+/**
+ * A stand-in that says what went wrong if a name is used before loadLibrary():
+ * a plain function, so that `new` and `instanceof` on it reach the message
+ * (or answer false) instead of failing on an arrow function.
+ */
+const notLoaded = (name) => function notLoadedYet() {
+  throw new Error(`artifact-bloom CLI: ${name} was used before loadLibrary() `
+    + "(a command must load the library after parsing its arguments)");
 };
 
 // From ../node.mjs. ABF1_HEADER_LENGTH comes from the wasm instance, so it is
@@ -22,6 +32,17 @@ export let encodeSnapshot = notLoaded("encodeSnapshot");
 export let fetchSnapshot = notLoaded("fetchSnapshot");
 export let loadSnapshot = notLoaded("loadSnapshot");
 export let readSnapshotHeader = notLoaded("readSnapshotHeader");
+export let OciRegistryError = notLoaded("OciRegistryError");
+// From ../node.cjs: node-entry.js's internal `_`-names for the registry
+// commands (not in node.mjs's export list). The constants are undefined
+// until the library is loaded.
+export let DEFAULT_TIMEOUT_MS;
+export let SPEAKS_PLAIN_HTTP;
+export let SPEAKS_TLS;
+export let RegistryClient = notLoaded("RegistryClient");
+export let checkRepositoryName = notLoaded("checkRepositoryName");
+export let repositoryOverClient = notLoaded("repositoryOverClient");
+export let tlsProblemOf = notLoaded("tlsProblemOf");
 // From ../delta/index.mjs.
 export let applySnapshotDelta = notLoaded("applySnapshotDelta");
 export let composeSnapshotDeltas = notLoaded("composeSnapshotDeltas");
@@ -45,7 +66,16 @@ let variants;
  */
 export async function loadLibrary(parts = {}) {
   main ??= import("../node.mjs").then((api) => {
-    ({ ABF1_HEADER_LENGTH, ArtifactBloomFilter, ArtifactExistenceService, dedupePacked, encodeSnapshot, fetchSnapshot, loadSnapshot, readSnapshotHeader } = api);
+    ({
+      ABF1_HEADER_LENGTH, ArtifactBloomFilter, ArtifactExistenceService, OciRegistryError, dedupePacked, encodeSnapshot,
+      fetchSnapshot, loadSnapshot, readSnapshotHeader,
+    } = api);
+    // node.mjs re-exports node.cjs, so this require is the module just loaded (the same instance).
+    ({
+      _DEFAULT_TIMEOUT_MS: DEFAULT_TIMEOUT_MS, _RegistryClient: RegistryClient, _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP,
+      _SPEAKS_TLS: SPEAKS_TLS, _checkRepositoryName: checkRepositoryName, _repositoryOverClient: repositoryOverClient,
+      _tlsProblemOf: tlsProblemOf,
+    } = require("../node.cjs"));
   });
   if (parts.delta) {
     delta ??= import("../delta/index.mjs").then((api) => {

@@ -132,7 +132,8 @@ export async function merge(argv) {
       return EXIT_PROBLEMS;
     }
     process.stdout.write(
-      `merged ${used} snapshot${used === 1 ? "" : "s"} into ${out} (catalogVersion ${catalogVersion}, ${bytes.byteLength} bytes)\n`
+      `merged ${used} snapshot${used === 1 ? "" : "s"} into ${out}`
+        + ` (catalogVersion ${catalogVersion}, ${bytes.byteLength} bytes)\n`
         + `  insertedItemCount ${claimed} (the sum of the inputs': exact if they are disjoint, an upper bound if not;`
         + ` the fill ratio suggests about ${estimate} distinct digests)\n`,
     );

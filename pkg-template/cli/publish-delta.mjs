@@ -10,7 +10,9 @@
 import { readFile, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./common.mjs";
-import { applySnapshotDelta, encodeSnapshotDelta, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader } from "./library.mjs";
+import {
+  applySnapshotDelta, encodeSnapshotDelta, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader,
+} from "./library.mjs";
 import { replaceFile } from "./replace.mjs";
 
 export const DELTA_HELP = `  --delta-from OLD     also write the ABD1 delta from the snapshot OLD (read
@@ -45,11 +47,15 @@ export async function readDeltaBase(request) {
   try {
     bytes = new Uint8Array(await readFile(request.from));
   } catch (error) {
-    return { code: error.code === "ENOENT" ? "noBase" : "unreadableBase", reason: `cannot read ${request.from}: ${error.message}` };
+    return {
+      code: error.code === "ENOENT" ? "noBase" : "unreadableBase", reason: `cannot read ${request.from}: ${error.message}`,
+    };
   }
   const loaded = loadSnapshot(bytes);
   if (loaded.kind === "failure") {
-    return { code: "invalidBase", reason: `${request.from} is not a loadable ABF1 snapshot (${loaded.error}: ${loaded.message})` };
+    return {
+      code: "invalidBase", reason: `${request.from} is not a loadable ABF1 snapshot (${loaded.error}: ${loaded.message})`,
+    };
   }
   return { snapshot: loaded.value };
 }

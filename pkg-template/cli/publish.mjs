@@ -6,12 +6,13 @@ import { resolve } from "node:path";
 import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, loadLibrary, readSnapshotHeader } from "./library.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
-  progressReporter, readBinaryDigests, readHexDigests,
+  readBinaryDigests, readHexDigests,
 } from "./common.mjs";
+import { createProgress } from "./progress.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry/registry-catalog.mjs";
 import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
-import { outputError, readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
+import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
 import { SIDECAR_SUFFIX, buildSidecar, writeSidecar } from "./snapshot-sidecar.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 
@@ -113,7 +114,9 @@ export async function publish(argv) {
   if (values.out === undefined) throw new UsageError("--out is required");
   const out = resolve(values.out);
   const maxShrink = numberOption(values, "max-shrink");
-  if (maxShrink < 0 || maxShrink > 1) throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
+  if (maxShrink < 0 || maxShrink > 1) {
+    throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
+  }
   const wantDelta = deltaRequest(values, out);
   await loadLibrary({ delta: wantDelta !== undefined });
   // Read now: OLD may be PATH itself, which the publish replaces.
@@ -127,19 +130,26 @@ export async function publish(argv) {
   if (stream === process.stdin && process.stdin.isTTY) {
     process.stderr.write("publish: reading digests from standard input (end with Ctrl-D; --input FILE reads a file)\n");
   }
-  const progress = progressReporter("reading digests");
+  // A live line on a terminal only (intervalMs Infinity): no noise in logs or pipes.
+  let read = "0 digests";
+  const progress = fromRegistry ? undefined
+    : createProgress(process.stderr, { intervalMs: Infinity }).start(() => `reading digests: ${read}`);
+  const reading = (text) => {
+    read = text;
+    progress.update();
+  };
   let input;
   try {
     input = fromRegistry ? await readRegistryDigests(values) : values.binary
-      ? await readBinaryDigests(stream, (n) => progress.update(`${n} digests`))
-      : await readHexDigests(stream, (n, line) => progress.update(`${n} digests, line ${line}`));
+      ? await readBinaryDigests(stream, (n) => reading(`${n} digests`))
+      : await readHexDigests(stream, (n, line) => reading(`${n} digests, line ${line}`));
   } catch (error) {
     if (error.code === "ENOENT" || error.code === "EISDIR" || error.code === "EACCES") {
       throw new UsageError(`cannot read --input ${values.input}: ${error.message}`);
     }
     throw error;
   } finally {
-    progress.done();
+    progress?.finish();
   }
   const { unique, duplicates } = dedupePacked(input.packed);
   const uniqueCount = unique.byteLength / 32;
@@ -234,7 +244,9 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
   if (current.kind === "unloadable") {
     // Without the override the version rule refuses this PATH once the snapshot is built.
     if (options[ALLOW_VERSION_REUSE]) {
-      process.stderr.write(`publish: note: ${out} is not a loadable snapshot (${current.error}); replacing it without a shrink check\n`);
+      process.stderr.write(
+        `publish: note: ${out} is not a loadable snapshot (${current.error}); replacing it without a shrink check\n`,
+      );
     }
     return {};
   }
@@ -266,11 +278,7 @@ async function writeRegistrySidecar(out, input, catalogVersion, bytes) {
     registryUrl: input.registry.url, repository: input.registry.repository, tags: input.tagNames, hexDigests: input.hexes,
     catalogVersion, checksum: header.kind === "success" ? header.value.checksum : "", createdAt: new Date(),
   });
-  try {
-    return await writeSidecar(out, sidecar);
-  } catch (error) {
-    throw outputError(`${out}${SIDECAR_SUFFIX}`, error);
-  }
+  return writeSidecar(out, sidecar);
 }
 
 function explainBuildError(code, count, spec) {

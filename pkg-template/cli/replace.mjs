@@ -158,7 +158,8 @@ async function syncDirectory(directory) {
  * ENOSPC…) removes the temporary file and throws a one-line UsageError.
  * @param {string} out the target path
  * @param {Uint8Array} bytes the ABF1 file
- * @param {(snapshot: import("../index.d.ts").ArtifactIndexSnapshot & { header: import("../index.d.ts").SnapshotHeader }) => string | undefined} check
+ * @param {(snapshot: import("../index.d.ts").ArtifactIndexSnapshot & { header: import("../index.d.ts").SnapshotHeader })
+ *   => string | undefined} check
  * @param {{ open?: typeof openFile, onStaleRemoved?: (name: string) => void }} [options]
  *   `open` opens the temporary file (tests inject failing writers through it)
  * @returns {Promise<string | undefined>} the problem, or undefined once replaced

@@ -8,9 +8,9 @@
 // 64-bit prefixes of the digests it was built from: a Bloom filter cannot
 // list its keys, and this list is what lets a push tell a stale entry (a
 // digest the snapshot really held, deleted since) from a false positive.
-import { randomBytes } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { UsageError } from "./common.mjs";
+import { replaceFile } from "./replace.mjs";
 
 export const SIDECAR_SUFFIX = ".meta.json";
 export const SIDECAR_FORMAT = "artifact-bloom-snapshot-meta/1";
@@ -44,22 +44,23 @@ export function buildSidecar({ registryUrl, repository, tags, hexDigests, catalo
 }
 
 /**
- * Writes `sidecar` to PATH.meta.json atomically (temp file, rename), so a
- * reader never sees half of one.
+ * Writes `sidecar` to PATH.meta.json atomically, as a snapshot is replaced
+ * (replace.mjs: temporary file, fsync, check of what is on disk, rename), so
+ * a reader never sees half of one. A file-system error is a one-line UsageError.
  * @param {string} snapshotPath
  * @param {object} sidecar
  * @returns {Promise<string>} the sidecar's path
  */
 export async function writeSidecar(snapshotPath, sidecar) {
   const target = sidecarPathOf(snapshotPath);
-  const temp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  try {
-    await writeFile(temp, `${JSON.stringify(sidecar)}\n`);
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  const problem = await replaceFile(target, new TextEncoder().encode(`${JSON.stringify(sidecar)}\n`), (written) => {
+    try {
+      return checkSidecar(JSON.parse(new TextDecoder().decode(written))).problem;
+    } catch (error) {
+      return `the written sidecar is not JSON: ${error.message}`;
+    }
+  });
+  if (problem !== undefined) throw new UsageError(`cannot write ${target}: ${problem}`);
   return target;
 }
 
@@ -69,14 +70,19 @@ export async function writeSidecar(snapshotPath, sidecar) {
  * @returns {{ sidecar?: Sidecar, problem?: string }}
  */
 export function checkSidecar(value) {
-  if (value?.format !== SIDECAR_FORMAT) return { problem: `expected format "${SIDECAR_FORMAT}", got ${JSON.stringify(value?.format)}` };
+  if (value?.format !== SIDECAR_FORMAT) {
+    return { problem: `expected format "${SIDECAR_FORMAT}", got ${JSON.stringify(value?.format)}` };
+  }
   const problems = [];
   if (typeof value.repository !== "string" || !value.repository.includes("/")) problems.push("repository is not HOST/NAME");
   if (typeof value.createdAt !== "string" || Number.isNaN(Date.parse(value.createdAt))) problems.push("createdAt is not a date");
   if (!Number.isSafeInteger(value.catalogVersion)) problems.push("catalogVersion is not an integer");
   if (typeof value.snapshotChecksum !== "string") problems.push("snapshotChecksum is not a string");
-  if (!Array.isArray(value.tags) || !value.tags.every((tag) => typeof tag === "string")) problems.push("tags is not a list of strings");
-  if (!Array.isArray(value.digestPrefixes) || !value.digestPrefixes.every((p) => typeof p === "string" && /^[0-9a-f]{16}$/.test(p))) {
+  const isPrefix = (p) => typeof p === "string" && /^[0-9a-f]{16}$/.test(p);
+  if (!Array.isArray(value.tags) || !value.tags.every((tag) => typeof tag === "string")) {
+    problems.push("tags is not a list of strings");
+  }
+  if (!Array.isArray(value.digestPrefixes) || !value.digestPrefixes.every(isPrefix)) {
     problems.push(`digestPrefixes is not a list of ${PREFIX_HEX}-hex-digit strings`);
   }
   if (!Number.isSafeInteger(value.digestCount)) problems.push("digestCount is not an integer");
@@ -126,7 +132,9 @@ export async function readSidecar(source, { fetch: fetchImpl = globalThis.fetch,
     if (!isUrl && error.code === "ENOENT") return { kind: "missing", source: where, note: `no snapshot sidecar ${where}` };
     return { kind: "unusable", source: where, warning: `cannot read ${where}: ${error.message}` };
   }
-  if (text.length > MAX_SIDECAR_BYTES) return { kind: "unusable", source: where, warning: `${where} is larger than ${MAX_SIDECAR_BYTES} bytes` };
+  if (text.length > MAX_SIDECAR_BYTES) {
+    return { kind: "unusable", source: where, warning: `${where} is larger than ${MAX_SIDECAR_BYTES} bytes` };
+  }
   let parsed;
   try {
     parsed = JSON.parse(text);

@@ -13,7 +13,7 @@ const MAX_OUTPUT_BYTES = 64 * 1024;
 const HELPER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
- * @typedef {import("../../lib/client-types.js").RegistryCredentials} RegistryCredentials
+ * @typedef {import("../../index.d.ts").RegistryCredentials} RegistryCredentials
  */
 
 /**
@@ -24,7 +24,8 @@ const HELPER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export function helperProgram(name, where) {
   if (typeof name !== "string" || !HELPER_NAME.test(name)) {
-    throw new UsageError(`${where}: expected a credential helper name such as "pass" or "desktop" (run as docker-credential-NAME), got ${JSON.stringify(name)}`);
+    throw new UsageError(`${where}: expected a credential helper name such as "pass" or "desktop"`
+      + ` (run as docker-credential-NAME), got ${JSON.stringify(name)}`);
   }
   return `docker-credential-${name}`;
 }
@@ -39,12 +40,15 @@ export function helperProgram(name, where) {
 export async function askCredentialHelper(program, serverAddress, { timeoutMs, env = process.env }) {
   const { code, stdout, stderr, failure } = await runHelper(program, serverAddress, timeoutMs, env);
   if (failure === "ENOENT") {
-    throw new UsageError(`credential helper ${program} is not on PATH (named by a docker or containers config); install it, or give credentials with --username`);
+    throw new UsageError(`credential helper ${program} is not on PATH (named by a docker or containers config);`
+      + " install it, or give credentials with --username");
   }
   if (failure === "timeout") {
     throw new UsageError(`credential helper ${program} did not answer within ${timeoutMs} ms (--timeout-ms); it was stopped`);
   }
-  if (failure === "tooLarge") throw new UsageError(`credential helper ${program} printed more than ${MAX_OUTPUT_BYTES} bytes; expected one JSON answer`);
+  if (failure === "tooLarge") {
+    throw new UsageError(`credential helper ${program} printed more than ${MAX_OUTPUT_BYTES} bytes; expected one JSON answer`);
+  }
   if (failure !== undefined) throw new UsageError(`credential helper ${program} could not be run: ${failure}`);
   if (code !== 0) {
     // By the protocol a failing helper prints its error message, never a secret.
@@ -56,7 +60,8 @@ export async function askCredentialHelper(program, serverAddress, { timeoutMs, e
   try {
     answer = JSON.parse(stdout);
   } catch {
-    throw new UsageError(`credential helper ${program} get answered something that is not JSON; expected {"Username": …, "Secret": …}`);
+    throw new UsageError(`credential helper ${program} get answered something that is not JSON;`
+      + ' expected {"Username": …, "Secret": …}');
   }
   const { Username: username, Secret: secret } = answer ?? {};
   if (typeof username !== "string" || typeof secret !== "string") {

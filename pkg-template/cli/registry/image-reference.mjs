@@ -3,11 +3,11 @@
 // first component is a host (it holds "." or ":" or is "localhost"), and a
 // reference without one is refused before any request — "team/app:b" would
 // otherwise send the push (and credentials) to a host called "team".
-import { checkRepositoryName } from "../../lib/repositories/oci-client.js";
+import { checkRepositoryName } from "../library.mjs";
 import { UsageError } from "../common.mjs";
+import { OCI_DIGEST } from "./oci-layout.mjs";
 
 const TAG_PATTERN = /^[\w][\w.-]{0,127}$/;
-const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const HOST_PATTERN = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/;
 const EXPECTED = "HOST[:PORT]/NAME:TAG or HOST[:PORT]/NAME@sha256:DIGEST, e.g. registry.example:5000/team/app:v1";
 
@@ -25,7 +25,9 @@ export function isRegistryHost(component) {
 }
 
 /**
- * Parses a push reference.
+ * Parses a push reference. The repository name's grammar is the registry
+ * client's, checked by checkReferenceName once the library is loaded (so a
+ * malformed reference is refused without it).
  * @param {string} text
  * @returns {ImageReference}
  */
@@ -44,7 +46,9 @@ export function parseImageReference(text) {
   if (at >= 0) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!DIGEST_PATTERN.test(digest)) throw new UsageError(`bad digest "${digest}" in "${text}": expected sha256: and 64 lowercase hex digits`);
+    if (!OCI_DIGEST.test(digest)) {
+      throw new UsageError(`bad digest "${digest}" in "${text}": expected sha256: and 64 lowercase hex digits`);
+    }
   }
   const colon = rest.lastIndexOf(":");
   if (digest !== undefined && colon >= 0) {
@@ -52,16 +56,24 @@ export function parseImageReference(text) {
   }
   if (digest === undefined && colon <= 0) throw new UsageError(`expected ${EXPECTED}, got "${text}" (no :TAG or @sha256:DIGEST)`);
   const name = digest === undefined ? rest.slice(0, colon) : rest;
-  try {
-    checkRepositoryName(name);
-  } catch (error) {
-    throw new UsageError(`bad repository name "${name}": ${error.message}`);
-  }
   if (!HOST_PATTERN.test(host)) throw new UsageError(`bad registry host "${host}": expected HOST or HOST:PORT`);
   if (digest !== undefined) return { host, name, digest };
   const tag = rest.slice(colon + 1);
   if (!TAG_PATTERN.test(tag)) throw new UsageError(`bad tag "${tag}": expected [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`);
   return { host, name, tag };
+}
+
+/**
+ * Refuses a reference whose repository name breaks the distribution spec's
+ * grammar (a UsageError); needs loadLibrary().
+ * @param {ImageReference} reference
+ */
+export function checkReferenceName({ name }) {
+  try {
+    checkRepositoryName(name);
+  } catch (error) {
+    throw new UsageError(`bad repository name "${name}": ${error.message}`);
+  }
 }
 
 /**

@@ -20,13 +20,16 @@ export const INDEX_TYPES = new Set([
 
 const REF_NAME = "org.opencontainers.image.ref.name";
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024; // the distribution reference's limit
-const MAX_DEPTH = 8; // nested indexes deeper than this are refused
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** Nested indexes deeper than this are refused, in a layout and in a registry's answers. */
+export const MAX_INDEX_DEPTH = 8;
+/** A descriptor's digest, as the CLI accepts it: sha256 only, lowercase hex (captured). */
+export const OCI_DIGEST = /^sha256:([0-9a-f]{64})$/;
 
 /**
  * @typedef {{ mediaType: string, digest: string, size: number }} Descriptor
  * @typedef {{ descriptor: Descriptor, bytes: Uint8Array }} LayoutManifest
- * @typedef {{ root: LayoutManifest, manifests: LayoutManifest[], blobs: Descriptor[], blobPath: (digest: string) => string }} ImageToPush
+ * @typedef {{ root: LayoutManifest, manifests: LayoutManifest[], blobs: Descriptor[],
+ *   blobPath: (digest: string) => string }} ImageToPush
  */
 
 async function readJson(path, what) {
@@ -46,7 +49,7 @@ async function readJson(path, what) {
 /** @param {unknown} value @param {string} where @returns {Descriptor} */
 function checkDescriptor(value, where) {
   const { mediaType, digest, size } = /** @type {Record<string, unknown>} */ (value ?? {});
-  if (typeof digest !== "string" || !DIGEST.test(digest)) {
+  if (typeof digest !== "string" || !OCI_DIGEST.test(digest)) {
     throw new UsageError(`${where}: expected a sha256:<64 lowercase hex> digest, got ${JSON.stringify(digest)}`);
   }
   if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0) {
@@ -70,12 +73,15 @@ export async function readLayoutImage(dir, select) {
   const wanted = tag === undefined ? `digest ${digest}` : `named "${tag}"`;
   const layout = await readJson(join(dir, "oci-layout"), "oci-layout");
   if (typeof layout?.imageLayoutVersion !== "string" || !layout.imageLayoutVersion.startsWith("1.")) {
-    throw new UsageError(`${join(dir, "oci-layout")}: expected imageLayoutVersion "1.0.0", got ${JSON.stringify(layout?.imageLayoutVersion)}`);
+    throw new UsageError(
+      `${join(dir, "oci-layout")}: expected imageLayoutVersion "1.0.0", got ${JSON.stringify(layout?.imageLayoutVersion)}`,
+    );
   }
   const index = await readJson(join(dir, "index.json"), "index.json");
   const entries = Array.isArray(index?.manifests) ? index.manifests : [];
   if (entries.length === 0) throw new UsageError(`${join(dir, "index.json")} lists no manifests`);
-  const named = entries.filter((entry) => (tag === undefined ? entry?.digest === digest : entry?.annotations?.[REF_NAME] === tag));
+  const named = entries.filter((entry) => (tag === undefined
+    ? entry?.digest === digest : entry?.annotations?.[REF_NAME] === tag));
   let chosen;
   if (named.length === 1) chosen = named[0];
   else if (named.length === 0 && entries.length === 1 && !exact) chosen = entries[0];
@@ -93,7 +99,9 @@ export async function readLayoutImage(dir, select) {
   const visited = new Set();
 
   const readManifest = async (descriptor, where) => {
-    if (descriptor.size > MAX_MANIFEST_BYTES) throw new UsageError(`${where}: manifest of ${descriptor.size} bytes exceeds ${MAX_MANIFEST_BYTES}`);
+    if (descriptor.size > MAX_MANIFEST_BYTES) {
+      throw new UsageError(`${where}: manifest of ${descriptor.size} bytes exceeds ${MAX_MANIFEST_BYTES}`);
+    }
     let bytes;
     try {
       bytes = new Uint8Array(await readFile(blobPath(descriptor.digest)));
@@ -118,7 +126,9 @@ export async function readLayoutImage(dir, select) {
       throw new UsageError(`the layout is missing ${descriptor.digest} (${where}): ${error.message}`);
     }
     if (!info.isFile() || info.size !== descriptor.size) {
-      throw new UsageError(`layout blob ${descriptor.digest} (${where}) is ${info.size} bytes; its descriptor says ${descriptor.size}`);
+      throw new UsageError(
+        `layout blob ${descriptor.digest} (${where}) is ${info.size} bytes; its descriptor says ${descriptor.size}`,
+      );
     }
     blobs.set(descriptor.digest, descriptor);
   };
@@ -128,7 +138,7 @@ export async function readLayoutImage(dir, select) {
     const descriptor = checkDescriptor(value, where);
     if (visited.has(descriptor.digest)) return undefined;
     visited.add(descriptor.digest);
-    if (depth > MAX_DEPTH) throw new UsageError(`${where}: indexes nested deeper than ${MAX_DEPTH}`);
+    if (depth > MAX_INDEX_DEPTH) throw new UsageError(`${where}: indexes nested deeper than ${MAX_INDEX_DEPTH}`);
     const bytes = await readManifest(descriptor, where);
     let json;
     try {
@@ -139,7 +149,9 @@ export async function readLayoutImage(dir, select) {
     const type = descriptor.mediaType;
     if (INDEX_TYPES.has(type)) {
       const children = Array.isArray(json?.manifests) ? json.manifests : [];
-      for (const [position, child] of children.entries()) await walk(child, `${descriptor.digest} manifests[${position}]`, depth + 1);
+      for (const [position, child] of children.entries()) {
+        await walk(child, `${descriptor.digest} manifests[${position}]`, depth + 1);
+      }
     } else if (MANIFEST_TYPES.has(type)) {
       await addBlob(json?.config, `${descriptor.digest} config`);
       const layers = Array.isArray(json?.layers) ? json.layers : [];

@@ -7,7 +7,7 @@
 // DELETE). Every commit is checked against the registry's
 // Docker-Content-Digest.
 import { createHash } from "node:crypto";
-import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { OciRegistryError } from "../library.mjs";
 import { BlobSource } from "./upload-stream.mjs";
 
 const OCTETS = { "content-type": "application/octet-stream" };
@@ -22,7 +22,9 @@ const OCTETS = { "content-type": "application/octet-stream" };
 function locationOf(client, response) {
   const location = response.headers.get("location");
   if (!location) {
-    throw new OciRegistryError(`${response.url} answered ${response.status} without a Location for the upload`, { code: "badResponse", status: response.status });
+    throw new OciRegistryError(`${response.url} answered ${response.status} without a Location for the upload`, {
+      code: "badResponse", status: response.status,
+    });
   }
   return client.resolve(location, response.url, `the upload Location of ${response.url}`);
 }
@@ -66,7 +68,8 @@ async function checkCommitted(client, done, kind, digest, mediaType) {
   checkContentDigest(done, digest, `${kind} ${digest}`);
   if (done.headers.get("docker-content-digest") !== null) return 0;
   const notStored = (/** @type {string} */ came) => new OciRegistryError(
-    `${done.url} answered 201 without Docker-Content-Digest, and reading ${kind} ${digest} back ${came}: the registry did not store it`,
+    `${done.url} answered 201 without Docker-Content-Digest, and reading ${kind} ${digest} back ${came}:`
+      + " the registry did not store it",
     { code: "notStored" },
   );
   if (kind === "blob") {
@@ -140,7 +143,9 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
         // Range: 0-<last byte received> (some registries write bytes=0-N).
         const range = /(\d+)-(\d+)\s*$/.exec(answer.headers.get("range") ?? "");
         if (range !== null && Number(range[2]) !== end - 1) {
-          throw new OciRegistryError(`PATCH ${session} answered Range ${range[0]}; expected 0-${end - 1}`, { code: "badResponse", status: 202 });
+          throw new OciRegistryError(`PATCH ${session} answered Range ${range[0]}; expected 0-${end - 1}`, {
+            code: "badResponse", status: 202,
+          });
         }
         location = locationOf(client, answer);
       }

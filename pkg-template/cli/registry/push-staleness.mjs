@@ -9,7 +9,7 @@
 // warns about another repository's or an outdated snapshot, and counts a
 // 404 for a digest the snapshot really held as stale, not as a Bloom false
 // positive.
-import { repositoryOverClient } from "../../lib/repositories/oci-repository.js";
+import { repositoryOverClient } from "../library.mjs";
 import { UsageError } from "../common.mjs";
 import { listTags } from "./registry-catalog.mjs";
 import { PREFIX_HEX } from "../snapshot-sidecar.mjs";
@@ -78,9 +78,13 @@ export function verifyAbsentThreshold(values) {
 export async function checkSnapshotSidecar(read, snapshot, target, client) {
   const warnings = [];
   const notes = [];
-  const facts = { sidecar: read.source, snapshotRepository: null, snapshotCreatedAt: null, keySetKnown: false, tagsAdded: null, tagsRemoved: null };
+  const facts = {
+    sidecar: read.source, snapshotRepository: null, snapshotCreatedAt: null, keySetKnown: false,
+    tagsAdded: null, tagsRemoved: null,
+  };
   if (read.kind === "missing") {
-    notes.push(`${read.note}: the snapshot's repository and age are not checked, and a 404 after "maybe" counts as a false positive`);
+    notes.push(`${read.note}: the snapshot's repository and age are not checked,`
+      + ' and a 404 after "maybe" counts as a false positive');
     return { warnings, notes, facts, keys: undefined };
   }
   if (read.kind === "unusable") {
@@ -91,12 +95,14 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
   facts.snapshotRepository = sidecar.repository;
   facts.snapshotCreatedAt = sidecar.createdAt;
   if (sidecar.snapshotChecksum !== snapshot.header.checksum) {
-    warnings.push(`${read.source} describes the snapshot with checksum ${sidecar.snapshotChecksum}, not the one loaded (${snapshot.header.checksum}); it is ignored`);
+    warnings.push(`${read.source} describes the snapshot with checksum ${sidecar.snapshotChecksum},`
+      + ` not the one loaded (${snapshot.header.checksum}); it is ignored`);
     return { warnings, notes, facts, keys: undefined };
   }
   if (sidecar.repository !== target) {
-    warnings.push(`the snapshot is of ${sidecar.repository}, not ${target}: what it calls "definitely absent" may be in ${target} `
-      + "(uploaded again) and its \"maybe\"s are HEADed; publish one with --from-registry for this repository");
+    warnings.push(`the snapshot is of ${sidecar.repository}, not ${target}: what it calls "definitely absent"`
+      + ` may be in ${target} (uploaded again) and its "maybe"s are HEADed;`
+      + " publish one with --from-registry for this repository");
     return { warnings, notes, facts, keys: undefined };
   }
   facts.keySetKnown = true;

@@ -25,7 +25,9 @@ export async function splitLayoutArgument(text) {
   if (whole) return { dir: text };
   const entry = text.slice(colon + 1);
   if (!ENTRY_PATTERN.test(entry)) {
-    throw new UsageError(`expected LAYOUT_DIR or LAYOUT_DIR:ENTRY (ENTRY an index.json org.opencontainers.image.ref.name), got "${text}"`);
+    throw new UsageError(
+      `expected LAYOUT_DIR or LAYOUT_DIR:ENTRY (ENTRY an index.json org.opencontainers.image.ref.name), got "${text}"`,
+    );
   }
   return { dir: text.slice(0, colon), entry };
 }

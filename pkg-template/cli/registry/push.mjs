@@ -4,8 +4,7 @@
 // uploaded only on 404 (a false positive); then the manifests are PUT,
 // children by digest and the tagged one by tag.
 import { readFile, stat } from "node:fs/promises";
-import { ArtifactExistenceService, fetchSnapshot, loadLibrary, loadSnapshot } from "../library.mjs";
-import { repositoryOverClient } from "../../lib/repositories/oci-repository.js";
+import { ArtifactExistenceService, fetchSnapshot, loadLibrary, loadSnapshot, repositoryOverClient } from "../library.mjs";
 import { EXIT_OK, EXIT_REGISTRY, UsageError, hexToBytes, integerOption, parseCommand } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
@@ -17,8 +16,10 @@ import { fetchThroughCache } from "./snapshot-cache.mjs";
 import { readSidecar } from "../snapshot-sidecar.mjs";
 import { uploadBlobs } from "./upload-blobs.mjs";
 import { createUploadProgress } from "./upload-progress.mjs";
-import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, parseImageReference } from "./registry-common.mjs";
-import { fetchForTlsOptions, tlsAdvice } from "./registry-tls.mjs";
+import {
+  REGISTRY_HELP, REGISTRY_OPTIONS, checkReferenceName, clientFromOptions, describeFailure, failureLine, parseImageReference,
+} from "./registry-common.mjs";
+import { fetchForTlsOptions, tlsAdvice, urlSchemeHints } from "./registry-tls.mjs";
 
 const MIB = 1024 * 1024;
 
@@ -95,9 +96,7 @@ async function loadSnapshotFrom(source, values) {
       throw new UsageError(`cannot fetch --snapshot ${source}: ${error.message}`);
     }
     if (result.kind === "failure" && result.error === "networkError") {
-      const advice = await tlsAdvice(result, {
-        url: source, plainHint: `try --snapshot ${source.replace(/^https:/i, "http:")}`, tlsHint: `try --snapshot ${source.replace(/^http:/i, "https:")}`,
-      });
+      const advice = await tlsAdvice(result, urlSchemeHints("--snapshot", source));
       if (advice) throw new UsageError(`--snapshot ${source}: ${result.error}: ${result.message}; ${advice}`);
     }
   } else {
@@ -130,16 +129,27 @@ export async function push(argv) {
   });
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals } = parsed;
-  if (positionals.length !== 2) throw new UsageError(`expected LAYOUT_DIR[:ENTRY] and HOST:PORT/NAME:TAG (or @sha256:DIGEST), got ${positionals.length} arguments\n\n${HELP}`);
+  if (positionals.length !== 2) {
+    throw new UsageError(
+      `expected LAYOUT_DIR[:ENTRY] and HOST:PORT/NAME:TAG (or @sha256:DIGEST), got ${positionals.length} arguments\n\n${HELP}`,
+    );
+  }
   const [layoutDir, referenceText] = positionals;
   const reference = parseImageReference(referenceText);
-  if (values.snapshot === undefined) throw new UsageError("--snapshot is required (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)");
+  if (values.snapshot === undefined) {
+    throw new UsageError("--snapshot is required"
+      + " (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)");
+  }
   const chunkSize = values["chunk-size"] === undefined ? undefined : integerOption(values, "chunk-size", 1, 1024 * MIB);
   const concurrency = values.concurrency === undefined ? 4 : integerOption(values, "concurrency", 1, 64);
   const registryUrl = `${values["plain-http"] ? "http" : "https"}://${reference.host}`;
   const verifyAbove = verifyAbsentThreshold(values);
   const cachePath = values["snapshot-cache"];
-  if (cachePath !== undefined && !/^https?:\/\//i.test(values.snapshot)) throw new UsageError("--snapshot-cache needs --snapshot URL (an http(s) URL)");
+  if (cachePath !== undefined && !/^https?:\/\//i.test(values.snapshot)) {
+    throw new UsageError("--snapshot-cache needs --snapshot URL (an http(s) URL)");
+  }
+  await loadLibrary();
+  checkReferenceName(reference);
 
   const { display, image, remoteReference } = await resolvePushTarget(layoutDir, reference);
   const fetched = cachePath === undefined ? undefined : await fetchThroughCache(values.snapshot, cachePath);
@@ -227,21 +237,23 @@ function report(summary, failure, json) {
   if (json) {
     process.stdout.write(`${JSON.stringify(failure === undefined ? summary : { ...summary, error: failure }, null, 2)}\n`);
   } else {
-    const head = summary.ok ? `pushed ${summary.reference} (${summary.digest})${summary.reference.includes("@") ? ", no tag written" : ""}`
-      : `push of ${summary.reference} FAILED; ${summary.reference.includes("@") ? "the manifest" : "the tag"} was not written`;
+    const byDigest = summary.reference.includes("@");
+    const head = summary.ok ? `pushed ${summary.reference} (${summary.digest})${byDigest ? ", no tag written" : ""}`
+      : `push of ${summary.reference} FAILED; ${byDigest ? "the manifest" : "the tag"} was not written`;
     process.stdout.write(
       `${head}\n`
         + `  blobs ${summary.blobs}: ${summary.headsSkipped} definitely absent (no HEAD), ${summary.headRequests} HEAD requests`
         + ` (${summary.falsePositives} false positives, ${summary.alreadyPresent} already present)\n`
         + `  stale snapshot: ${summary.staleDeleted} deleted since (maybe, then 404), ${summary.absentButPresent} of`
         + ` ${summary.verifiedAbsent} absent blobs above ${summary.verifyAbsentAbove ?? "none"} bytes already present`
-        + ` (${summary.absentButPresentBytes} bytes not uploaded)${summary.keySetKnown ? "" : "; no sidecar: false positives include stale entries"}\n`
+        + ` (${summary.absentButPresentBytes} bytes not uploaded)`
+        + `${summary.keySetKnown ? "" : "; no sidecar: false positives include stale entries"}\n`
         + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`
         + (summary.failedBlobs ?? []).map(({ digest, code }) => `  failed ${digest}: ${code}\n`).join(""),
     );
   }
   if (failure !== undefined) {
     const advice = failure.advice === undefined ? "" : `; ${failure.advice}`;
-    process.stderr.write(`push: ${failure.code}${failure.status === undefined ? "" : ` (HTTP ${failure.status})`}: ${failure.message}${advice}\n`);
+    process.stderr.write(`push: ${failureLine(failure)}${advice}\n`);
   }
 }

@@ -12,20 +12,17 @@
 // again — harmless, the registry keeps one copy.
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { RESPONSE_LIMITS } from "../../lib/repositories/oci-client.js";
-import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { OciRegistryError } from "../library.mjs";
 import { UsageError, hexToBytes } from "../common.mjs";
-import { INDEX_TYPES, MANIFEST_TYPES } from "./oci-layout.mjs";
+import { INDEX_TYPES, MANIFEST_TYPES, MAX_INDEX_DEPTH, OCI_DIGEST } from "./oci-layout.mjs";
 import { RegistryFailure } from "../exit-codes.mjs";
-import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure } from "./registry-common.mjs";
-import { tlsAdvice } from "./registry-tls.mjs";
+import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, failureLine } from "./registry-common.mjs";
+import { tlsAdvice, urlSchemeHints } from "./registry-tls.mjs";
 
 const ACCEPT = [...MANIFEST_TYPES, ...INDEX_TYPES].join(", ");
 const PAGE_SIZE = 100;
 const MAX_PAGES = 100_000; // a Link chain longer than this is refused, not followed forever
-const MAX_DEPTH = 8;
 const CONCURRENCY = 8;
-const DIGEST = /^sha256:([0-9a-f]{64})$/;
 
 /** Options `publish` adds for --from-registry. */
 export const FROM_REGISTRY_OPTIONS = {
@@ -35,6 +32,9 @@ export const FROM_REGISTRY_OPTIONS = {
   ...REGISTRY_OPTIONS,
 };
 
+// The limits are the client's RESPONSE_LIMITS (lib/repositories/oci-limits.js),
+// written out: the usage loads no library. js-tests/cli-library-entry.test.mjs
+// holds the two to the same numbers.
 export const FROM_REGISTRY_HELP = `  --from-registry URL  instead of --input: every digest the repository serves
                        (tags → manifests/indexes → configs, layers, and the
                        manifests themselves), e.g. http://127.0.0.1:5000
@@ -43,14 +43,9 @@ export const FROM_REGISTRY_HELP = `  --from-registry URL  instead of --input: ev
                        stored in the registry but not linked to NAME
   --save-digests FILE  also write the enumerated digests, one hex per line
                        Answers are read up to a limit: a manifest or index
-                       ${sizeText(RESPONSE_LIMITS.manifest.bytes)} (the distribution spec's), a tag page ${sizeText(RESPONSE_LIMITS.tagPage.bytes)}, a
-                       token answer ${sizeText(RESPONSE_LIMITS.token.bytes)}; more fails with tooLarge
+                       4 MiB (the distribution spec's), a tag page 32 MiB, a
+                       token answer 1 MiB; more fails with tooLarge
 ${REGISTRY_HELP}`;
-
-/** @param {number} bytes */
-function sizeText(bytes) {
-  return `${bytes / (1024 * 1024)} MiB`;
-}
 
 /**
  * The next-page URL of a Link header (`<url>; rel="next"`), resolved; one on
@@ -60,16 +55,20 @@ function nextLink(client, header, base) {
   if (!header) return undefined;
   for (const part of header.split(",")) {
     const match = /<([^>]*)>\s*;(.*)$/.exec(part.trim());
-    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) return client.resolve(match[1] ?? "", base, `the tag list's Link header of GET ${base}`);
+    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? "")) {
+      return client.resolve(match[1] ?? "", base, `the tag list's Link header of GET ${base}`);
+    }
   }
   return undefined;
 }
 
 /** @param {unknown} value @param {string} where @returns {string} hex */
 function digestHex(value, where) {
-  const match = typeof value === "string" ? DIGEST.exec(value) : null;
+  const match = typeof value === "string" ? OCI_DIGEST.exec(value) : null;
   if (match === null) {
-    throw new OciRegistryError(`${where}: expected a sha256:<64 hex> digest, got ${JSON.stringify(value)}`, { code: "badResponse" });
+    throw new OciRegistryError(`${where}: expected a sha256:<64 hex> digest, got ${JSON.stringify(value)}`, {
+      code: "badResponse",
+    });
   }
   return /** @type {string} */ (match[1]);
 }
@@ -85,13 +84,18 @@ export async function enumerateRepository(client) {
   const manifests = new Set();
   const visit = async (reference, expectedHex, where, depth) => {
     if (expectedHex !== undefined && manifests.has(expectedHex)) return;
-    if (depth > MAX_DEPTH) throw new OciRegistryError(`${where}: indexes nested deeper than ${MAX_DEPTH}`, { code: "badResponse" });
-    const response = await client.expect("GET", `manifests/${reference}`, [200], { headers: { accept: ACCEPT }, limit: "manifest" });
+    if (depth > MAX_INDEX_DEPTH) {
+      throw new OciRegistryError(`${where}: indexes nested deeper than ${MAX_INDEX_DEPTH}`, { code: "badResponse" });
+    }
+    const response = await client.expect("GET", `manifests/${reference}`, [200], {
+      headers: { accept: ACCEPT }, limit: "manifest",
+    });
     const hex = createHash("sha256").update(response.body).digest("hex");
     const named = response.headers.get("docker-content-digest");
     if ((expectedHex !== undefined && hex !== expectedHex) || (named !== null && named !== `sha256:${hex}`)) {
       throw new OciRegistryError(
-        `GET ${response.url}: the manifest hashes to sha256:${hex}, not ${expectedHex === undefined ? named : `sha256:${expectedHex}`}`,
+        `GET ${response.url}: the manifest hashes to sha256:${hex},`
+          + ` not ${expectedHex === undefined ? named : `sha256:${expectedHex}`}`,
         { code: "digestMismatch", status: 200 },
       );
     }
@@ -102,7 +106,9 @@ export async function enumerateRepository(client) {
     try {
       json = JSON.parse(new TextDecoder().decode(response.body));
     } catch {
-      throw new OciRegistryError(`GET ${response.url} answered a manifest that is not JSON`, { code: "badResponse", status: 200 });
+      throw new OciRegistryError(`GET ${response.url} answered a manifest that is not JSON`, {
+        code: "badResponse", status: 200,
+      });
     }
     const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() || json?.mediaType;
     if (INDEX_TYPES.has(type)) {
@@ -118,7 +124,9 @@ export async function enumerateRepository(client) {
         digests.add(digestHex(layer?.digest, `${where} layers[${position}]`));
       }
     } else {
-      throw new OciRegistryError(`GET ${response.url}: unsupported manifest media type "${type}" (${where})`, { code: "badResponse", status: 200 });
+      throw new OciRegistryError(`GET ${response.url}: unsupported manifest media type "${type}" (${where})`, {
+        code: "badResponse", status: 200,
+      });
     }
   };
   let next = 0;
@@ -145,7 +153,9 @@ export async function listTags(client) {
   let url = client.url(`tags/list?n=${PAGE_SIZE}`);
   for (let page = 0; url !== undefined; page += 1) {
     if (page >= MAX_PAGES || seen.has(url.href)) {
-      throw new OciRegistryError(`tags/list: the Link chain repeats or exceeds ${MAX_PAGES} pages at ${url}`, { code: "badResponse" });
+      throw new OciRegistryError(`tags/list: the Link chain repeats or exceeds ${MAX_PAGES} pages at ${url}`, {
+        code: "badResponse",
+      });
     }
     seen.add(url.href);
     const response = await client.send("GET", url, { limit: "tagPage" });
@@ -162,7 +172,9 @@ export async function listTags(client) {
     }
     const pageTags = json?.tags ?? [];
     if (!Array.isArray(pageTags) || !pageTags.every((tag) => typeof tag === "string")) {
-      throw new OciRegistryError(`GET ${url} answered { tags } that is not a list of strings`, { code: "badResponse", status: 200 });
+      throw new OciRegistryError(`GET ${url} answered { tags } that is not a list of strings`, {
+        code: "badResponse", status: 200,
+      });
     }
     // One by one: push(...pageTags) passes every tag as an argument, and a
     // page of ~125k tags overflows the call stack.
@@ -187,12 +199,10 @@ export async function readRegistryDigests(values) {
   try {
     found = await enumerateRepository(client);
   } catch (error) {
-    const { code, status, message } = describeFailure(error, client);
-    const advice = await tlsAdvice(error, {
-      url, plainHint: `try --from-registry ${url.replace(/^https:/i, "http:")}`, tlsHint: `try --from-registry ${url.replace(/^http:/i, "https:")}`,
-    });
-    throw new RegistryFailure(`--from-registry ${url}: ${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}${advice ? `; ${advice}` : ""}`, {
-      code, status, cause: error,
+    const failure = describeFailure(error, client);
+    const advice = await tlsAdvice(error, urlSchemeHints("--from-registry", url));
+    throw new RegistryFailure(`--from-registry ${url}: ${failureLine(failure)}${advice ? `; ${advice}` : ""}`, {
+      code: failure.code, status: failure.status, cause: error,
     });
   }
   const milliseconds = performance.now() - started;

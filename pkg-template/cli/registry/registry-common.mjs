@@ -1,12 +1,11 @@
 // What `push` and `publish --from-registry` share: image references,
 // credentials, the client, and how a registry failure is reported.
-import { DEFAULT_TIMEOUT_MS, RegistryClient } from "../../lib/repositories/oci-client.js";
-import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { DEFAULT_TIMEOUT_MS, OciRegistryError, RegistryClient, loadLibrary } from "../library.mjs";
 import { UsageError, integerOption } from "../common.mjs";
 import { credentialHint, lookupCredentials } from "./registry-credentials.mjs";
 import { TLS_HELP, TLS_OPTIONS, fetchForTlsOptions } from "./registry-tls.mjs";
 
-export { parseImageReference } from "./image-reference.mjs";
+export { checkReferenceName, parseImageReference } from "./image-reference.mjs";
 
 /** The credential lookup behind each client, for the 401 message. */
 const lookups = new WeakMap();
@@ -52,12 +51,14 @@ async function readStdin() {
 }
 
 /**
- * A RegistryClient for `url` + `name` from the parsed options.
+ * A RegistryClient for `url` + `name` from the parsed options. It loads the
+ * library: every registry step after it (and describeFailure) uses its names.
  * @param {string} url registry root URL
  * @param {string} name repository
  * @param {Record<string, string | boolean | undefined>} values parsed options
  */
 export async function clientFromOptions(url, name, values) {
+  await loadLibrary();
   /** @type {import("../../lib/repositories/oci-client.js").RegistryClientOptions} */
   const options = {};
   if (values["timeout-ms"] !== undefined) options.timeoutMs = integerOption(values, "timeout-ms", 1, 3_600_000);
@@ -96,11 +97,19 @@ export async function clientFromOptions(url, name, values) {
 }
 
 /**
+ * "CODE (HTTP STATUS): MESSAGE", how the commands print a described failure.
+ * @param {{ code: string, status?: number, message: string }} failure describeFailure's
+ */
+export function failureLine({ code, status, message }) {
+  return `${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`;
+}
+
+/**
  * The one-line description of a failure: the registry's (with its code and
  * status) or any other error's message. For a refusal of `client`'s
  * credentials it adds where they were looked for and how to give them.
  * @param {unknown} error
- * @param {RegistryClient} [client]
+ * @param {import("../../lib/repositories/oci-client.js").RegistryClient} [client]
  * @returns {{ code: string, status?: number, message: string }}
  */
 export function describeFailure(error, client) {

@@ -23,13 +23,14 @@ import { join } from "node:path";
 import { UsageError } from "../common.mjs";
 import { askCredentialHelper, helperProgram } from "./credential-helper.mjs";
 
-/** @typedef {import("../../lib/client-types.js").RegistryCredentials} RegistryCredentials */
+/** @typedef {import("../../index.d.ts").RegistryCredentials} RegistryCredentials */
 
 /**
  * @typedef {object} CredentialLookup
  * @property {string} host the registry host the lookup was for
  * @property {RegistryCredentials} [credentials] none: anonymous
- * @property {string} [source] where they came from, e.g. "$DOCKER_CONFIG/config.json (/tmp/d/config.json) auths[\"127.0.0.1:5000\"]"
+ * @property {string} [source] where they came from,
+ *   e.g. "$DOCKER_CONFIG/config.json (/tmp/d/config.json) auths[\"127.0.0.1:5000\"]"
  * @property {string[]} searched every place looked at, with what was there
  */
 
@@ -44,8 +45,11 @@ export function credentialFiles(env) {
   const home = env.HOME || homedir();
   const files = [];
   if (env.REGISTRY_AUTH_FILE) files.push({ label: "$REGISTRY_AUTH_FILE", path: env.REGISTRY_AUTH_FILE });
-  else if (env.XDG_RUNTIME_DIR) files.push({ label: "$XDG_RUNTIME_DIR/containers/auth.json", path: join(env.XDG_RUNTIME_DIR, "containers", "auth.json") });
-  else if (typeof process.getuid === "function") files.push({ label: "containers auth.json", path: `/run/containers/${process.getuid()}/auth.json` });
+  else if (env.XDG_RUNTIME_DIR) {
+    files.push({ label: "$XDG_RUNTIME_DIR/containers/auth.json", path: join(env.XDG_RUNTIME_DIR, "containers", "auth.json") });
+  } else if (typeof process.getuid === "function") {
+    files.push({ label: "containers auth.json", path: `/run/containers/${process.getuid()}/auth.json` });
+  }
   files.push(env.XDG_CONFIG_HOME
     ? { label: "$XDG_CONFIG_HOME/containers/auth.json", path: join(env.XDG_CONFIG_HOME, "containers", "auth.json") }
     : { label: "~/.config/containers/auth.json", path: join(home, ".config", "containers", "auth.json") });
@@ -104,10 +108,13 @@ async function readConfig(path, label) {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${label} ${path} is not valid JSON (${error.message}); expected {"auths": {"HOST": {"auth": "base64(user:password)"}}}`);
+    throw new UsageError(`${label} ${path} is not valid JSON (${error.message});`
+      + ' expected {"auths": {"HOST": {"auth": "base64(user:password)"}}}');
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    throw new UsageError(`${label} ${path}: expected a JSON object such as {"auths": {…}}, got ${Array.isArray(json) ? "an array" : typeof json}`);
+    throw new UsageError(
+      `${label} ${path}: expected a JSON object such as {"auths": {…}}, got ${Array.isArray(json) ? "an array" : typeof json}`,
+    );
   }
   for (const field of ["auths", "credHelpers"]) {
     const value = json[field];
@@ -126,7 +133,9 @@ async function readConfig(path, label) {
  * @returns {RegistryCredentials | undefined}
  */
 function entryCredentials(entry, where) {
-  if (entry === null || typeof entry !== "object") throw new UsageError(`${where}: expected an object with "auth" or "identitytoken"`);
+  if (entry === null || typeof entry !== "object") {
+    throw new UsageError(`${where}: expected an object with "auth" or "identitytoken"`);
+  }
   const { auth, identitytoken: identityToken } = /** @type {Record<string, unknown>} */ (entry);
   if (identityToken !== undefined && identityToken !== "") {
     if (typeof identityToken !== "string") throw new UsageError(`${where}: "identitytoken" must be a string`);
@@ -164,8 +173,12 @@ export async function lookupCredentials(host, name, { explicit, env = process.en
     }
     const helpers = [];
     const helperName = config.credHelpers?.[host] ?? config.credHelpers?.[host.toLowerCase()];
-    if (helperName !== undefined) helpers.push({ program: helperProgram(helperName, `${file} credHelpers["${host}"]`), field: `credHelpers["${host}"]` });
-    if (config.credsStore !== undefined && config.credsStore !== "") helpers.push({ program: helperProgram(config.credsStore, `${file} credsStore`), field: "credsStore" });
+    if (helperName !== undefined) {
+      helpers.push({ program: helperProgram(helperName, `${file} credHelpers["${host}"]`), field: `credHelpers["${host}"]` });
+    }
+    if (config.credsStore !== undefined && config.credsStore !== "") {
+      helpers.push({ program: helperProgram(config.credsStore, `${file} credsStore`), field: "credsStore" });
+    }
     for (const { program, field } of helpers) {
       const credentials = await askCredentialHelper(program, serverAddress, { timeoutMs, env });
       if (credentials !== undefined) {
@@ -198,7 +211,8 @@ export function credentialHint(lookup) {
     + `or log in with docker login / skopeo login / podman login ${lookup.host}`;
   if (lookup.credentials !== undefined) {
     const before = lookup.searched.slice(0, -1).filter((place) => !place.startsWith("--username"));
-    return `the credentials used came from ${lookup.source}${before.length === 0 ? "" : ` (looked first in: ${before.join("; ")})`}; ${how}`;
+    const first = before.length === 0 ? "" : ` (looked first in: ${before.join("; ")})`;
+    return `the credentials used came from ${lookup.source}${first}; ${how}`;
   }
   return `no credentials for ${lookup.host} were found; looked in: ${lookup.searched.join("; ")}; ${how}`;
 }

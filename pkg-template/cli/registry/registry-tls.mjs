@@ -13,7 +13,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import * as tls from "node:tls";
-import { SPEAKS_PLAIN_HTTP, SPEAKS_TLS, tlsProblemOf } from "../../lib/core/tls-causes.js";
+import { SPEAKS_PLAIN_HTTP, SPEAKS_TLS, tlsProblemOf } from "../library.mjs";
 import { createNodeFetch } from "./https-fetch.mjs";
 import { UsageError } from "../common.mjs";
 
@@ -50,7 +50,9 @@ export async function readCaFile(path) {
     throw new UsageError(`cannot read --ca-file ${path}: ${error.message}`);
   }
   const blocks = text.match(PEM_BLOCK) ?? [];
-  if (blocks.length === 0) throw new UsageError(`--ca-file ${path} holds no PEM certificate (expected -----BEGIN CERTIFICATE----- blocks)`);
+  if (blocks.length === 0) {
+    throw new UsageError(`--ca-file ${path} holds no PEM certificate (expected -----BEGIN CERTIFICATE----- blocks)`);
+  }
   blocks.forEach((block, index) => {
     try {
       new X509Certificate(block); // eslint-disable-line no-new
@@ -128,8 +130,10 @@ function warnUnverified(url) {
 export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
   const failure = /** @type {{ code?: unknown, causeCode?: unknown, status?: unknown, message?: unknown }} */ (error ?? {});
   // A fetchSnapshot failure carries only causeCode and the library's message.
-  const problem = tlsProblemOf(error) ?? (typeof failure.causeCode === "string" ? tlsProblemOf({ code: failure.causeCode }) : undefined);
-  const kind = problem?.kind ?? (typeof failure.message === "string" && failure.message.includes(SPEAKS_PLAIN_HTTP) ? "plainHttpServer" : undefined);
+  const problem = tlsProblemOf(error)
+    ?? (typeof failure.causeCode === "string" ? tlsProblemOf({ code: failure.causeCode }) : undefined);
+  const saysPlainHttp = typeof failure.message === "string" && failure.message.includes(SPEAKS_PLAIN_HTTP);
+  const kind = problem?.kind ?? (saysPlainHttp ? "plainHttpServer" : undefined);
   switch (kind) {
     case "untrusted":
       return "to trust it, pass --ca-file PEM with the CA that signed it (or set NODE_EXTRA_CA_CERTS=PEM); "
@@ -146,10 +150,25 @@ export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
       break;
   }
   // A TLS port asked in plain HTTP answers 400 (Go, nginx) or just closes the connection (Node).
-  const maybePlainOnTls = failure.status === 400 || failure.code === "networkError" || /** @type {{ error?: unknown }} */ (failure).error === "networkError";
+  const maybePlainOnTls = failure.status === 400 || failure.code === "networkError"
+    || /** @type {{ error?: unknown }} */ (failure).error === "networkError";
   if (!maybePlainOnTls || url === undefined || !String(url).startsWith("http:")) return "";
   if (typeof failure.message === "string" && failure.message.includes(SPEAKS_TLS)) return tlsHint;
   return (await speaksTls(new URL(url))) ? `the server speaks TLS; ${tlsHint}` : "";
+}
+
+/**
+ * tlsAdvice's context for an option that names a URL (`--snapshot`,
+ * `--from-registry`): the fix for a scheme mix-up is the URL with the other one.
+ * @param {string} option
+ * @param {string} url
+ */
+export function urlSchemeHints(option, url) {
+  return {
+    url,
+    plainHint: `try ${option} ${url.replace(/^https:/i, "http:")}`,
+    tlsHint: `try ${option} ${url.replace(/^http:/i, "https:")}`,
+  };
 }
 
 /**
@@ -161,7 +180,9 @@ export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
 function speaksTls(url) {
   return new Promise((resolve) => {
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    const socket = tls.connect({ host, port: Number(url.port || 80), rejectUnauthorized: false, ...(/^[\d.:]+$/.test(host) ? {} : { servername: host }) });
+    const socket = tls.connect({
+      host, port: Number(url.port || 80), rejectUnauthorized: false, ...(/^[\d.:]+$/.test(host) ? {} : { servername: host }),
+    });
     const done = (/** @type {boolean} */ answer) => {
       clearTimeout(timer);
       socket.destroy();

@@ -7,11 +7,10 @@
 // e.g. from a server without deltas). Whatever came is written back to FILE
 // atomically before the push uses it, so the push always sees the version the
 // URL serves now — a delta can save bytes, never change the answer.
-import { randomBytes } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { deltaFetchSnapshot, encodeSnapshot, loadLibrary, loadSnapshot } from "../library.mjs";
 import { UsageError } from "../common.mjs";
+import { replaceSnapshotFile } from "../replace.mjs";
 
 /**
  * The cached snapshot, or undefined when FILE is missing or does not load
@@ -27,21 +26,19 @@ async function readCached(path) {
     throw new UsageError(`cannot read --snapshot-cache ${path}: ${error.message}`);
   }
   const loaded = loadSnapshot(bytes, { source: path });
-  if (loaded.kind === "failure") return { snapshot: undefined, note: `--snapshot-cache ${path} does not load (${loaded.error}); fetching the full snapshot` };
+  if (loaded.kind === "failure") {
+    return { snapshot: undefined, note: `--snapshot-cache ${path} does not load (${loaded.error}); fetching the full snapshot` };
+  }
   return { snapshot: loaded.value, note: undefined };
 }
 
-/** Writes the snapshot's ABF1 bytes to `path` atomically. */
+/** Writes the snapshot's ABF1 bytes to `path` atomically, as publish replaces a snapshot (replace.mjs). */
 async function writeCached(path, snapshot) {
   const bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
-  const temp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  try {
-    await writeFile(temp, bytes);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new UsageError(`cannot write --snapshot-cache ${path}: ${error.message}`);
-  }
+  // A file-system error is replaceSnapshotFile's one-line UsageError ("cannot write PATH: …").
+  const problem = await replaceSnapshotFile(path, bytes, (written) => (written.catalogVersion === snapshot.catalogVersion
+    ? undefined : `the written file has catalogVersion ${written.catalogVersion}, not ${snapshot.catalogVersion}`));
+  if (problem !== undefined) throw new UsageError(`cannot write --snapshot-cache ${path}: ${problem}`);
 }
 
 /**

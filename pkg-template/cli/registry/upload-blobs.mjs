@@ -5,14 +5,16 @@
 // the others, which are independent; one that says the registry itself is
 // unusable (unreachable, no answer in time, credentials refused, a Location
 // elsewhere) stops starting new uploads, since each would fail the same way.
-import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { OciRegistryError } from "../library.mjs";
 import { uploadBlob } from "./oci-upload.mjs";
 import { describeFailure } from "./registry-common.mjs";
 
 const MIB = 1024 * 1024;
 /** Blobs larger than this get progress lines (unless chunks are smaller). */
 export const PROGRESS_MIN_BYTES = 8 * MIB;
-const REGISTRY_WIDE = new Set(["networkError", "timeout", "unauthorized", "denied", "crossOrigin", "redirect", "tooManyRequests"]);
+const REGISTRY_WIDE = new Set([
+  "networkError", "timeout", "unauthorized", "denied", "crossOrigin", "redirect", "tooManyRequests",
+]);
 
 /**
  * The error for a push whose blob phase failed: the first failure's code
@@ -27,10 +29,13 @@ export function blobsFailedError(failures) {
   const alike = described.every(({ code, message: why }) => code === first.code && why === first.message);
   const message = described.length === 1 ? first.message
     : alike ? `${described.length} blobs failed alike (${described.map(({ digest }) => digest).join(", ")}): ${first.message}`
-      : `${described.length} blobs failed: ${described.map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`).join("; ")}`;
+      : `${described.length} blobs failed: ${described.map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`)
+        .join("; ")}`;
   // The first failure is the cause, so what explains it (a TLS reason, say) is found through the chain.
   const error = new OciRegistryError(message, {
-    code: /** @type {any} */ (first.code), cause: failures[0].error, ...(first.status === undefined ? {} : { status: first.status }),
+    code: /** @type {any} */ (first.code),
+    cause: failures[0].error,
+    ...(first.status === undefined ? {} : { status: first.status }),
   });
   return Object.assign(error, { failedBlobs: described });
 }

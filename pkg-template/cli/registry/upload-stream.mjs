@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { OciRegistryError } from "../../lib/repositories/oci-errors.js";
+import { OciRegistryError } from "../library.mjs";
 
 /** Bytes read from disk per piece: few syscalls, little memory per piece. */
 export const PIECE_BYTES = 256 * 1024;
@@ -143,7 +143,9 @@ export class BlobSource {
     let filled = 0;
     while (filled < length) {
       const { bytesRead } = await this.#handle.read(piece, filled, length - filled, offset + filled);
-      if (bytesRead === 0) throw mismatch(this.#path, this.#digest, `ends at ${offset + filled} bytes; its descriptor says ${this.#size}`);
+      if (bytesRead === 0) {
+        throw mismatch(this.#path, this.#digest, `ends at ${offset + filled} bytes; its descriptor says ${this.#size}`);
+      }
       filled += bytesRead;
     }
     if (offset + length > this.#hashed) {

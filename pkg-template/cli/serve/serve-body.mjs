@@ -104,7 +104,8 @@ export function readFindMissingBody(request, budget) {
       if (!budget.reserve(chunk.length)) {
         budget.refusals += 1;
         return drop(httpError(503, "serverBusy",
-          `the server is buffering its limit of ${budget.limit} request-body bytes (all findMissing requests together); retry after ${BODY_RETRY_AFTER_SECONDS} s`,
+          `the server is buffering its limit of ${budget.limit} request-body bytes (all findMissing requests together);`
+            + ` retry after ${BODY_RETRY_AFTER_SECONDS} s`,
           { headers: { "retry-after": String(BODY_RETRY_AFTER_SECONDS) } }));
       }
       reserved += chunk.length;

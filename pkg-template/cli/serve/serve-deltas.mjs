@@ -31,7 +31,10 @@ export class DeltaHistory {
   #limit;
   /** @type {{ etag: string, snapshot: object, fullBytes: number } | undefined} the version being served */
   #current;
-  /** @type {{ etag: string, catalogVersion: number, delta: Uint8Array }[]} oldest first; each delta leads to the next entry (the last to #current) */
+  /**
+   * @type {{ etag: string, catalogVersion: number, delta: Uint8Array }[]} oldest first; each delta leads to the
+   *   next entry (the last to #current)
+   */
   #chain = [];
   /** @type {Map<string, Uint8Array | null>} composed deltas to #current, by base ETag (null: none is smaller than the file) */
   #composed = new Map();
@@ -138,7 +141,9 @@ export function answerSnapshot(request, response, file, deltas, send) {
     }
     if (tags.length > 0) deltas.fullFallbacks += 1;
   }
-  return send(response, 200, body(file.bytes), { ...headers, "content-type": "application/octet-stream", "content-length": file.bytes.length });
+  return send(response, 200, body(file.bytes), {
+    ...headers, "content-type": "application/octet-stream", "content-length": file.bytes.length,
+  });
 }
 
 /** The entity tags of an If-None-Match header (`*` included as is). */

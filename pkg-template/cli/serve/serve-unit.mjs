@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { setImmediate as yieldToRequests } from "node:timers/promises";
-import { readHexDigests } from "../common.mjs";
+import { bytesToHex, readHexDigests } from "../common.mjs";
 import { loadSnapshot, readSnapshotHeader } from "../library.mjs";
 
 // Building the catalog's Set yields to the event loop this often, so a
@@ -33,13 +33,16 @@ const CATALOG_YIELD_EVERY = 16_384;
  * load gets a hash of its bytes.
  */
 async function loadSnapshotFile(path, info) {
-  const bytes = await readFile(path);
-  const header = readSnapshotHeader(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  // A Uint8Array view of the Buffer, as the library takes it (no copy).
+  const read = await readFile(path);
+  const bytes = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
+  const header = readSnapshotHeader(bytes);
   const etag = header.kind === "success" ? `"${header.value.checksum}"`
     : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
   return {
     bytes, etag, lastModified: info.mtime.toUTCString(),
-    header: header.kind === "success" ? header.value : undefined, headerError: header.kind === "failure" ? header.error : undefined,
+    header: header.kind === "success" ? header.value : undefined,
+    headerError: header.kind === "failure" ? header.error : undefined,
   };
 }
 
@@ -49,7 +52,7 @@ async function loadCatalog(path) {
   const present = new Set();
   const count = packed.byteLength / 32;
   for (let index = 0; index < count; index += 1) {
-    present.add(Buffer.from(packed.buffer, packed.byteOffset + index * 32, 32).toString("hex"));
+    present.add(bytesToHex(packed.subarray(index * 32, index * 32 + 32)));
     if (index % CATALOG_YIELD_EVERY === CATALOG_YIELD_EVERY - 1) await yieldToRequests();
   }
   return { present, packed };
@@ -80,7 +83,7 @@ function mismatchOf(snapshotFile, catalog) {
   if (unique > snapshotFile.header.insertedItemCount) {
     return `it holds ${unique} digests, the snapshot was built from ${snapshotFile.header.insertedItemCount}`;
   }
-  const loaded = loadSnapshot(new Uint8Array(snapshotFile.bytes.buffer, snapshotFile.bytes.byteOffset, snapshotFile.bytes.byteLength));
+  const loaded = loadSnapshot(snapshotFile.bytes);
   if (loaded.kind === "failure") return `the snapshot does not load (${loaded.error})`;
   try {
     const maybe = loaded.value.filter.countMaybe(catalog.packed);
@@ -213,7 +216,8 @@ export class ServedUnit {
         return { identity, value };
       } catch (error) {
         this.reloadFailures += 1;
-        this.#report("reloadFailure", `cannot reload ${this.#paths[name]}: ${error.message}; still serving its previous contents`);
+        this.#report("reloadFailure",
+          `cannot reload ${this.#paths[name]}: ${error.message}; still serving its previous contents`);
         return { identity, value: undefined };
       }
     };
@@ -246,7 +250,11 @@ export class ServedUnit {
       // The flag names the list's version, so the list cannot change under it;
       // the snapshot file is served as it comes (its header may not load).
       if (catalogChanged && !sameSet(catalog.value.present, served.present)) {
-        return { kind: "refusal", message: `refusing ${this.#paths.catalog}: --catalog-version ${served.version} names one catalog and this list differs from it; restart serve with the new version; ${keeping}` };
+        return {
+          kind: "refusal",
+          message: `refusing ${this.#paths.catalog}: --catalog-version ${served.version} names one catalog`
+            + ` and this list differs from it; restart serve with the new version; ${keeping}`,
+        };
       }
       return snapshotChanged ? { swap: true, version: served.version } : {};
     }
@@ -258,21 +266,39 @@ export class ServedUnit {
     const name = this.#paths.snapshot;
     if (version === undefined) {
       this.reloadFailures += 1;
-      return { kind: "reloadFailure", message: `cannot reload ${name}: the snapshot header does not load (${file.headerError}); ${keeping}` };
+      return {
+        kind: "reloadFailure",
+        message: `cannot reload ${name}: the snapshot header does not load (${file.headerError}); ${keeping}`,
+      };
     }
     if (version < served.version) {
-      return { kind: "refusal", message: `refusing ${name}: its catalogVersion ${version} is lower than the served ${served.version}; ${keeping}` };
+      return {
+        kind: "refusal",
+        message: `refusing ${name}: its catalogVersion ${version} is lower than the served ${served.version}; ${keeping}`,
+      };
     }
     if (version === served.version) {
-      return { kind: "refusal", message: `refusing ${name}: catalogVersion ${version} again with different content (checksum ${file.etag}, served ${served.snapshot.etag}); one catalogVersion names one catalog: publish a new version; ${keeping}` };
+      return {
+        kind: "refusal",
+        message: `refusing ${name}: catalogVersion ${version} again with different content (checksum ${file.etag},`
+          + ` served ${served.snapshot.etag}); one catalogVersion names one catalog: publish a new version; ${keeping}`,
+      };
     }
     this.#refusedEtag = undefined;
     if (!catalogChanged) {
-      return { kind: "waiting", message: `${name} has snapshot catalogVersion ${version}, but the catalog list ${this.#paths.catalog} has not changed since catalogVersion ${served.version}; replace the list (serve switches once both changed); ${keeping}` };
+      return {
+        kind: "waiting",
+        message: `${name} has snapshot catalogVersion ${version}, but the catalog list ${this.#paths.catalog} has not changed`
+          + ` since catalogVersion ${served.version}; replace the list (serve switches once both changed); ${keeping}`,
+      };
     }
     const mismatch = mismatchOf(file, catalog.value);
     if (mismatch !== undefined) {
-      return { kind: "waiting", message: `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from: ${mismatch}; ${keeping}` };
+      return {
+        kind: "waiting",
+        message: `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from:`
+          + ` ${mismatch}; ${keeping}`,
+      };
     }
     return { swap: true, version };
   }

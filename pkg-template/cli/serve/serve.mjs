@@ -148,7 +148,7 @@ export async function startServer({
   // unit served becomes the current version of the delta history.
   const served = new ServedUnit({
     snapshot: resolve(snapshot), catalog: resolve(catalog), fixedVersion: catalogVersion,
-    onSwap: ({ snapshot: file }) => deltas.advance(new Uint8Array(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), file.etag),
+    onSwap: ({ snapshot: file }) => deltas.advance(file.bytes, file.etag),
     report: (kind, message) => onNotice?.(message, kind),
   });
   try {
@@ -261,7 +261,8 @@ export async function startServer({
         return json(response, 200, { catalogVersion: served.unit.version, ...statsNow() });
       }
       if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "method not allowed");
-      const [root, rest] = path.startsWith("/pkg/") ? [PACKAGE_DIR, path.slice(5)] : [wwwRoot, path === "/" ? "index.html" : path];
+      const [root, rest] = path.startsWith("/pkg/") ? [PACKAGE_DIR, path.slice(5)]
+        : [wwwRoot, path === "/" ? "index.html" : path];
       let file;
       try {
         file = inside(root, rest);
@@ -318,8 +319,8 @@ export async function serve(argv) {
   }
   const onNotice = (message) => process.stderr.write(`serve: ${message}\n`);
   const running = await startServer({
-    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onNotice, deltaHistory,
-    bodyBudgetBytes,
+    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onNotice,
+    deltaHistory, bodyBudgetBytes,
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));
