@@ -1,5 +1,6 @@
-// Argument checks and raw-call wrappers shared by the other seed systems
-// (tlbf.js, mergeable.js, scalable.js, sizing.js).
+// Argument checks and raw-call wrappers shared by the capabilities that call
+// wasm with caller input: the variants (tlbf.js, mergeable.js, scalable.js,
+// sizing.js), snapshots and deltas (`load`).
 //
 // Error policy (index.d.ts repeats it):
 //   - builders (`TlBloom.withRate`, `MergeableBloomFilter.create`,

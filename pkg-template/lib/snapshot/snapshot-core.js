@@ -43,9 +43,7 @@ export function toSnapshot(raw, meta) {
   /** @type {{ catalogVersion: CatalogVersion; filter: ArtifactBloomFilter; header: SnapshotHeader; lastModified?: Date; etag?: string; source?: string }} */
   const snapshot = {
     catalogVersion: raw.header.catalogVersion,
-    // filter.js is still typed in legacy-types.d.ts, which does not declare its internal `_wrap`.
-    filter: /** @type {typeof ArtifactBloomFilter & { _wrap(raw: RawFilter): ArtifactBloomFilter }} */ (
-      ArtifactBloomFilter)._wrap(raw.filter),
+    filter: ArtifactBloomFilter._wrap(raw.filter),
     header: Object.freeze(raw.header),
   };
   // Only the documented facts are copied: nothing in `meta` can override

@@ -1,5 +1,6 @@
-// How caller bytes enter a wasm module's linear memory, for either of the
-// package's two modules (the main entry's and `artifact-bloom/variants`').
+// How caller bytes enter a wasm module's linear memory, for each of the
+// package's three modules (the main entry's, `artifact-bloom/variants`' and
+// `artifact-bloom/delta`'s).
 //
 // wasm-bindgen's glue copies a Uint8Array argument into wasm memory with
 // `__wbindgen_malloc`, which aborts the module (`RuntimeError: unreachable`)
