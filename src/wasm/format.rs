@@ -9,12 +9,28 @@ use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::abf1::{self, CHECKSUMMED_HEADER_LENGTH, OFFSET_PAYLOAD};
+use crate::layout::MAXIMUM_EXPECTED_ITEM_COUNT;
+use crate::probe::DIGEST_LENGTH;
 
 /// Length of the fixed ABF1 header in bytes (the JS `ABF1_HEADER_LENGTH`).
 #[wasm_bindgen(js_name = abf1HeaderLength)]
 pub fn abf1_header_length() -> u32 {
     const LENGTH: u32 = abf1::HEADER_LENGTH as u32;
     LENGTH
+}
+
+/// Bytes in one digest (SHA-256): the length every query and build checks.
+#[wasm_bindgen(js_name = digestLength)]
+pub fn digest_length() -> u32 {
+    const LENGTH: u32 = DIGEST_LENGTH as u32;
+    LENGTH
+}
+
+/// The largest `expectedItemCount` a filter or an ABF1 header may state.
+#[wasm_bindgen(js_name = maximumExpectedItemCount)]
+pub fn maximum_expected_item_count() -> u32 {
+    const MAXIMUM: u32 = MAXIMUM_EXPECTED_ITEM_COUNT as u32;
+    MAXIMUM
 }
 
 /// `{ headerBytes, payloadOffset }`: step 8's SHA-256 is over file bytes

@@ -19,6 +19,7 @@
 //   - any method after `free()` throws (resource.js).
 
 import { codeOf, failureOf, isUint8Array, rangeError, typeError } from "./errors.js";
+import { success } from "./results.js";
 import { encodeUtf8 } from "./text-codec.js";
 
 /** @import { DecodeResult, SystemsArgumentError } from "../variant-types.js" */
@@ -141,7 +142,7 @@ export function build(parameter, value, call) {
  */
 export function load(call) {
   try {
-    return { kind: "success", value: call() };
+    return success(call());
   } catch (error) {
     const failure = failureOf(/** @type {unknown} */ (error));
     if (failure === undefined) throw error;

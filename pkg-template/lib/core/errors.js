@@ -4,6 +4,7 @@
 // src/error.rs) and the binding (src/wasm/error.rs) calls `codedError` below,
 // which builds the sentence, so the wasm carries no message text.
 
+import { failure } from "./results.js";
 import { tlsProblemOf } from "./tls-causes.js";
 
 /**
@@ -411,5 +412,5 @@ export function codedError(domain, code, fields) {
 export function failureOf(error) {
   const code = codeOf(error);
   if (code === undefined) return undefined;
-  return { kind: "failure", error: /** @type {TError} */ (code), message: /** @type {Error} */ (error).message };
+  return failure(/** @type {TError} */ (code), /** @type {Error} */ (error).message);
 }

@@ -12,39 +12,17 @@
 // cross a 512 KiB chunk at a time. The probe walk exists only in Rust.
 
 import { RawFilter, dedupPacked, planLayout } from "../../artifact_bloom.js";
+import { failure, success } from "../core/results.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "../core/errors.js";
 import { toWasm } from "../wasm/main-memory.js";
+import { DIGEST_LENGTH, MAXIMUM_EXPECTED_ITEM_COUNT } from "../wasm/format-rules.js";
 import { CHUNK_BYTES, insertDigests, insertPacked, isDigest } from "./packing.js";
 import { RAW, WasmResource } from "../wasm/resource.js";
 
 /** @import { BloomError, BloomSpec, Result } from "../types.js" */
 
-const DIGEST_LENGTH = 32;
-const MAXIMUM_EXPECTED_ITEM_COUNT = 2 ** 30;
 // Only code inside the package may wrap a raw filter.
 const internal = Symbol("artifact-bloom internal");
-
-/**
- * A success result (the reference's shape).
- *
- * @template TValue
- * @param {TValue} value
- * @returns {{ kind: "success", value: TValue }}
- */
-export function success(value) {
-  return { kind: "success", value };
-}
-
-/**
- * A failure result (the reference's shape, no message).
- *
- * @template {string} TError
- * @param {TError} error
- * @returns {{ kind: "failure", error: TError }}
- */
-export function failure(error) {
-  return { kind: "failure", error };
-}
 
 /**
  * The failure for a coded wasm error: the reference's `{ kind, error }`, plus
@@ -56,7 +34,7 @@ export function failure(error) {
  * @returns {{ kind: "failure", error: TError, message?: string }}
  */
 function codedFailure(code, error) {
-  return code === "outOfMemory" ? { kind: "failure", error: code, message: /** @type {Error} */ (error).message } : failure(code);
+  return code === "outOfMemory" ? failure(code, /** @type {Error} */ (error).message) : failure(code);
 }
 
 /**

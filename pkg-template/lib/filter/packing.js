@@ -11,9 +11,9 @@
 // bits and answers.
 
 import { isUint8Array } from "../core/errors.js";
+import { DIGEST_LENGTH } from "../wasm/format-rules.js";
 import { stageInput, stagingCount, toWasm } from "../wasm/main-memory.js";
 
-const DIGEST_LENGTH = 32;
 /** Digests per staged chunk (512 KiB). */
 export const CHUNK_DIGESTS = 16384;
 /** Bytes per staged chunk. */

@@ -31,6 +31,7 @@
 // says where its file was hashed (`runner`).
 
 import { typeError, rangeError } from "../core/errors.js";
+import { failure, success } from "../core/results.js";
 import { browserRunner, inlineRunner, SMALL_FILE_BYTES } from "./hash-runners.js";
 
 /** Files up to this size are read whole and hashed by WebCrypto (256 MiB). */
@@ -281,7 +282,7 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
       heldWhole += held;
       const started = performance.now();
       work()
-        .then((digest) => /** @type {HashFileResult | undefined} */ (digest && { kind: "success", value: digest }), failure)
+        .then((digest) => /** @type {HashFileResult | undefined} */ (digest && success(digest)), fileFailure)
         .then((result) => {
           if (stopped) return;
           running -= weight;
@@ -367,8 +368,8 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
  * @param {unknown} error
  * @returns {HashFileResult}
  */
-function failure(error) {
+function fileFailure(error) {
   const { name = "Error", message = String(error), code } = /** @type {{ name?: string, message?: string, code?: string }} */ (error ?? {});
-  if (code === "workerFailed") return { kind: "failure", error: "workerFailed", message };
-  return { kind: "failure", error: "readFailed", message: `${name}: ${message}` };
+  if (code === "workerFailed") return failure("workerFailed", message);
+  return failure("readFailed", `${name}: ${message}`);
 }

@@ -10,7 +10,9 @@
 // with version 43's repository (or the other way round). Repository errors
 // always propagate: an error is never turned into "absent".
 
-import { digestError, isUint8Array, rangeError, typeError } from "../core/errors.js";
+import { digestError, rangeError, typeError } from "../core/errors.js";
+import { isDigest } from "../filter/packing.js";
+import { DIGEST_LENGTH } from "../wasm/format-rules.js";
 import { SnapshotHolder, validateSnapshot } from "./holder.js";
 import { adoptSnapshot, collectMetrics, renderPrometheus } from "./metrics.js";
 
@@ -26,16 +28,6 @@ export { renderPrometheus } from "./metrics.js";
  *   CatalogVersion,
  * } from "../types.js"
  */
-
-const DIGEST_LENGTH = 32;
-
-/**
- * @param {unknown} value
- * @returns {value is Uint8Array}
- */
-function isDigest(value) {
-  return isUint8Array(value) && value.byteLength === DIGEST_LENGTH;
-}
 
 /**
  * @param {string} parameter

@@ -3,6 +3,7 @@
 // and snapshot shapes, and the native SHA-256 the Node entry registers.
 
 import { abf1HeaderLength } from "../../artifact_bloom.js";
+import { failure } from "../core/results.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { hashCovered } from "./snapshot-checksum.js";
 
@@ -27,7 +28,7 @@ export const ABF1_HEADER_LENGTH = abf1HeaderLength();
  * @internal
  */
 export function loadFailure(error, message) {
-  return { kind: "failure", error, message };
+  return failure(error, message);
 }
 
 

@@ -3,10 +3,11 @@
 
 import { RawSnapshotDecoder } from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
+import { failure, success } from "../core/results.js";
 import { checkTimeout, checkTimers, startTimer } from "../core/deadline.js";
 import { isUint8Array, rangeError, typeError } from "../core/errors.js";
 import { toWasm } from "../wasm/main-memory.js";
-import { isShared, loadFailure, nativeSha256, toSnapshot } from "./snapshot-core.js";
+import { isShared, nativeSha256, toSnapshot } from "./snapshot-core.js";
 import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 
 /**
@@ -201,7 +202,7 @@ export async function loadSnapshotStream(source, options = {}) {
       const next = await nextOrAbort(iterator, signal, idle);
       signal?.throwIfAborted();
       if (next === IDLE) {
-        return loadFailure("timeout", `no snapshot bytes arrived for ${idle.ms} ms (idleTimeoutMs) after ${bytes} bytes`);
+        return failure("timeout", `no snapshot bytes arrived for ${idle.ms} ms (idleTimeoutMs) after ${bytes} bytes`);
       }
       if (next.done) break;
       let chunk = next.value;
@@ -211,7 +212,7 @@ export async function loadSnapshotStream(source, options = {}) {
       // Hash and decode the same bytes: a shared buffer could change between.
       if (hasher !== undefined && isShared(chunk)) chunk = chunk.slice();
       if (bytes + chunk.byteLength > maxBytes) {
-        return loadFailure("tooLarge", `the snapshot exceeds maxBytes (${maxBytes}); ${bytes + chunk.byteLength} bytes arrived`);
+        return failure("tooLarge", `the snapshot exceeds maxBytes (${maxBytes}); ${bytes + chunk.byteLength} bytes arrived`);
       }
       const pushed = /** @type {DecodeResult<void, SnapshotLoadError>} */ (load(() => decoder.push(toWasm(chunk))));
       if (pushed.kind === "failure") return pushed;
@@ -225,7 +226,7 @@ export async function loadSnapshotStream(source, options = {}) {
     signal?.throwIfAborted(); // an abort during WebCrypto's digest still counts
     const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
       load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed))));
-    return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
+    return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
   } finally {
     decoder.free();
     hasher?.close?.();
@@ -257,19 +258,19 @@ export async function readWholeBody(source, { maxBytes, signal, idleTimeoutMs, t
     for (;;) {
       const next = await nextOrAbort(iterator, signal, idle);
       signal?.throwIfAborted();
-      if (next === IDLE) return loadFailure("timeout", `no bytes arrived for ${idle.ms} ms (idleTimeoutMs) after ${total} bytes`);
+      if (next === IDLE) return failure("timeout", `no bytes arrived for ${idle.ms} ms (idleTimeoutMs) after ${total} bytes`);
       if (next.done) break;
       const chunk = next.value;
       if (!isUint8Array(chunk)) throw typeError("source chunk", "a Uint8Array", chunk);
       total += chunk.byteLength;
-      if (total > maxBytes) return loadFailure("tooLarge", `the body exceeds ${maxBytes} bytes; ${total} arrived`);
+      if (total > maxBytes) return failure("tooLarge", `the body exceeds ${maxBytes} bytes; ${total} arrived`);
       chunks.push(chunk);
     }
     finished = true;
   } finally {
     if (!finished) Promise.resolve(iterator.return?.()).catch(() => {});
   }
-  if (chunks.length === 1) return { kind: "success", value: chunks[0] };
+  if (chunks.length === 1) return success(chunks[0]);
   const whole = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {

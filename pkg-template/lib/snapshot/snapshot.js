@@ -8,10 +8,11 @@
 
 import { decodeSnapshot, decodeSnapshotPrehashed, encodeSnapshot as rawEncodeSnapshot, encodeSnapshotUnsealed, parseSnapshotHeader } from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
+import { failure, success } from "../core/results.js";
 import { isUint8Array, rangeError, typeError } from "../core/errors.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { toWasm } from "../wasm/main-memory.js";
-import { ABF1_HEADER_LENGTH, loadFailure, prehash, toSnapshot } from "./snapshot-core.js";
+import { ABF1_HEADER_LENGTH, prehash, toSnapshot } from "./snapshot-core.js";
 
 // The rest of the snapshot API: the header length and streams, exported from
 // here too. URLs are snapshot-fetch.js (index.js exports fetchSnapshot from
@@ -49,7 +50,7 @@ export function loadSnapshot(bytes, meta) {
   if (header.kind === "failure") return header;
   const total = ABF1_HEADER_LENGTH + header.value.payloadLength;
   if (bytes.byteLength > total) {
-    return loadFailure(
+    return failure(
       "lengthMismatch",
       `the snapshot must be exactly ${total} bytes (${ABF1_HEADER_LENGTH}-byte header + payloadLength), got ${bytes.byteLength}`,
     );
@@ -58,7 +59,7 @@ export function loadSnapshot(bytes, meta) {
   // toWasm: a file that does not fit in wasm memory is `outOfMemory`, not a trap.
   const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
     load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest))));
-  return result.kind === "success" ? { kind: "success", value: toSnapshot(result.value, meta) } : result;
+  return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
 }
 
 /**
