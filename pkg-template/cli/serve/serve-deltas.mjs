@@ -66,8 +66,8 @@ export class DeltaHistory {
       this.#chain = [];
       return;
     }
-    const encoded = this.#current === undefined ? { kind: "failure", error: loaded.error }
-      : encodeSnapshotDelta(previous.snapshot, this.#current.snapshot);
+    // An unloadable file breaks the chain with its own failure.
+    const encoded = this.#current === undefined ? loaded : encodeSnapshotDelta(previous.snapshot, this.#current.snapshot);
     previous.snapshot.filter.free();
     if (encoded.kind === "failure") {
       this.lastBreak = encoded.error;

@@ -230,8 +230,8 @@ export function networkErrorMessage(request, error) {
  */
 export function networkFailure(request, error) {
   const causeCode = networkCauseCode(error);
-  const failure = { kind: /** @type {const} */ ("failure"), error: /** @type {const} */ ("networkError"), message: networkErrorMessage(request, error) };
-  return causeCode === undefined ? failure : { ...failure, causeCode };
+  const message = networkErrorMessage(request, error);
+  return causeCode === undefined ? failure("networkError", message) : failure("networkError", message, { causeCode });
 }
 
 /**

@@ -3,14 +3,19 @@
 // no text; where the library has a sentence for the caller (snapshot loads,
 // out-of-memory, hashing), the failure adds `message`. Failures without one
 // have no `message` key at all, so they compare equal to the reference's.
+// Results that say more (fetchSnapshot's `transfer`, a delta failure's
+// `bytes`, a network failure's `causeCode`) pass those fields as `extra`.
 
 /**
  * @template TValue
+ * @template {object} [TExtra={}]
  * @param {TValue} value
- * @returns {{ kind: "success", value: TValue }}
+ * @param {TExtra} [extra] fields the result carries besides `value`
+ * @returns {{ kind: "success", value: TValue } & TExtra}
  */
-export function success(value) {
-  return { kind: "success", value };
+export function success(value, extra) {
+  const result = { kind: /** @type {const} */ ("success"), value };
+  return /** @type {{ kind: "success", value: TValue } & TExtra} */ (extra === undefined ? result : { ...result, ...extra });
 }
 
 /**
@@ -21,16 +26,20 @@ export function success(value) {
  */
 /**
  * @template {string} TError
+ * @template {object} [TExtra={}]
  * @overload
  * @param {TError} error
  * @param {string} message
- * @returns {{ kind: "failure", error: TError, message: string }}
+ * @param {TExtra} [extra] fields the failure carries besides `error` and `message`
+ * @returns {{ kind: "failure", error: TError, message: string } & TExtra}
  */
 /**
  * @param {string} error
  * @param {string} [message]
+ * @param {object} [extra]
  * @returns {{ kind: "failure", error: string, message?: string }}
  */
-export function failure(error, message) {
-  return message === undefined ? { kind: "failure", error } : { kind: "failure", error, message };
+export function failure(error, message, extra) {
+  if (message === undefined) return { kind: "failure", error };
+  return extra === undefined ? { kind: "failure", error, message } : { kind: "failure", error, message, ...extra };
 }

@@ -1,15 +1,14 @@
 // The pieces every ABF1 load path shares (snapshot.js, snapshot-stream.js):
-// the header length (asked of wasm: the format lives in Rust), the failure
-// and snapshot shapes, and the native SHA-256 the Node entry registers.
+// the header length (asked of wasm: the format lives in Rust), the snapshot
+// shape, and the native SHA-256 the Node entry registers.
 
 import { abf1HeaderLength } from "../../artifact_bloom.js";
-import { failure } from "../core/results.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { hashCovered } from "./snapshot-checksum.js";
 
 /**
  * @import { RawFilter } from "../../artifact_bloom.js"
- * @import { CatalogVersion, SnapshotHeader, SnapshotLoadError, SnapshotMeta, SnapshotResult } from "../types.js"
+ * @import { CatalogVersion, SnapshotHeader, SnapshotMeta, SnapshotResult } from "../types.js"
  */
 
 /**
@@ -20,17 +19,6 @@ import { hashCovered } from "./snapshot-checksum.js";
 
 /** Size of the fixed ABF1 header in bytes (96), as the Rust format code defines it. */
 export const ABF1_HEADER_LENGTH = abf1HeaderLength();
-
-/**
- * @param {SnapshotLoadError} error
- * @param {string} message
- * @returns {{ kind: "failure"; error: SnapshotLoadError; message: string }}
- * @internal
- */
-export function loadFailure(error, message) {
-  return failure(error, message);
-}
-
 
 /**
  * `{ catalogVersion, filter, header }` from the raw `{ header, filter }`.

@@ -15,8 +15,9 @@
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
 import { isNetworkFailure, networkFailure, rangeError, typeError } from "../core/errors.js";
+import { failure, success } from "../core/results.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
-import { ABF1_HEADER_LENGTH, loadFailure } from "./snapshot-core.js";
+import { ABF1_HEADER_LENGTH } from "./snapshot-core.js";
 import { checkStreamOptions, loadSnapshotStream, readWholeBody } from "./snapshot-stream.js";
 import { versionConflictFailure, versionConflictMessage } from "./version-conflict.js";
 
@@ -210,7 +211,7 @@ async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag
   try {
     return { kind: "response", response: await fetchImpl(url, { headers: requestHeaders, signal: deadline.signal }) };
   } catch (error) {
-    if (deadline.expired) return loadFailure("timeout", /** @type {Error} */ (deadline.reason).message);
+    if (deadline.expired) return failure("timeout", /** @type {Error} */ (deadline.reason).message);
     if (signal?.aborted || !isNetworkFailure(error)) throw error;
     return networkFailure(`GET ${url}`, error);
   } finally {
@@ -270,12 +271,11 @@ async function loadResponse(settings, response, etag) {
   const { url, options, timeoutMs, timers, signal } = settings;
   if (response.status === 304) {
     await response.body?.cancel();
-    return loadFailure("notModified", `the snapshot at ${url} has not changed (ETag ${etag ?? response.headers.get("etag")})`);
+    return failure("notModified", `the snapshot at ${url} has not changed (ETag ${etag ?? response.headers.get("etag")})`);
   }
   if (!response.ok) {
     await response.body?.cancel();
-    const failure = loadFailure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`);
-    return { ...failure, status: response.status };
+    return failure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`, { status: response.status });
   }
   const declared = Number(response.headers.get("content-length"));
   const onProgress = options.onProgress;
@@ -293,7 +293,7 @@ async function loadResponse(settings, response, etag) {
     },
   }));
   if (loaded.kind === "failure") return loaded;
-  return { kind: "success", value: loaded.value, transfer: { bytes: received, delta: false, fullBytes: received } };
+  return success(loaded.value, { transfer: { bytes: received, delta: false, fullBytes: received } });
 }
 
 /**
@@ -322,10 +322,10 @@ async function readDelta(settings, response, base, applyDelta) {
   options.onProgress?.({ bytes, total: bytes });
   const applied = applyDelta(base, body.value, metaOf(settings, response));
   if (applied.kind === "failure") {
-    return { kind: "failure", error: applied.error, message: applied.message, bytes };
+    return failure(applied.error, applied.message, { bytes });
   }
   const target = applied.value.header;
-  return { kind: "success", value: applied.value, transfer: { bytes, delta: true, fullBytes: ABF1_HEADER_LENGTH + target.payloadLength } };
+  return success(applied.value, { transfer: { bytes, delta: true, fullBytes: ABF1_HEADER_LENGTH + target.payloadLength } });
 }
 
 /**

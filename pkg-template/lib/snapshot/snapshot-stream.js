@@ -277,5 +277,5 @@ export async function readWholeBody(source, { maxBytes, signal, idleTimeoutMs, t
     whole.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return { kind: "success", value: whole };
+  return success(whole);
 }

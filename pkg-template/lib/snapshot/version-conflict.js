@@ -6,6 +6,8 @@
 // "definitely absent" can be wrong for artifacts the server has. Both
 // fetchSnapshot (with a base) and SnapshotHolder detect it here.
 
+import { failure, success } from "../core/results.js";
+
 /**
  * @import { ArtifactIndexSnapshot, SnapshotHeader } from "../types.js"
  * @import { SnapshotTransfer } from "../delta-types.js"
@@ -45,7 +47,7 @@ export function versionConflictMessage(held, loaded, source) {
  *   snapshot: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }}
  */
 export function versionConflictFailure(message, snapshot, transfer) {
-  return { kind: "failure", error: "versionConflict", message, snapshot, transfer };
+  return failure("versionConflict", message, { snapshot, transfer });
 }
 
 /**
@@ -61,5 +63,5 @@ export function versionConflictFailure(message, snapshot, transfer) {
 export function conflictAsLoaded(result) {
   const { error, snapshot, transfer } = /** @type {{ error?: unknown; snapshot?: ArtifactIndexSnapshot; transfer?: SnapshotTransfer }} */ (result);
   if (result.kind !== "failure" || error !== "versionConflict" || snapshot === undefined) return result;
-  return { kind: "success", value: snapshot, transfer };
+  return success(snapshot, { transfer });
 }
