@@ -8,7 +8,7 @@
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::abf1::{self, CHECKSUMMED_HEADER_LENGTH, OFFSET_PAYLOAD};
+use crate::abf1::{self, CHECKSUMMED_HEADER_LENGTH, MAX_CATALOG_VERSION, OFFSET_PAYLOAD};
 use crate::layout::MAXIMUM_EXPECTED_ITEM_COUNT;
 use crate::probe::DIGEST_LENGTH;
 
@@ -30,6 +30,14 @@ pub fn digest_length() -> u32 {
 #[wasm_bindgen(js_name = maximumExpectedItemCount)]
 pub fn maximum_expected_item_count() -> u32 {
     const MAXIMUM: u32 = MAXIMUM_EXPECTED_ITEM_COUNT as u32;
+    MAXIMUM
+}
+
+/// The largest catalogVersion an ABF1 header may state (2^53 − 1, exact as
+/// a JS number, so it crosses as one).
+#[wasm_bindgen(js_name = maximumCatalogVersion)]
+pub fn maximum_catalog_version() -> f64 {
+    const MAXIMUM: f64 = MAX_CATALOG_VERSION as f64;
     MAXIMUM
 }
 

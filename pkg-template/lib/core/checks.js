@@ -62,17 +62,28 @@ export function checkBytes(bytes, what) {
 }
 
 /**
+ * The words for "an integer in [min, max]" in an error message.
+ *
+ * @param {number} min
+ * @param {number} max
+ * @returns {string}
+ */
+export function integerRange(min, max) {
+  return `an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "2^53 - 1" : max}`;
+}
+
+/**
  * A safe integer in [min, max], else a coded TypeError / RangeError.
  *
  * @param {string} parameter
  * @param {unknown} value
  * @param {number} min
  * @param {number} max
- * @param {SystemsArgumentError | "invalidCatalogVersion"} code
+ * @param {SystemsArgumentError} code
  * @returns {asserts value is number}
  */
 export function checkInteger(parameter, value, min, max, code) {
-  const expected = `an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "2^53 - 1" : max}`;
+  const expected = integerRange(min, max);
   if (typeof value !== "number") throw withCode(typeError(parameter, expected, value), code);
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw withCode(rangeError(parameter, expected, value), code);
@@ -85,7 +96,7 @@ export function checkInteger(parameter, value, min, max, code) {
  * @param {string} parameter
  * @param {unknown} value
  * @param {number} min
- * @param {SystemsArgumentError | "invalidCatalogVersion"} code
+ * @param {SystemsArgumentError} code
  * @returns {asserts value is number}
  */
 export function checkCount(parameter, value, min, code) {
@@ -97,7 +108,7 @@ export function checkCount(parameter, value, min, code) {
  *
  * @param {string} parameter
  * @param {unknown} value
- * @param {SystemsArgumentError | "invalidCatalogVersion"} code
+ * @param {SystemsArgumentError} code
  * @returns {asserts value is number}
  */
 export function checkRate(parameter, value, code) {

@@ -5,10 +5,9 @@
 // entry has one for its own).
 
 // The main entry first: its instance must exist before its lib modules load.
-import { ArtifactBloomFilter } from "./delta-main.js";
+import { _checkSnapshot } from "./delta-main.js";
 import { instantiate } from "../../artifact_bloom_delta_embedded.js";
 import { inputBuffer, wasmMemory } from "../../artifact_bloom_delta.js";
-import { checkInteger } from "../core/checks.js";
 import { isUint8Array, typeError } from "../core/errors.js";
 import { stagingFor } from "../wasm/staging.js";
 
@@ -28,21 +27,15 @@ export const { stageInput, toWasm } = stagingFor((length) => {
 }, wasmMemory);
 
 /**
- * A snapshot argument: an object with a live ArtifactBloomFilter and an
- * integer catalogVersion (a TypeError / RangeError naming the parameter).
+ * A snapshot argument: an object with a live ArtifactBloomFilter and a
+ * catalogVersion in range (a TypeError / RangeError naming the parameter),
+ * checked as the main entry checks snapshots (../snapshot/snapshot-checks.js).
  * @param {string} parameter
  * @param {unknown} snapshot
  * @returns {asserts snapshot is ArtifactIndexSnapshot}
  */
 export function checkSnapshot(parameter, snapshot) {
-  if (snapshot === null || typeof snapshot !== "object") {
-    throw typeError(parameter, "a snapshot { catalogVersion, filter }", snapshot);
-  }
-  const { catalogVersion, filter } = /** @type {{ catalogVersion?: unknown, filter?: unknown }} */ (snapshot);
-  if (!(filter instanceof ArtifactBloomFilter)) {
-    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
-  }
-  checkInteger(`${parameter}.catalogVersion`, catalogVersion, 0, Number.MAX_SAFE_INTEGER, "invalidCatalogVersion");
+  _checkSnapshot(parameter, snapshot);
 }
 
 /**

@@ -14,3 +14,4 @@ export { encodeSnapshot, loadSnapshot } from "../snapshot/snapshot.js";
 // Internal (node-entry.js exports them for the Node build's sharing).
 export { _encodeSnapshotUnsealed } from "../snapshot/snapshot.js";
 export { _fetchSnapshotWith } from "../snapshot/snapshot-fetch.js";
+export { checkSnapshot as _checkSnapshot } from "../snapshot/snapshot-checks.js";

@@ -10,18 +10,12 @@
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
 import { httpError, isNetworkFailure, isUint8Array, networkError, rangeError, typeError } from "../core/errors.js";
+import { checkCatalogVersion } from "../wasm/format-rules.js";
 
 /**
  * @import { HttpArtifactRepositoryOptions, Timers } from "../client-types.js"
  * @import { CatalogVersion } from "../types.js"
  */
-
-/** @param {unknown} catalogVersion */
-function checkVersion(catalogVersion) {
-  if (typeof catalogVersion !== "number" || !Number.isSafeInteger(catalogVersion) || catalogVersion < 0) {
-    throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", catalogVersion);
-  }
-}
 
 /** @param {Uint8Array} digest @returns {string} */
 function toHex(digest) {
@@ -154,7 +148,7 @@ export class HttpArtifactRepository {
    */
   async existsAtVersionAsync(digest, catalogVersion, signal) {
     if (!isUint8Array(digest) || digest.byteLength !== 32) throw rangeError("digest", "a 32-byte Uint8Array", digest);
-    checkVersion(catalogVersion);
+    checkCatalogVersion("catalogVersion", catalogVersion);
     const callerSignal = checkSignal(signal);
     callerSignal?.throwIfAborted();
     this.requests.exists += 1;
@@ -188,7 +182,7 @@ export class HttpArtifactRepository {
         throw rangeError(`digests[${index}]`, "a 32-byte Uint8Array", digest);
       }
     });
-    checkVersion(catalogVersion);
+    checkCatalogVersion("catalogVersion", catalogVersion);
     const callerSignal = checkSignal(signal);
     callerSignal?.throwIfAborted();
     this.requests.findMissing += 1;

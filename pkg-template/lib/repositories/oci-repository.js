@@ -15,6 +15,7 @@
 // repository being used by mistake.
 
 import { isUint8Array, rangeError, typeError } from "../core/errors.js";
+import { checkCatalogVersion } from "../wasm/format-rules.js";
 import { OciRegistryError, RegistryClient } from "./oci-client.js";
 
 export { OciRegistryError } from "./oci-client.js";
@@ -76,7 +77,7 @@ export class OciRegistryRepository {
     if (typeof concurrency !== "number" || !Number.isSafeInteger(concurrency) || concurrency < 1) {
       throw rangeError("options.concurrency", "an integer ≥ 1", concurrency);
     }
-    if (catalogVersion !== undefined) this.#checkVersion(catalogVersion, "options.catalogVersion");
+    if (catalogVersion !== undefined) checkCatalogVersion("options.catalogVersion", catalogVersion);
     this.#client = client ?? new RegistryClient(registryUrl, repository, clientOptions);
     this.#concurrency = concurrency;
     this.#pinnedVersion = catalogVersion;
@@ -187,19 +188,12 @@ export class OciRegistryRepository {
 
   /** @param {unknown} catalogVersion */
   #checkAsked(catalogVersion) {
-    this.#checkVersion(catalogVersion, "catalogVersion");
+    checkCatalogVersion("catalogVersion", catalogVersion);
     if (this.#pinnedVersion !== undefined && catalogVersion !== this.#pinnedVersion) {
       const error = new RangeError(
         `catalogVersion must be ${this.#pinnedVersion} (options.catalogVersion of this repository), got ${catalogVersion}`,
       );
       throw Object.assign(error, { code: "catalogVersionMismatch" });
-    }
-  }
-
-  /** @param {unknown} value @param {string} parameter */
-  #checkVersion(value, parameter) {
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      throw rangeError(parameter, "an integer from 0 to 2^53 - 1", value);
     }
   }
 }

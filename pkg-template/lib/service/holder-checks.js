@@ -1,8 +1,8 @@
-// The checks SnapshotHolder (and its polling) make of what callers pass,
-// and the holder's shared callback types.
+// The checks SnapshotHolder (and its polling) make of callbacks callers
+// pass, and the holder's shared callback types (snapshots are checked by
+// ../snapshot/snapshot-checks.js).
 
-import { rangeError, typeError } from "../core/errors.js";
-import { ArtifactBloomFilter } from "../filter/filter.js";
+import { typeError } from "../core/errors.js";
 
 /** @import { ArtifactIndexSnapshot, SnapshotLoaderResult } from "../types.js" */
 
@@ -23,29 +23,6 @@ import { ArtifactBloomFilter } from "../filter/filter.js";
  *
  * @typedef {{ unref?: () => void } | undefined} NodeTimer
  */
-
-/**
- * Internal: throws unless `snapshot` is `{ catalogVersion, filter }` with a
- * safe-integer catalogVersion ≥ 0 and a live (not freed) ArtifactBloomFilter.
- *
- * @param {unknown} snapshot
- * @param {string} [parameter] the argument's name, for the error
- * @returns {asserts snapshot is ArtifactIndexSnapshot}
- */
-export function validateSnapshot(snapshot, parameter = "snapshot") {
-  if (snapshot === null || typeof snapshot !== "object") {
-    throw typeError(parameter, "an object { catalogVersion, filter }", snapshot);
-  }
-  const version = /** @type {{ catalogVersion?: unknown }} */ (snapshot).catalogVersion;
-  if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
-    throw rangeError(`${parameter}.catalogVersion`, "an integer from 0 to 2^53 - 1", version);
-  }
-  const filter = /** @type {{ filter?: unknown }} */ (snapshot).filter;
-  if (!(filter instanceof ArtifactBloomFilter)) {
-    throw typeError(`${parameter}.filter`, "an ArtifactBloomFilter", filter);
-  }
-  if (filter.freed) throw rangeError(`${parameter}.filter`, "an ArtifactBloomFilter that is not freed", filter);
-}
 
 /**
  * @param {unknown} error

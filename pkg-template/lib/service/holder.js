@@ -4,18 +4,15 @@
 // it is done ("Reader A continues with 42, Reader B uses 43").
 //
 // The holder never serves an empty or half-loaded filter: a failed refresh
-// keeps the previous snapshot and counts the failure. It never frees a
-// replaced snapshot's filter either, because readers may still hold it; use
-// the value `replace` returns, or `onReplace`, to free it once they are done.
+// keeps the previous snapshot and counts the failure.
 
 import { describe, rangeError, typeError } from "../core/errors.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { adoptSnapshot } from "./metrics.js";
-import { freeLater, messageOf, optionalFunction, validateSnapshot } from "./holder-checks.js";
+import { freeLater, messageOf, optionalFunction } from "./holder-checks.js";
 import { checkPolling, startSession, stopSession, TransferCounts } from "./holder-polling.js";
+import { checkSnapshot } from "../snapshot/snapshot-checks.js";
 import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-conflict.js";
-
-export { validateSnapshot } from "./holder-checks.js";
 
 /**
  * @import {
@@ -84,7 +81,7 @@ export class SnapshotHolder {
    * @throws {TypeError | RangeError} for an invalid snapshot or option.
    */
   constructor(initialSnapshot, options = {}) {
-    validateSnapshot(initialSnapshot, "initialSnapshot");
+    checkSnapshot("initialSnapshot", initialSnapshot);
     const { allowSameOrOlder = false, now = Date.now, onError } = options ?? {};
     if (typeof allowSameOrOlder !== "boolean") throw typeError("allowSameOrOlder", "a boolean", allowSameOrOlder);
     this.#allowSameOrOlder = allowSameOrOlder;
@@ -114,12 +111,11 @@ export class SnapshotHolder {
    *   `allowSameOrOlder`), or it is invalid (the old snapshot stays).
    */
   replace(snapshot) {
-    validateSnapshot(snapshot);
-    const previous = this.#snapshot;
-    if (!this.#allowSameOrOlder && snapshot.catalogVersion <= previous.catalogVersion) {
+    checkSnapshot("snapshot", snapshot);
+    if (!this.#admits(snapshot)) {
       throw rangeError(
         "snapshot.catalogVersion",
-        `newer than the catalogVersion in service (${previous.catalogVersion})`,
+        `newer than the catalogVersion in service (${this.#snapshot.catalogVersion})`,
         snapshot.catalogVersion,
       );
     }
@@ -127,7 +123,18 @@ export class SnapshotHolder {
   }
 
   /**
-   * The swap itself, for a validated snapshot the caller allowed in.
+   * The one "is it newer" rule: whether `snapshot` may follow the one in
+   * service (a greater catalogVersion, or any with `allowSameOrOlder`).
+   *
+   * @param {ArtifactIndexSnapshot} snapshot a checked snapshot
+   * @returns {boolean}
+   */
+  #admits(snapshot) {
+    return this.#allowSameOrOlder || snapshot.catalogVersion > this.#snapshot.catalogVersion;
+  }
+
+  /**
+   * The swap itself, for a checked snapshot the caller admitted.
    *
    * @param {ArtifactIndexSnapshot} snapshot
    * @returns {ArtifactIndexSnapshot} the previous snapshot (not freed)
@@ -217,13 +224,13 @@ export class SnapshotHolder {
       }
     };
     try {
-      validateSnapshot(snapshot, "loaded snapshot");
+      checkSnapshot("loaded snapshot", snapshot);
     } catch (error) {
       decline();
       return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);
     }
     const conflict = versionConflictMessage(this.#snapshot, snapshot, /** @type {{ source?: string }} */ (snapshot).source);
-    if (conflict === undefined && !this.#allowSameOrOlder && snapshot.catalogVersion <= this.#snapshot.catalogVersion) {
+    if (conflict === undefined && !this.#admits(snapshot)) {
       // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
       this.#staleCount += 1;
       decline();
@@ -232,8 +239,9 @@ export class SnapshotHolder {
     /** @type {ArtifactIndexSnapshot} */
     let previous;
     try {
-      // A conflict is adopted (see the class comment): the swap skips the "newer" rule.
-      previous = conflict === undefined ? this.replace(snapshot) : this.#swap(snapshot);
+      // Checked and admitted above (a conflict is adopted, see the class
+      // comment), with no await since: swap without checking again.
+      previous = this.#swap(snapshot);
     } catch (error) {
       decline();
       return this.#failed("invalidSnapshot", /** @type {Error} */ (error).message);

@@ -13,7 +13,8 @@
 import { digestError, rangeError, typeError } from "../core/errors.js";
 import { isDigest } from "../filter/packing.js";
 import { DIGEST_LENGTH } from "../wasm/format-rules.js";
-import { SnapshotHolder, validateSnapshot } from "./holder.js";
+import { checkSnapshot } from "../snapshot/snapshot-checks.js";
+import { SnapshotHolder } from "./holder.js";
 import { adoptSnapshot, collectMetrics, renderPrometheus } from "./metrics.js";
 
 export { SnapshotHolder } from "./holder.js";
@@ -153,7 +154,7 @@ export class ArtifactExistenceService {
     if (snapshotSource instanceof SnapshotHolder) {
       this.#holder = snapshotSource;
     } else {
-      validateSnapshot(snapshotSource, "snapshotSource");
+      checkSnapshot("snapshotSource", snapshotSource);
       this.#snapshot = snapshotSource;
     }
     if (repository === null || typeof repository !== "object" && typeof repository !== "function"

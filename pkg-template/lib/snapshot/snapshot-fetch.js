@@ -14,10 +14,10 @@
 // not apply — ends in the full snapshot.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
-import { isNetworkFailure, networkFailure, rangeError, typeError } from "../core/errors.js";
+import { isNetworkFailure, networkFailure, typeError } from "../core/errors.js";
 import { failure, success } from "../core/results.js";
-import { ArtifactBloomFilter } from "../filter/filter.js";
 import { ABF1_HEADER_LENGTH } from "./snapshot-core.js";
+import { checkSnapshot } from "./snapshot-checks.js";
 import { checkStreamOptions, loadSnapshotStream, readWholeBody } from "./snapshot-stream.js";
 import { versionConflictFailure, versionConflictMessage } from "./version-conflict.js";
 
@@ -43,17 +43,6 @@ function baseTagOf(base) {
   if (typeof base.etag === "string" && base.etag !== "") return base.etag;
   const checksum = base.header?.checksum;
   return typeof checksum === "string" ? `"${checksum}"` : undefined;
-}
-
-/**
- * @param {unknown} base
- * @returns {asserts base is ArtifactIndexSnapshot}
- */
-function checkBase(base) {
-  if (base === null || typeof base !== "object") throw typeError("base", "a loaded snapshot { catalogVersion, filter, header }", base);
-  const { filter } = /** @type {{ filter?: unknown }} */ (base);
-  if (!(filter instanceof ArtifactBloomFilter)) throw typeError("base.filter", "an ArtifactBloomFilter", filter);
-  if (filter.freed) throw rangeError("base.filter", "an ArtifactBloomFilter that is not freed", filter);
 }
 
 /**
@@ -140,7 +129,7 @@ async function fetchWith(applyDelta, url, options) {
   if (typeof fetchImpl !== "function") throw typeError("fetch", "a fetch function", fetchImpl);
   if (headers === null || typeof headers !== "object") throw typeError("headers", "an object of header strings", headers);
   checkStreamOptions(options);
-  if (base !== undefined) checkBase(base);
+  if (base !== undefined) checkSnapshot("base", base);
   const timeoutMs = checkTimeout("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
   const timers = checkTimers(options.timers);
   const signal = checkSignal(options.signal);

@@ -9,8 +9,9 @@
 import { decodeSnapshot, decodeSnapshotPrehashed, encodeSnapshot as rawEncodeSnapshot, encodeSnapshotUnsealed, parseSnapshotHeader } from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
 import { failure, success } from "../core/results.js";
-import { isUint8Array, rangeError, typeError } from "../core/errors.js";
+import { isUint8Array, typeError } from "../core/errors.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
+import { checkCatalogVersion } from "../wasm/format-rules.js";
 import { toWasm } from "../wasm/main-memory.js";
 import { ABF1_HEADER_LENGTH, prehash, toSnapshot } from "./snapshot-core.js";
 
@@ -92,9 +93,7 @@ export function encodeSnapshot(filter, options) {
     throw typeError("filter", "an ArtifactBloomFilter", filter);
   }
   const version = options?.catalogVersion;
-  if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 0) {
-    throw rangeError("catalogVersion", "an integer from 0 to 2^53 - 1", version);
-  }
+  checkCatalogVersion("catalogVersion", version);
   return /** @type {Uint8Array<ArrayBuffer>} */ (rawEncodeSnapshot(filter._raw(), version));
 }
 
