@@ -24,7 +24,8 @@ export { checkSnapshot as _checkSnapshot } from "./lib/snapshot/snapshot-checks.
 // Internal, for the CLI (cli/library.mjs): the registry client and what the
 // registry commands build on, from this bundle, so that the errors the CLI
 // throws and the ones the client throws are the exported OciRegistryError.
-export { DEFAULT_TIMEOUT_MS as _DEFAULT_TIMEOUT_MS, RegistryClient as _RegistryClient } from "./lib/repositories/oci-client.js";
+export { DEFAULT_TIMEOUT_MS as _DEFAULT_TIMEOUT_MS } from "./lib/core/deadline.js";
+export { RegistryClient as _RegistryClient } from "./lib/repositories/oci-client.js";
 export { checkRepositoryName as _checkRepositoryName } from "./lib/repositories/oci-client.js";
 export { repositoryOverClient as _repositoryOverClient } from "./lib/repositories/oci-repository.js";
 export { SPEAKS_PLAIN_HTTP as _SPEAKS_PLAIN_HTTP, SPEAKS_TLS as _SPEAKS_TLS } from "./lib/core/tls-causes.js";

@@ -113,6 +113,8 @@ export function startTimer(timers, ms, callback, { keepAlive = false } = {}) {
  *   when the limit passes (`reason`)
  * @property {boolean} expired true once the limit passed before any caller abort
  * @property {Error | undefined} reason the timeout error, once expired
+ * @property {() => void} restart starts the limit over, unless it passed
+ *   (progress on a long upload: the limit is then per stretch without progress)
  * @property {() => void} clear stops the timer; call it once the request settled
  */
 
@@ -128,14 +130,20 @@ export function startTimer(timers, ms, callback, { keepAlive = false } = {}) {
 export function startDeadline(callerSignal, timeoutMs, timers, what) {
   const controller = new AbortController();
   /** @type {Deadline} */
-  const deadline = { signal: controller.signal, expired: false, reason: undefined, clear: () => {} };
-  const stopTimer = startTimer(timers, timeoutMs, () => {
+  const deadline = { signal: controller.signal, expired: false, reason: undefined, restart: () => {}, clear: () => {} };
+  const expire = () => {
     // A caller's earlier abort is the cause; the limit passing after it is not.
     if (callerSignal?.aborted) return;
     deadline.expired = true;
     deadline.reason = timeoutError(what, timeoutMs);
     controller.abort(deadline.reason);
-  });
+  };
+  let stopTimer = startTimer(timers, timeoutMs, expire);
+  deadline.restart = () => {
+    if (deadline.expired) return;
+    stopTimer();
+    stopTimer = startTimer(timers, timeoutMs, expire);
+  };
   let unlink = () => {};
   if (callerSignal !== undefined) {
     if (typeof AbortSignal.any === "function") {

@@ -24,7 +24,8 @@
 // OciRegistryError with `status` (the HTTP status; undefined when no HTTP
 // answer came) and a stable `code` — never a guess.
 
-import { describe, rangeError, typeError } from "../core/errors.js";
+import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
+import { describe, typeError } from "../core/errors.js";
 import {
   TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, realmOrigins, refreshTokenRequest, tokenUrl,
 } from "./oci-auth.js";
@@ -35,9 +36,6 @@ import { tlsProblemOf } from "../core/tls-causes.js";
 export { OciRegistryError } from "./oci-errors.js";
 export { RESPONSE_LIMITS } from "./oci-limits.js";
 
-/** Default per-request timeout: the whole exchange, body included. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
 // The distribution spec's repository-name grammar (path components of
 // lowercase alphanumerics joined by separators).
 const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
@@ -45,13 +43,15 @@ const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:
 /**
  * @typedef {import("../client-types.js").RegistryCredentials} RegistryCredentials
  * @typedef {import("../client-types.js").RegistryRequestCounts} RegistryRequestCounts
+ * @typedef {import("../client-types.js").Timers} Timers
  */
 
 /**
  * @typedef {object} RegistryClientOptions
  * @property {typeof fetch} [fetch] a fetch implementation (default: globalThis.fetch)
  * @property {RegistryCredentials} [credentials] none: anonymous
- * @property {number} [timeoutMs] per request, body included (default 30 000)
+ * @property {number} [timeoutMs] per request, body included (default 30 000; Infinity: no limit)
+ * @property {Timers} [timers] timer functions for the limit (tests)
  * @property {() => number} [now] clock in epoch ms, for token expiry (default Date.now)
  * @property {readonly (string | URL)[]} [tokenRealms] Bearer realms on other origins that may receive the Basic credentials
  */
@@ -100,6 +100,8 @@ export class RegistryClient {
   #fetch;
   #credentials;
   #timeoutMs;
+  /** @type {Timers} */
+  #timers;
   #now;
   /** @type {string | undefined} the Authorization header that worked last */
   #authorization;
@@ -142,19 +144,17 @@ export class RegistryClient {
     this.#base = new URL("/", url);
     this.#name = checkRepositoryName(repository);
     const {
-      fetch: fetchImpl = globalThis.fetch?.bind(globalThis), credentials, timeoutMs = DEFAULT_TIMEOUT_MS, now = Date.now, tokenRealms = [],
+      fetch: fetchImpl = globalThis.fetch?.bind(globalThis), credentials, timeoutMs, timers, now = Date.now, tokenRealms = [],
     } = options ?? {};
     if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
-    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw rangeError("options.timeoutMs", "a number of milliseconds > 0", timeoutMs);
-    }
+    this.#timeoutMs = checkTimeout("options.timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
+    this.#timers = checkTimers(timers);
     if (typeof now !== "function") throw typeError("options.now", "a function returning epoch milliseconds", now);
     if (credentials !== undefined && (credentials === null || typeof credentials !== "object")) {
       throw typeError("options.credentials", "{ username, password }, { token } or { identityToken }", credentials);
     }
     this.#fetch = fetchImpl;
     this.#credentials = credentials ?? {};
-    this.#timeoutMs = timeoutMs;
     this.#now = now;
     this.#tokens = new TokenCache(now);
     this.#tokenRealms = realmOrigins(tokenRealms);
@@ -348,25 +348,12 @@ export class RegistryClient {
    */
   async #timed(method, url, outer, work) {
     outer?.throwIfAborted();
-    const controller = new AbortController();
-    let timedOut = false;
-    const expire = () => {
-      timedOut = true;
-      controller.abort(new Error("timeout"));
-    };
-    let timer = setTimeout(expire, this.#timeoutMs);
-    const progress = () => {
-      if (timedOut) return;
-      clearTimeout(timer);
-      timer = setTimeout(expire, this.#timeoutMs);
-    };
-    const onAbort = () => controller.abort(outer?.reason);
-    outer?.addEventListener("abort", onAbort, { once: true });
+    const deadline = startDeadline(outer, this.#timeoutMs, this.#timers, `${method} ${url}`);
     try {
-      return await work(controller.signal, progress);
+      return await work(deadline.signal, deadline.restart);
     } catch (error) {
       if (error instanceof OciRegistryError) throw error;
-      if (timedOut) {
+      if (deadline.expired) {
         throw new OciRegistryError(`${method} ${url}: no complete answer within ${this.#timeoutMs} ms`, { code: "timeout", cause: error });
       }
       if (outer?.aborted) throw outer.reason;
@@ -378,8 +365,7 @@ export class RegistryClient {
       const why = tls === undefined ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})` : `: ${tls.text}`;
       throw new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, { code: "networkError", cause: error });
     } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", onAbort);
+      deadline.clear();
     }
   }
 

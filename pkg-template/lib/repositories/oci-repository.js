@@ -15,6 +15,7 @@
 // repository being used by mistake.
 
 import { isUint8Array, rangeError, typeError } from "../core/errors.js";
+import { checkSignal } from "../core/deadline.js";
 import { checkCatalogVersion } from "../wasm/format-rules.js";
 import { OciRegistryError, RegistryClient } from "./oci-client.js";
 
@@ -37,20 +38,6 @@ function toHex(digest) {
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
   return hex;
-}
-
-/**
- * An AbortSignal, or undefined/null for none.
- * @param {unknown} signal
- * @returns {AbortSignal | undefined}
- */
-function checkSignal(signal) {
-  if (signal === undefined || signal === null) return undefined;
-  if (typeof signal !== "object" || typeof (/** @type {AbortSignal} */ (signal)).throwIfAborted !== "function"
-    || typeof (/** @type {AbortSignal} */ (signal)).addEventListener !== "function") {
-    throw typeError("signal", "an AbortSignal or undefined", signal);
-  }
-  return /** @type {AbortSignal} */ (signal);
 }
 
 /** @param {string} parameter @param {unknown} digest @returns {Uint8Array} */

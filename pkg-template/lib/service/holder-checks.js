@@ -2,6 +2,7 @@
 // pass, and the holder's shared callback types (snapshots are checked by
 // ../snapshot/snapshot-checks.js).
 
+import { checkTimers, startTimer } from "../core/deadline.js";
 import { typeError } from "../core/errors.js";
 
 /** @import { ArtifactIndexSnapshot, SnapshotLoaderResult } from "../types.js" */
@@ -16,12 +17,6 @@ import { typeError } from "../core/errors.js";
  * A loader `refreshFrom` runs.
  *
  * @typedef {(current: ArtifactIndexSnapshot) => SnapshotLoaderResult | Promise<SnapshotLoaderResult>} SnapshotLoader
- */
-
-/**
- * A timer handle; Node's has `unref()` (a browser's is a number).
- *
- * @typedef {{ unref?: () => void } | undefined} NodeTimer
  */
 
 /**
@@ -54,6 +49,5 @@ export function optionalFunction(parameter, value) {
  * @returns {void}
  */
 export function freeLater(snapshot, ms) {
-  const timer = setTimeout(() => snapshot.filter.free(), ms);
-  /** @type {NodeTimer} */ (/** @type {unknown} */ (timer))?.unref?.();
+  startTimer(checkTimers(undefined), ms, () => snapshot.filter.free());
 }

@@ -10,6 +10,7 @@
 // with version 43's repository (or the other way round). Repository errors
 // always propagate: an error is never turned into "absent".
 
+import { checkSignal } from "../core/deadline.js";
 import { digestError, rangeError, typeError } from "../core/errors.js";
 import { isDigest } from "../filter/packing.js";
 import { DIGEST_LENGTH } from "../wasm/format-rules.js";
@@ -43,18 +44,16 @@ function positiveInteger(parameter, value) {
 }
 
 /**
- * Validates an optional AbortSignal and rejects (throws) if it already fired.
+ * The caller's optional AbortSignal, checked as every client checks one
+ * (deadline.js); rejects (throws) if it already fired.
  *
- * @param {AbortSignal | undefined} signal
- * @returns {void}
+ * @param {unknown} signal
+ * @returns {AbortSignal | undefined}
  */
-function checkSignal(signal) {
-  if (signal === undefined) return;
-  if (signal === null || typeof signal !== "object" || typeof signal.aborted !== "boolean"
-    || typeof signal.addEventListener !== "function") {
-    throw typeError("signal", "an AbortSignal", signal);
-  }
-  if (signal.aborted) throw abortReason(signal);
+function callerSignal(signal) {
+  const checked = checkSignal(signal);
+  if (checked?.aborted) throw abortReason(checked);
+  return checked;
 }
 
 /**
@@ -198,7 +197,7 @@ export class ArtifactExistenceService {
    * @returns {Promise<boolean>}
    */
   async existsAsync(digest, signal) {
-    checkSignal(signal);
+    signal = callerSignal(signal);
     const { catalogVersion, filter } = this.snapshot; // once, before any await
     // mightContain throws the RangeError for a bad digest (never false), so
     // the query path validates once.
@@ -233,7 +232,7 @@ export class ArtifactExistenceService {
    * @returns {Promise<Uint8Array[]>}
    */
   async findMissingAsync(digests, signal) {
-    checkSignal(signal);
+    signal = callerSignal(signal);
     if (!Array.isArray(digests)) throw typeError("digests", "an array of 32-byte digests", digests);
     const list = digests.slice(); // the caller may reuse its array while we wait
     const count = list.length;
