@@ -31,13 +31,15 @@ import { checkStreamOptions } from "../snapshot/snapshot-stream.js";
  */
 
 /**
- * What a session needs from its holder.
+ * What a session needs from its holder: the snapshot in service (the next
+ * fetch's base), and where each fetch's result or throw goes. A poll runs
+ * one way, session to holder: the holder hands the session nothing to call
+ * back into it but these.
  *
  * @typedef {{
- *   refresh: (
- *     loader: (current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>,
- *     how: { owned: boolean; signal?: AbortSignal; freeReplacedAfterMs?: number },
- *   ) => Promise<SnapshotRefreshResult>;
+ *   current: () => ArtifactIndexSnapshot;
+ *   settle: (result: SnapshotLoaderResult, how: { owned: boolean; freeReplacedAfterMs?: number }) => SnapshotRefreshResult;
+ *   loaderThrew: (error: unknown) => SnapshotRefreshResult;
  *   report: (error: unknown) => void;
  *   stopped: (session: PollingSession) => void;
  * }} PollingHooks
@@ -119,10 +121,23 @@ export function startSession(url, options, hooks) {
     // startTimer unref()s the timer in Node: polling must never keep the process alive.
     session.cancelTimer = startTimer(timers, delay, tick);
   };
+  /** @returns {Promise<SnapshotRefreshResult>} */
+  const poll = async () => {
+    /** @type {SnapshotLoaderResult} */
+    let result;
+    try {
+      result = await load(hooks.current());
+    } catch (error) {
+      // A throw after the session's own stop is no load failure.
+      if (controller.signal.aborted) return { replaced: false, outcome: "aborted" };
+      return hooks.loaderThrew(error);
+    }
+    return hooks.settle(result, { owned: true, freeReplacedAfterMs });
+  };
   const tick = async () => {
     session.cancelTimer = () => {};
     try {
-      const outcome = await hooks.refresh(load, { owned: true, signal: controller.signal, freeReplacedAfterMs });
+      const outcome = await poll();
       if (controller.signal.aborted) return;
       onRefresh?.(outcome);
     } catch (error) {

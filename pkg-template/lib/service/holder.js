@@ -15,12 +15,7 @@ import { checkSnapshot } from "../snapshot/snapshot-checks.js";
 import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-conflict.js";
 
 /**
- * @import {
- *   ArtifactIndexSnapshot,
- *   SnapshotHolderOptions,
- *   SnapshotLoaderResult,
- *   SnapshotRefreshResult,
- * } from "../types.js"
+ * @import { ArtifactIndexSnapshot, SnapshotHolderOptions, SnapshotLoaderResult, SnapshotRefreshResult } from "../types.js"
  * @import { SnapshotDeltaPollingOptions, SnapshotTransfer } from "../delta-types.js"
  * @import { PollingSession } from "./holder-polling.js"
  * @import { ReplaceListener, SnapshotLoader } from "./holder-checks.js"
@@ -182,26 +177,26 @@ export class SnapshotHolder {
     if (typeof loader !== "function") {
       throw typeError("loader", "an async function returning a snapshot load result", loader);
     }
-    return this.#refresh(loader, { owned: false });
-  }
-
-  // `owned`: the holder loaded the snapshot itself (polling), so nobody else
-  // can hold a snapshot it declines, and it frees it. `signal`: a throw after
-  // this signal aborted is the holder's own stop, not a load failure.
-  /**
-   * @param {SnapshotLoader} loader
-   * @param {{ owned: boolean; signal?: AbortSignal; freeReplacedAfterMs?: number }} how
-   * @returns {Promise<SnapshotRefreshResult>}
-   */
-  async #refresh(loader, { owned, signal, freeReplacedAfterMs }) {
     /** @type {SnapshotLoaderResult | undefined} */
     let result;
     try {
       result = await loader(this.#snapshot);
     } catch (error) {
-      if (signal?.aborted) return { replaced: false, outcome: "aborted" };
       return this.#failed("loaderThrew", messageOf(error));
     }
+    return this.#settle(result, { owned: false });
+  }
+
+  // `owned`: the holder loaded the snapshot itself (polling), so nobody else
+  // can hold a snapshot it declines, and it frees it.
+  /**
+   * A load's result: swapped in, or counted as what kept it out.
+   *
+   * @param {SnapshotLoaderResult | undefined} result
+   * @param {{ owned: boolean; freeReplacedAfterMs?: number }} how
+   * @returns {SnapshotRefreshResult}
+   */
+  #settle(result, { owned, freeReplacedAfterMs }) {
     if (result?.kind === "failure") {
       // A 304 means the snapshot in service is still current: not a failure.
       if (result.error === "notModified") {
@@ -382,7 +377,9 @@ export class SnapshotHolder {
     this.stopPolling();
     if (options.signal?.aborted) return;
     this.#polling = startSession(url, options, {
-      refresh: (loader, how) => this.#refresh(loader, how),
+      current: () => this.#snapshot,
+      settle: (result, how) => this.#settle(result, how),
+      loaderThrew: (error) => this.#failed("loaderThrew", messageOf(error)),
       report: (error) => this.#report(error),
       // The caller's signal aborted: the session stopped itself.
       stopped: (session) => {
