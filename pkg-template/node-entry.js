@@ -30,6 +30,8 @@ export { checkRepositoryName as _checkRepositoryName } from "./lib/repositories/
 export { repositoryOverClient as _repositoryOverClient } from "./lib/repositories/oci-repository.js";
 export { SPEAKS_PLAIN_HTTP as _SPEAKS_PLAIN_HTTP, SPEAKS_TLS as _SPEAKS_TLS } from "./lib/core/tls-causes.js";
 export { tlsProblemOf as _tlsProblemOf } from "./lib/core/tls-causes.js";
+export { MAXIMUM_EXPECTED_ITEM_COUNT as _MAXIMUM_EXPECTED_ITEM_COUNT } from "./lib/wasm/format-rules.js";
+export { DELTA_IM as _DELTA_IM } from "./lib/snapshot/snapshot-fetch.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

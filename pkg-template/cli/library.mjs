@@ -34,9 +34,11 @@ export let loadSnapshot = notLoaded("loadSnapshot");
 export let readSnapshotHeader = notLoaded("readSnapshotHeader");
 export let OciRegistryError = notLoaded("OciRegistryError");
 // From ../node.cjs: node-entry.js's internal `_`-names for the registry
-// commands (not in node.mjs's export list). The constants are undefined
+// commands, publish's limits and serve's delta token (not in node.mjs's export list). The constants are undefined
 // until the library is loaded.
 export let DEFAULT_TIMEOUT_MS;
+export let DELTA_IM;
+export let MAXIMUM_EXPECTED_ITEM_COUNT;
 export let SPEAKS_PLAIN_HTTP;
 export let SPEAKS_TLS;
 export let RegistryClient = notLoaded("RegistryClient");
@@ -72,9 +74,9 @@ export async function loadLibrary(parts = {}) {
     } = api);
     // node.mjs re-exports node.cjs, so this require is the module just loaded (the same instance).
     ({
-      _DEFAULT_TIMEOUT_MS: DEFAULT_TIMEOUT_MS, _RegistryClient: RegistryClient, _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP,
-      _SPEAKS_TLS: SPEAKS_TLS, _checkRepositoryName: checkRepositoryName, _repositoryOverClient: repositoryOverClient,
-      _tlsProblemOf: tlsProblemOf,
+      _DEFAULT_TIMEOUT_MS: DEFAULT_TIMEOUT_MS, _DELTA_IM: DELTA_IM, _MAXIMUM_EXPECTED_ITEM_COUNT: MAXIMUM_EXPECTED_ITEM_COUNT,
+      _RegistryClient: RegistryClient, _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP, _SPEAKS_TLS: SPEAKS_TLS,
+      _checkRepositoryName: checkRepositoryName, _repositoryOverClient: repositoryOverClient, _tlsProblemOf: tlsProblemOf,
     } = require("../node.cjs"));
   });
   if (parts.delta) {

@@ -3,7 +3,9 @@
 // Publisher: complete the new filter → validate it → replace.
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
-import { ArtifactBloomFilter, dedupePacked, encodeSnapshot, loadLibrary, readSnapshotHeader } from "./library.mjs";
+import {
+  ArtifactBloomFilter, MAXIMUM_EXPECTED_ITEM_COUNT, dedupePacked, encodeSnapshot, loadLibrary, readSnapshotHeader,
+} from "./library.mjs";
 import {
   EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
   readBinaryDigests, readHexDigests,
@@ -109,7 +111,7 @@ export async function publish(argv) {
   if (parsed === undefined) return EXIT_OK;
   const { values } = parsed;
   const catalogVersion = integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
-  const expectedItemCount = integerOption(values, "expected-items", 1, 2 ** 30);
+  const expectedItemCount = integerOption(values, "expected-items", 1, Number.MAX_SAFE_INTEGER);
   const targetFalsePositiveRate = numberOption(values, "fpp");
   if (values.out === undefined) throw new UsageError("--out is required");
   const out = resolve(values.out);
@@ -119,6 +121,8 @@ export async function publish(argv) {
   }
   const wantDelta = deltaRequest(values, out);
   await loadLibrary({ delta: wantDelta !== undefined });
+  // The capacity limit is the library's (asked of its wasm), known once it is loaded.
+  integerOption(values, "expected-items", 1, MAXIMUM_EXPECTED_ITEM_COUNT);
   // Read now: OLD may be PATH itself, which the publish replaces.
   const deltaBase = wantDelta === undefined ? undefined : await readDeltaBase(wantDelta);
 

@@ -27,12 +27,12 @@ export const BODY_RETRY_AFTER_SECONDS = 1;
 // buffering or parsing it; the exact count is checked after parsing.
 const MAX_QUOTES = 2 * (MAX_DIGESTS_PER_REQUEST + 2);
 
-/** An error answered with `status` and `{ error: code, message }` (and `headers`). */
-export function httpError(status, code, message, { close = false, headers = {} } = {}) {
+/** An error the server answers with: `status` and `{ error: code, message }` (and `headers`). */
+export function answerError(status, code, message, { close = false, headers = {} } = {}) {
   return Object.assign(new Error(message), { status, code, close, headers });
 }
 
-export const tooManyDigests = (detail) => httpError(413, "tooManyDigests",
+export const tooManyDigests = (detail) => answerError(413, "tooManyDigests",
   `at most ${MAX_DIGESTS_PER_REQUEST} digests per request, ${detail}; split the list into several requests`);
 
 /** The body bytes buffered by all requests together, bounded by `limit`. */
@@ -95,7 +95,7 @@ export function readFindMissingBody(request, budget) {
       if (size > MAX_BODY_BYTES) {
         request.off("data", onData).pause();
         drop(undefined);
-        fail(httpError(413, "bodyTooLarge", `the request body exceeds ${MAX_BODY_BYTES} bytes (64 MiB)`, { close: true }));
+        fail(answerError(413, "bodyTooLarge", `the request body exceeds ${MAX_BODY_BYTES} bytes (64 MiB)`, { close: true }));
         return;
       }
       if (refusal !== undefined) return;
@@ -103,7 +103,7 @@ export function readFindMissingBody(request, budget) {
       if (quotes > MAX_QUOTES) return drop(tooManyDigests("this body holds more"));
       if (!budget.reserve(chunk.length)) {
         budget.refusals += 1;
-        return drop(httpError(503, "serverBusy",
+        return drop(answerError(503, "serverBusy",
           `the server is buffering its limit of ${budget.limit} request-body bytes (all findMissing requests together);`
             + ` retry after ${BODY_RETRY_AFTER_SECONDS} s`,
           { headers: { "retry-after": String(BODY_RETRY_AFTER_SECONDS) } }));
@@ -121,7 +121,7 @@ export function readFindMissingBody(request, budget) {
     request.once("error", (error) => { drop(undefined); fail(error); });
     request.once("close", () => {
       drop(undefined);
-      fail(httpError(400, "incompleteBody", "the client closed the connection mid-body"));
+      fail(answerError(400, "incompleteBody", "the client closed the connection mid-body"));
     });
   });
 }

@@ -9,7 +9,7 @@
 // is dropped — when the new snapshot is no delta away from the previous one
 // (another layout, a removed digest, an older catalogVersion): such clients
 // get the full file, as they would from a server without deltas.
-import { composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "../library.mjs";
+import { DELTA_IM, composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "../library.mjs";
 
 /** Default number of earlier versions a delta is offered from. */
 export const DEFAULT_DELTA_HISTORY = 8;
@@ -135,7 +135,7 @@ export function answerSnapshot(request, response, file, deltas, send) {
       deltas.deltaResponses += 1;
       deltas.deltaBytes += delta.bytes.byteLength;
       return send(response, 226, body(delta.bytes), {
-        ...headers, im: "abd1", "delta-base": delta.baseTag,
+        ...headers, im: DELTA_IM, "delta-base": delta.baseTag,
         "content-type": "application/vnd.artifact-bloom.abd1", "content-length": delta.bytes.byteLength,
       });
     }
@@ -160,12 +160,13 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
  * item whose weight, if any, is a qvalue above 0. `q=0`, `q=0.0`, `q=0.000`
  * (and, leniently, `q = 0`) mean "not acceptable"; a malformed weight is not
  * taken as acceptance either (the full file is always a correct answer).
+ * The token is the library's (loadLibrary() first).
  */
 export function acceptsDelta(header) {
   if (typeof header !== "string") return false;
   return header.split(",").some((item) => {
     const [name, ...params] = item.split(";").map((part) => part.trim().toLowerCase());
-    if (name !== "abd1") return false;
+    if (name !== DELTA_IM) return false;
     const weight = params.map((param) => /^q\s*=\s*(.*)$/.exec(param)).find((match) => match !== null);
     if (weight === undefined) return true;
     return QVALUE.test(weight[1]) && Number(weight[1]) > 0;

@@ -8,7 +8,7 @@ import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { EXIT_OK, UsageError, integerOption, isHexDigest, parseCommand, readingInput } from "../common.mjs";
 import {
-  BodyBudget, DEFAULT_BODY_BUDGET_MIB, MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST, httpError, readFindMissingBody, tooManyDigests,
+  BodyBudget, DEFAULT_BODY_BUDGET_MIB, MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST, answerError, readFindMissingBody, tooManyDigests,
 } from "./serve-body.mjs";
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
@@ -233,7 +233,7 @@ export async function startServer({
         try {
           body = JSON.parse(await readFindMissingBody(request, budget));
         } catch (error) {
-          if (error instanceof SyntaxError) throw httpError(400, "invalidJson", `the body is not JSON: ${error.message}`);
+          if (error instanceof SyntaxError) throw answerError(400, "invalidJson", `the body is not JSON: ${error.message}`);
           throw error;
         }
         // Parsing a large body held the event loop: let the requests that

@@ -1,4 +1,5 @@
-// UTF-8 for hosts without TextEncoder/TextDecoder.
+// Bytes as text: lowercase hex (digests in URLs and names), and UTF-8 for
+// hosts without TextEncoder/TextDecoder.
 //
 // jsdom (Jest's `testEnvironment: "jsdom"`, a common React setup) has
 // neither, and wasm-bindgen's glue made its TextDecoder at import, so the
@@ -124,4 +125,17 @@ export function fallbackEncode(text) {
     else bytes.push(0xf0 | (point >> 18), 0x80 | ((point >> 12) & 0x3f), 0x80 | ((point >> 6) & 0x3f), 0x80 | (point & 0x3f));
   }
   return Uint8Array.from(bytes);
+}
+
+/**
+ * Lowercase hex of `bytes` (a digest's name in the HTTP API and in OCI
+ * `sha256:<hex>` references).
+ *
+ * @param {Uint8Array} bytes
+ * @returns {string}
+ */
+export function toHex(bytes) {
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }

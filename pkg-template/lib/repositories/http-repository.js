@@ -9,20 +9,15 @@
 // connection) with code "networkError" and the cause's `causeCode`.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
-import { httpError, isNetworkFailure, isUint8Array, networkError, rangeError, typeError } from "../core/errors.js";
-import { checkCatalogVersion } from "../wasm/format-rules.js";
+import { digestError, httpError, isNetworkFailure, isUint8Array, networkError, typeError } from "../core/errors.js";
+import { toHex } from "../core/text-codec.js";
+import { checkCatalogVersion, DIGEST_LENGTH } from "../wasm/format-rules.js";
 
 /**
  * @import { HttpArtifactRepositoryOptions, Timers } from "../client-types.js"
  * @import { CatalogVersion } from "../types.js"
  */
 
-/** @param {Uint8Array} digest @returns {string} */
-function toHex(digest) {
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
 
 /**
  * The error for a response that is not `expected`: a redirect (a 3xx, or the
@@ -147,7 +142,7 @@ export class HttpArtifactRepository {
    * @returns {Promise<boolean>}
    */
   async existsAtVersionAsync(digest, catalogVersion, signal) {
-    if (!isUint8Array(digest) || digest.byteLength !== 32) throw rangeError("digest", "a 32-byte Uint8Array", digest);
+    if (!isUint8Array(digest) || digest.byteLength !== DIGEST_LENGTH) throw digestError("digest", digest);
     checkCatalogVersion("catalogVersion", catalogVersion);
     const callerSignal = checkSignal(signal);
     callerSignal?.throwIfAborted();
@@ -178,9 +173,7 @@ export class HttpArtifactRepository {
     // Validate before anything is sent: a wrong-length or non-Uint8Array
     // element must never come back as "absent".
     digests.forEach((digest, index) => {
-      if (!isUint8Array(digest) || digest.byteLength !== 32) {
-        throw rangeError(`digests[${index}]`, "a 32-byte Uint8Array", digest);
-      }
+      if (!isUint8Array(digest) || digest.byteLength !== DIGEST_LENGTH) throw digestError(`digests[${index}]`, digest);
     });
     checkCatalogVersion("catalogVersion", catalogVersion);
     const callerSignal = checkSignal(signal);

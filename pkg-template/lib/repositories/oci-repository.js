@@ -14,14 +14,13 @@
 // with code `catalogVersionMismatch`), e.g. to catch a snapshot of another
 // repository being used by mistake.
 
-import { isUint8Array, rangeError, typeError } from "../core/errors.js";
+import { digestError, isUint8Array, rangeError, typeError } from "../core/errors.js";
+import { toHex } from "../core/text-codec.js";
 import { checkSignal } from "../core/deadline.js";
-import { checkCatalogVersion } from "../wasm/format-rules.js";
+import { checkCatalogVersion, DIGEST_LENGTH } from "../wasm/format-rules.js";
 import { OciRegistryError, RegistryClient } from "./oci-client.js";
 
 export { OciRegistryError } from "./oci-client.js";
-
-const DIGEST_LENGTH = 32;
 
 /** Module-private option: reuse an existing client (the CLI's, for one auth state and one request count). */
 const CLIENT = Symbol("client");
@@ -33,17 +32,10 @@ const CLIENT = Symbol("client");
 
 /** @typedef {import("../client-types.js").OciRegistryRepositoryOptions} OciRegistryRepositoryOptions */
 
-/** @param {Uint8Array} digest @returns {string} */
-function toHex(digest) {
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
-
 /** @param {string} parameter @param {unknown} digest @returns {Uint8Array} */
 function checkDigest(parameter, digest) {
   if (!isUint8Array(digest) || /** @type {Uint8Array} */ (digest).byteLength !== DIGEST_LENGTH) {
-    throw rangeError(parameter, "a 32-byte SHA-256 digest as a Uint8Array", digest);
+    throw digestError(parameter, digest);
   }
   return /** @type {Uint8Array} */ (digest);
 }

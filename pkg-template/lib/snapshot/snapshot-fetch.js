@@ -27,8 +27,12 @@ import { versionConflictFailure, versionConflictMessage } from "./version-confli
  * @import { Timers } from "../client-types.js"
  */
 
-/** The instance manipulation asked for and accepted (RFC 3229 `A-IM` / `IM`). */
-const DELTA_IM = "abd1";
+/**
+ * The instance manipulation asked for and accepted (RFC 3229 `A-IM` / `IM`);
+ * `artifact-bloom serve` offers the same token (node-entry.js `_DELTA_IM`).
+ * @internal
+ */
+export const DELTA_IM = "abd1";
 
 /**
  * The entity tag that names `base` to a server: the ETag it was fetched with
