@@ -103,7 +103,7 @@ export function bytesToHex(bytes) {
 }
 
 /** A growable byte buffer for packed 32-byte digests. */
-export class PackedDigests {
+class PackedDigests {
   #bytes = new Uint8Array(32 * 1024);
   #length = 0;
 

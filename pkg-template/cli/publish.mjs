@@ -19,7 +19,7 @@ import { SIDECAR_SUFFIX, buildSidecar, writeSidecar } from "./snapshot-sidecar.m
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
-export const DEFAULT_MAX_SHRINK = 0.1;
+const DEFAULT_MAX_SHRINK = 0.1;
 
 export const HELP = `Usage: artifact-bloom publish --catalog-version V --expected-items N --fpp P --out PATH
                              [--input FILE|-] [--binary] [--json]

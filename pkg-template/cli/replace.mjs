@@ -41,7 +41,7 @@ const CAUSES = {
  * @param {NodeJS.ErrnoException} error the file-system error
  * @returns {UsageError}
  */
-export function outputError(out, error) {
+function outputError(out, error) {
   // ENOENT from creating the temporary file: the target's directory is missing.
   const cause = error.code === "ENOENT" && error.syscall === "open"
     ? `the directory ${dirname(out)} does not exist`
@@ -72,7 +72,7 @@ function isAlive(pid) {
  * @param {string} out the target path
  * @returns {Promise<string[]>} the names removed
  */
-export async function removeStaleTempFiles(out) {
+async function removeStaleTempFiles(out) {
   const pattern = tempPattern(out);
   const names = await readdir(dirname(out)).catch(() => []);
   const removed = [];

@@ -13,14 +13,14 @@ import { UsageError } from "./common.mjs";
 import { replaceFile } from "./replace.mjs";
 
 export const SIDECAR_SUFFIX = ".meta.json";
-export const SIDECAR_FORMAT = "artifact-bloom-snapshot-meta/1";
+const SIDECAR_FORMAT = "artifact-bloom-snapshot-meta/1";
 /** Hex characters kept per digest: 64 bits, so two digests of one repository share one by chance ~n/2^64. */
 export const PREFIX_HEX = 16;
 /** A sidecar larger than this is not read (≈ 19 bytes per digest: about 3 million digests). */
-export const MAX_SIDECAR_BYTES = 64 * 1024 * 1024;
+const MAX_SIDECAR_BYTES = 64 * 1024 * 1024;
 
 /** @param {string} snapshotPath @returns {string} */
-export const sidecarPathOf = (snapshotPath) => `${snapshotPath}${SIDECAR_SUFFIX}`;
+const sidecarPathOf = (snapshotPath) => `${snapshotPath}${SIDECAR_SUFFIX}`;
 
 /**
  * The sidecar object for a snapshot published from a registry.
@@ -69,7 +69,7 @@ export async function writeSidecar(snapshotPath, sidecar) {
  * @param {any} value
  * @returns {{ sidecar?: Sidecar, problem?: string }}
  */
-export function checkSidecar(value) {
+function checkSidecar(value) {
   if (value?.format !== SIDECAR_FORMAT) {
     return { problem: `expected format "${SIDECAR_FORMAT}", got ${JSON.stringify(value?.format)}` };
   }

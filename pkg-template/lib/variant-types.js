@@ -41,8 +41,7 @@
  *
  * @template TValue
  * @template {string} TError
- * @typedef {{ readonly kind: "success"; readonly value: TValue }
- *   | { readonly kind: "failure"; readonly error: TError; readonly message: string }} DecodeResult
+ * @typedef {import("./core/results.js").DecodeResult<TValue, TError>} DecodeResult
  */
 
 /**

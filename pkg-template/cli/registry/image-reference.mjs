@@ -20,7 +20,7 @@ const EXPECTED = "HOST[:PORT]/NAME:TAG or HOST[:PORT]/NAME@sha256:DIGEST, e.g. r
  * Whether a reference's first component names a registry host (docker's rule).
  * @param {string} component
  */
-export function isRegistryHost(component) {
+function isRegistryHost(component) {
   return component.includes(".") || component.includes(":") || component === "localhost";
 }
 

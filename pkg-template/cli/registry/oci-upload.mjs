@@ -42,7 +42,7 @@ function withDigest(location, digest) {
  * @param {string} expected
  * @param {string} what
  */
-export function checkContentDigest(response, expected, what) {
+function checkContentDigest(response, expected, what) {
   const named = response.headers.get("docker-content-digest");
   if (named !== null && named !== expected) {
     throw new OciRegistryError(

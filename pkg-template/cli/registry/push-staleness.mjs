@@ -22,7 +22,7 @@ import { PREFIX_HEX } from "../snapshot-sidecar.mjs";
  * 16 MiB a HEAD that finds nothing costs about 1 % (0.6-1.2 % measured) of
  * the upload it could save, and at 1 MiB 4-5 % for little to save.
  */
-export const DEFAULT_VERIFY_ABSENT_ABOVE = 16 * 1024 * 1024;
+const DEFAULT_VERIFY_ABSENT_ABOVE = 16 * 1024 * 1024;
 
 export const STALENESS_OPTIONS = {
   "verify-absent-above": { type: "string" },

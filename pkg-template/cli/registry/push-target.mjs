@@ -18,7 +18,7 @@ const ENTRY_PATTERN = /^[A-Za-z0-9._-]+$/;
  * @param {string} text
  * @returns {Promise<{ dir: string, entry?: string }>}
  */
-export async function splitLayoutArgument(text) {
+async function splitLayoutArgument(text) {
   const colon = text.lastIndexOf(":");
   if (colon <= 0) return { dir: text };
   const whole = await stat(text).then((info) => info.isDirectory(), () => false);

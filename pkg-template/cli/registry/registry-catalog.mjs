@@ -78,7 +78,7 @@ function digestHex(value, where) {
  * @param {import("../../lib/repositories/oci-client.js").RegistryClient} client
  * @returns {Promise<{ digests: Set<string>, tags: number, tagNames: string[], manifests: number }>} digests as hex
  */
-export async function enumerateRepository(client) {
+async function enumerateRepository(client) {
   const tags = await listTags(client);
   const digests = new Set();
   const manifests = new Set();

@@ -41,7 +41,7 @@ const DOCKER_HUB = ["docker.io", "index.docker.io", "registry-1.docker.io"];
  * @param {NodeJS.ProcessEnv} env
  * @returns {{ label: string, path: string }[]}
  */
-export function credentialFiles(env) {
+function credentialFiles(env) {
   const home = env.HOME || homedir();
   const files = [];
   if (env.REGISTRY_AUTH_FILE) files.push({ label: "$REGISTRY_AUTH_FILE", path: env.REGISTRY_AUTH_FILE });
@@ -66,7 +66,7 @@ export function credentialFiles(env) {
  * @param {string} key
  * @returns {string}
  */
-export function normalizeAuthKey(key) {
+function normalizeAuthKey(key) {
   const schemeless = key.replace(/^https?:\/\//i, "");
   const slash = schemeless.indexOf("/");
   if (schemeless !== key) return (slash < 0 ? schemeless : schemeless.slice(0, slash)).toLowerCase();
@@ -81,7 +81,7 @@ export function normalizeAuthKey(key) {
  * @param {string} name
  * @returns {string[]}
  */
-export function candidateKeys(host, name) {
+function candidateKeys(host, name) {
   const lower = host.toLowerCase();
   const parts = name.split("/");
   const keys = [];

@@ -42,7 +42,7 @@ const warnedHosts = new Set();
  * @param {string} path
  * @returns {Promise<string[]>}
  */
-export async function readCaFile(path) {
+async function readCaFile(path) {
   let text;
   try {
     text = await readFile(path, "utf8");

@@ -11,7 +11,7 @@ import { describeFailure } from "./registry-common.mjs";
 
 const MIB = 1024 * 1024;
 /** Blobs larger than this get progress lines (unless chunks are smaller). */
-export const PROGRESS_MIN_BYTES = 8 * MIB;
+const PROGRESS_MIN_BYTES = 8 * MIB;
 const REGISTRY_WIDE = new Set([
   "networkError", "timeout", "unauthorized", "denied", "crossOrigin", "redirect", "tooManyRequests",
 ]);
@@ -21,7 +21,7 @@ const REGISTRY_WIDE = new Set([
  * and status; the message names every failed blob. `failedBlobs` lists them.
  * @param {{ digest: string, error: unknown }[]} failures
  */
-export function blobsFailedError(failures) {
+function blobsFailedError(failures) {
   const described = failures.map(({ digest, error }) => ({ digest, ...describeFailure(error) }));
   const first = described[0];
   // One registry-wide answer (an unreachable or misaddressed registry) reads

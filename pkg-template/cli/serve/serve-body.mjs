@@ -21,7 +21,7 @@ export const MAX_DIGESTS_PER_REQUEST = 10_000;
 /** Default total of findMissing body bytes buffered at once, all connections together (MiB). */
 export const DEFAULT_BODY_BUDGET_MIB = 64;
 /** The Retry-After (seconds) of a 503 for an exhausted body budget. */
-export const BODY_RETRY_AFTER_SECONDS = 1;
+const BODY_RETRY_AFTER_SECONDS = 1;
 // Each digest is a JSON string (two quotes); the object form adds two keys.
 // Counting quotes as the body arrives rejects an oversized list before
 // buffering or parsing it; the exact count is checked after parsing.

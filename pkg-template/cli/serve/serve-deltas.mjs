@@ -147,7 +147,7 @@ export function answerSnapshot(request, response, file, deltas, send) {
 }
 
 /** The entity tags of an If-None-Match header (`*` included as is). */
-export function entityTags(header) {
+function entityTags(header) {
   if (typeof header !== "string") return [];
   return header.split(",").map((tag) => tag.trim().replace(/^W\//, "")).filter((tag) => tag !== "");
 }

@@ -25,7 +25,7 @@ const LOWER_HEX_DIGEST = /^[0-9a-f]{64}$/;
  * for the reload that may bring it (and GET /snapshot for a replaced file)
  * before it is answered from what is served: 409 for another version.
  */
-export const DEFAULT_RELOAD_WAIT_MS = 10_000;
+const DEFAULT_RELOAD_WAIT_MS = 10_000;
 
 export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
                            [--host H] [--www DIR] [--catalog-version V]

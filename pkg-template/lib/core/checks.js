@@ -22,7 +22,10 @@ import { codeOf, failureOf, isUint8Array, rangeError, typeError } from "./errors
 import { success } from "./results.js";
 import { encodeUtf8 } from "./text-codec.js";
 
-/** @import { DecodeResult, SystemsArgumentError } from "../variant-types.js" */
+/**
+ * @import { DecodeResult } from "./results.js"
+ * @import { SystemsArgumentError } from "../variant-types.js"
+ */
 
 /**
  * Attaches the machine-readable code to an error made by errors.js.

@@ -47,7 +47,7 @@ const typedArrayTag = /** @type {{ get: (this: unknown) => string | undefined }}
  * @param {unknown} value
  * @returns {string | undefined}
  */
-export function typedArrayName(value) {
+function typedArrayName(value) {
   return typedArrayTag.call(value);
 }
 
@@ -192,7 +192,7 @@ export function isNetworkFailure(error) {
  * @param {unknown} error
  * @returns {string | undefined}
  */
-export function networkCauseCode(error) {
+function networkCauseCode(error) {
   /** @type {{ code?: unknown; message?: unknown; cause?: unknown } | undefined} */
   let cause = /** @type {{ cause?: any }} */ (error)?.cause;
   // The innermost code names the failure best (undici wraps socket errors).
@@ -211,7 +211,7 @@ export function networkCauseCode(error) {
  * @param {unknown} error what fetch or the body read rejected with
  * @returns {string}
  */
-export function networkErrorMessage(request, error) {
+function networkErrorMessage(request, error) {
   const tls = tlsProblemOf(error);
   if (tls !== undefined) return `${request}: no HTTP answer: the TLS handshake failed: ${tls.text}`;
   const code = networkCauseCode(error);
@@ -371,7 +371,7 @@ const RANGE_CODES = new Set(["digestLength", "packedLength"]);
  * @param {CodedFields} fields
  * @returns {string}
  */
-export function codedMessage(domain, code, fields) {
+function codedMessage(domain, code, fields) {
   const messages = MESSAGES[domain];
   const message = messages?.[code] ?? messages?.["*"];
   return message === undefined ? code : message(fields, code);

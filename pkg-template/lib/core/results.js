@@ -7,6 +7,17 @@
 // `bytes`, a network failure's `causeCode`) pass those fields as `extra`.
 
 /**
+ * A loader's result: the value, or the first failed check's code and a
+ * message (the decoders' shape: snapshots, deltas, the variants; public as
+ * artifact-bloom/variants' `DecodeResult`, which names this one).
+ *
+ * @template TValue
+ * @template {string} TError
+ * @typedef {{ readonly kind: "success"; readonly value: TValue }
+ *   | { readonly kind: "failure"; readonly error: TError; readonly message: string }} DecodeResult
+ */
+
+/**
  * @template TValue
  * @template {object} [TExtra={}]
  * @param {TValue} value

@@ -31,15 +31,6 @@ export function wasmTextDecoder() {
   };
 }
 
-/**
- * `new TextDecoder().decode(bytes)`: UTF-8, a leading BOM dropped.
- * @param {Uint8Array} bytes
- * @returns {string}
- */
-export function decodeUtf8(bytes) {
-  return typeof globalThis.TextDecoder === "function" ? new globalThis.TextDecoder().decode(bytes) : fallbackDecode(bytes, true);
-}
-
 /** @type {{ encode(text: string): Uint8Array } | undefined} */
 let encoder;
 

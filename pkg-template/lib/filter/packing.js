@@ -15,7 +15,7 @@ import { DIGEST_LENGTH } from "../wasm/format-rules.js";
 import { stageInput, stagingCount, toWasm } from "../wasm/main-memory.js";
 
 /** Digests per staged chunk (512 KiB). */
-export const CHUNK_DIGESTS = 16384;
+const CHUNK_DIGESTS = 16384;
 /** Bytes per staged chunk. */
 export const CHUNK_BYTES = CHUNK_DIGESTS * DIGEST_LENGTH;
 

@@ -38,7 +38,7 @@ export const workerStart = { timeoutMs: 30_000, sourceTimeoutMs: 30_000 };
  * @param {boolean} started whether the worker had said "ready"
  * @returns {Error & { code: "workerFailed", started: boolean }}
  */
-export function workerError(message, started) {
+function workerError(message, started) {
   return Object.assign(new Error(message), { code: /** @type {const} */ ("workerFailed"), started });
 }
 

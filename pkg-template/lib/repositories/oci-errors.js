@@ -33,7 +33,7 @@ export class OciRegistryError extends Error {
  * @param {number} status
  * @returns {OciRegistryErrorCode}
  */
-export function codeForStatus(status) {
+function codeForStatus(status) {
   if (status === 0 || (status >= 300 && status < 400)) return "redirect"; // 0: a browser's opaque redirect
   if (status === 401) return "unauthorized";
   if (status === 403) return "denied";
@@ -48,7 +48,7 @@ export function codeForStatus(status) {
  * @param {Uint8Array} body
  * @returns {{ code: string, message: string } | undefined}
  */
-export function registryErrorOf(body) {
+function registryErrorOf(body) {
   try {
     const first = JSON.parse(new TextDecoder().decode(body))?.errors?.[0];
     if (typeof first?.code === "string") return { code: first.code, message: String(first.message ?? "") };

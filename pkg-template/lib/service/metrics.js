@@ -61,13 +61,6 @@ const METRICS = /** @satisfies {ReadonlyArray<readonly [MetricKey, "gauge" | "co
   ["falseDiscoveryRatio", "gauge", "false positives / maybe: share of maybe answers that were absent.", "artifact_bloom_false_discovery_ratio"],
 ]).map(([key, type, help, name = key.replaceAll(".", "_")]) => Object.freeze({ key, type, help, name }));
 
-/**
- * The keys of `metrics()`, in exposition order.
- *
- * @type {readonly MetricKey[]}
- */
-export const METRIC_KEYS = Object.freeze(METRICS.map((metric) => metric.key));
-
 // filter → its immutable numbers; snapshot → the time this package first saw it.
 /** @type {WeakMap<ArtifactBloomFilter, FilterStats>} */
 const filterStats = new WeakMap();

@@ -16,7 +16,7 @@ import { Sha256 } from "../hashing/sha256.js";
  * thread (8 MiB: ~25–50 ms in Chromium, whose digest blocks its caller);
  * from it on, in a worker, when the page can start one.
  */
-export const DEFAULT_CHECKSUM_WORKER_MIN_BYTES = 8 * 2 ** 20;
+const DEFAULT_CHECKSUM_WORKER_MIN_BYTES = 8 * 2 ** 20;
 
 /**
  * @typedef {object} ChecksumCoverage
@@ -41,7 +41,7 @@ let coverage;
  * by then: every loader runs the decoder first).
  * @returns {ChecksumCoverage}
  */
-export function checksumCoverage() {
+function checksumCoverage() {
   coverage ??= Object.freeze(/** @type {ChecksumCoverage} */ (snapshotChecksumCoverage()));
   return coverage;
 }

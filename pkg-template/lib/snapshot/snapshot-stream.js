@@ -12,7 +12,7 @@ import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 
 /**
  * @import { RawFilter } from "../../artifact_bloom.js"
- * @import { DecodeResult } from "../variant-types.js"
+ * @import { DecodeResult } from "../core/results.js"
  * @import { SnapshotHeader, SnapshotLoadError, SnapshotResult, SnapshotSource, SnapshotStreamOptions } from "../types.js"
  * @import { Timers } from "../client-types.js"
  * @import { NativeHasher } from "./snapshot-core.js"

@@ -23,7 +23,7 @@ export { loadSnapshotStream } from "./snapshot-stream.js";
 
 /**
  * @import { RawFilter } from "../../artifact_bloom.js"
- * @import { DecodeResult } from "../variant-types.js"
+ * @import { DecodeResult } from "../core/results.js"
  * @import { CatalogVersion, SnapshotHeader, SnapshotHeaderResult, SnapshotLoadError, SnapshotMeta, SnapshotResult } from "../types.js"
  */
 

@@ -11,7 +11,7 @@ export const DIGEST_LENGTH = digestLength();
 /** The largest `expectedItemCount` a filter or snapshot may state. */
 export const MAXIMUM_EXPECTED_ITEM_COUNT = maximumExpectedItemCount();
 /** The largest catalogVersion a snapshot may carry (2^53 − 1). */
-export const MAXIMUM_CATALOG_VERSION = maximumCatalogVersion();
+const MAXIMUM_CATALOG_VERSION = maximumCatalogVersion();
 
 /**
  * The one catalogVersion rule: an integer from 0 to MAXIMUM_CATALOG_VERSION,
