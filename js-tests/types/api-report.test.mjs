@@ -11,22 +11,25 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
-import { REPORT_PATH, UPDATE_COMMAND, checkReport, renderReport, typedEntries } from "../../scripts/api-report.mjs";
+import { REPORT_PATH, UPDATE_COMMAND, checkReport, typedEntries } from "../../scripts/api-report.mjs";
 
 // "artifact-bloom" resolves from here through js-tests/node_modules/artifact-bloom (the link to pkg/).
 const packageDir = dirname(createRequire(import.meta.url).resolve("artifact-bloom/package.json"));
+let checked;
+/** The committed report compared with the build's (rendered once for both tests). */
+const check = () => (checked ??= checkReport(packageDir));
 
 test("the committed API report is the built package's", () => {
-  const { same, diff } = checkReport(packageDir);
-  assert.ok(same, `the API differs from the committed report:\n\n${diff}\n\nIf the change is meant, regenerate the report and commit it:\n  ${UPDATE_COMMAND}\n`);
+  const { same, diff } = check();
+  const update = `If the change is meant, regenerate the report and commit it:\n  ${UPDATE_COMMAND}`;
+  assert.ok(same, `the API differs from the committed report:\n\n${diff}\n\n${update}\n`);
 });
 
 test("the report has a section for each entry with types, naming each of its exports", () => {
   const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
   const entries = typedEntries(manifest);
   assert.deepEqual(entries.map((entry) => entry.specifier), ["artifact-bloom", "artifact-bloom/variants", "artifact-bloom/delta"]);
-  const report = renderReport(packageDir);
-  const sections = report.split(/^## /m).slice(1);
+  const sections = check().actual.split(/^## /m).slice(1);
   for (const entry of entries) {
     const section = sections.find((text) => text.startsWith(`${entry.specifier}\n`));
     assert.ok(section, `no section for ${entry.specifier} in ${REPORT_PATH}`);
