@@ -6,7 +6,8 @@
 //!
 //! The snapshot format is specified in `docs/ABF1.md`.
 
-// One audited exception: `fallible::zeroed_words` (zeroed allocation with a null check).
+// Audited exceptions: `fallible::zeroed_words` (zeroed allocation with a null
+// check) and `page_alloc` (the wasm module's allocator).
 #![deny(unsafe_code)]
 
 pub mod abf1;
@@ -19,6 +20,7 @@ pub mod filter;
 pub mod hashing;
 pub mod layout;
 pub mod packed;
+pub mod page_alloc;
 pub mod probe;
 pub mod variants;
 
