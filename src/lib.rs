@@ -6,8 +6,7 @@
 //!
 //! The snapshot format is specified in `docs/ABF1.md`.
 
-// Audited exceptions: `fallible::zeroed_words` (zeroed allocation with a null
-// check) and `page_alloc` (the wasm module's allocator).
+// One audited exception: `fallible::zeroed_words` (zeroed allocation with a null check).
 #![deny(unsafe_code)]
 
 pub mod abf1;
@@ -20,7 +19,6 @@ pub mod filter;
 pub mod hashing;
 pub mod layout;
 pub mod packed;
-pub mod page_alloc;
 pub mod probe;
 pub mod variants;
 
