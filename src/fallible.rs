@@ -74,9 +74,8 @@ pub fn copy_of<T: Copy>(values: &[T]) -> Result<Vec<T>, OutOfMemory> {
 }
 
 /// `count` zero words, allocated the way `vec![0u64; count]` does (zeroed
-/// memory straight from the allocator, so fresh pages are not written and
-/// stay out of the resident set until used) but with the null check that
-/// `vec!` turns into an abort.
+/// memory straight from the allocator) but with the null check that `vec!`
+/// turns into an abort.
 #[allow(unsafe_code)] // the one exception to the crate's deny(unsafe_code); SAFETY comments below
 pub fn zeroed_words(count: usize) -> Result<Vec<u64>, OutOfMemory> {
     let refused = OutOfMemory::of::<u64>(count);
