@@ -66,8 +66,9 @@ export class DeltaHistory {
       this.#chain = [];
       return;
     }
-    const encoded = this.#current === undefined ? { kind: "failure", error: loaded.error }
-      : encodeSnapshotDelta(previous.snapshot, this.#current.snapshot);
+    /** @type {{ kind: "failure", error: string } | ReturnType<typeof encodeSnapshotDelta>} */
+    const encoded = loaded.kind === "failure" ? { kind: "failure", error: loaded.error }
+      : encodeSnapshotDelta(previous.snapshot, loaded.value);
     previous.snapshot.filter.free();
     if (encoded.kind === "failure") {
       this.lastBreak = encoded.error;
