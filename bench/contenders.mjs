@@ -300,7 +300,7 @@ export function native(binary, { innerReps }) {
       if (rep === 0) last = line;
       return { build: line.build_ms * 1e6, query: line.query_ns, batch: line.batch_ns };
     },
-    finish(ctx) {
+    finish(_ctx) {
       return { bytesPerItem: last.bytes_per_item, maybes: last.maybe_count, fpr: last.maybe_count / last.fpr_probes };
     },
   };

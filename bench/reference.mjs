@@ -11,7 +11,7 @@ const bloomDigestLength = 32;
 const minimumBloomBitCount = 64;
 const maximumBloomExpectedItemCount = 2 ** 30;
 const maximumBloomBitCount = 2 ** 30;
-const bloomLn2 = 0.6931471805599453;
+const bloomLn2 = Math.LN2;
 
 export class ReferenceBloomFilter {
   #bits;

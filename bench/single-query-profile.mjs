@@ -24,7 +24,9 @@ const queries = Array.from({ length: 200_000 }, (_, j) => (j % 2 ? strangers[j >
 const filter = ArtifactBloomFilter.createPacked(packed, { expectedItemCount: n, targetFalsePositiveRate: 0.001 }).value;
 
 const batch = new Uint8Array(queries.length * 32);
-queries.forEach((d, i) => batch.set(d, i * 32));
+queries.forEach((d, i) => {
+  batch.set(d, i * 32);
+});
 const views = queries.map((_, i) => batch.subarray(i * 32, i * 32 + 32));
 
 // One loop per row (each call site stays monomorphic); `s` is the window's start.

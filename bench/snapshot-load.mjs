@@ -21,7 +21,7 @@ import { createHash, hash as oneShotHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 const ENTRY = new URL("../pkg/node.mjs", import.meta.url);
 if (!existsSync(ENTRY)) {

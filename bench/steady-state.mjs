@@ -33,7 +33,9 @@ async function measure(dir) {
   const strangers = Array.from({ length: QUERIES / 2 }, (_, i) => new Uint8Array(sha(`probe:${i}`)));
   const queries = Array.from({ length: QUERIES }, (_, j) => (j % 2 ? strangers[j >> 1] : members[(j >> 1) % N]));
   const batch = new Uint8Array(QUERIES * 32);
-  queries.forEach((d, i) => batch.set(d, i * 32));
+  queries.forEach((d, i) => {
+    batch.set(d, i * 32);
+  });
   const spec = { expectedItemCount: N, targetFalsePositiveRate: 0.001 };
   const filter = api.ArtifactBloomFilter.createPacked(packed, spec).value;
   let sink = 0;

@@ -95,7 +95,7 @@ export function ratio(a, b) {
 }
 
 export function markdownTable(header, rows) {
-  const lines = [`| ${header.join(" | ")} |`, `|${header.map((h, i) => (i < 3 ? "---" : "---:")).join("|")}|`];
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((_h, i) => (i < 3 ? "---" : "---:")).join("|")}|`];
   for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
   return lines.join("\n");
 }

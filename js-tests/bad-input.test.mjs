@@ -238,14 +238,18 @@ describe("valid but unusual digests behave like a fresh Uint8Array", () => {
       fromVariant.free();
 
       const packed = new Uint8Array(32 * members.length);
-      members.forEach((d, i) => packed.set(d, 32 * i));
+      members.forEach((d, i) => {
+        packed.set(d, 32 * i);
+      });
       const packedResult = ArtifactBloomFilter.createPacked(convert(packed), SPEC);
       if (packedResult.kind === "failure") assert.fail(packedResult.error);
       assert.deepEqual(packedResult.value.serializeBits(), filter.serializeBits());
       packedResult.value.free();
 
       const batch = new Uint8Array(32 * (members.length + others.length));
-      [...members, ...others].forEach((d, i) => batch.set(d, 32 * i));
+      [...members, ...others].forEach((d, i) => {
+        batch.set(d, 32 * i);
+      });
       assert.deepEqual(filter.mightContainMany(convert(batch)), filter.mightContainMany(batch));
       assert.equal(filter.countMaybe(convert(batch)), filter.countMaybe(batch));
 

@@ -70,7 +70,9 @@ const EDGE_DIGESTS = [
 
 function pack(digests) {
   const packed = new Uint8Array(digests.length * 32);
-  digests.forEach((digest, i) => packed.set(digest, i * 32));
+  digests.forEach((digest, i) => {
+    packed.set(digest, i * 32);
+  });
   return packed;
 }
 

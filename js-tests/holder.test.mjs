@@ -29,7 +29,7 @@ function snapshotOf(catalogVersion, digests = members) {
 async function answersOf(holder) {
   const versions = [];
   const service = new ArtifactExistenceService(holder, {
-    async existsAtVersionAsync(digest, catalogVersion) {
+    async existsAtVersionAsync(_digest, catalogVersion) {
       versions.push(catalogVersion);
       return true;
     },
@@ -197,7 +197,7 @@ describe("polling", () => {
       () => new Response(encodeSnapshot(snapshotOf(2).filter, { catalogVersion: 2 }), { headers: { ETag: '"v2"' } }),
       () => new Response(null, { status: 304 }),
     ];
-    const fetch = async (requestUrl, init) => {
+    const fetch = async (_requestUrl, init) => {
       sent.push(init.headers["If-None-Match"]);
       return responses[sent.length - 1]();
     };
@@ -232,7 +232,7 @@ describe("polling", () => {
         fetchStarted = resolve;
       });
       let fetchSignal;
-      const fetch = (requestUrl, init) => new Promise((resolve, reject) => {
+      const fetch = (_requestUrl, init) => new Promise((_resolve, reject) => {
         fetchSignal = init.signal;
         init.signal.addEventListener("abort", () => reject(init.signal.reason));
         fetchStarted();
@@ -255,12 +255,12 @@ describe("polling", () => {
     // Poll 1: no headers ever. Poll 2: headers and 50 bytes, then nothing.
     // Poll 3: the snapshot. A hang is certain, so the outcomes are too.
     const answers = [
-      (init) => new Promise((resolve, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason))),
+      (init) => new Promise((_resolve, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason))),
       async () => new Response(new ReadableStream({ start: (c) => c.enqueue(v2.slice(0, 50)) })),
       async () => new Response(v2),
     ];
     let calls = 0;
-    const fetch = (requestUrl, init) => answers[Math.min(calls++, answers.length - 1)](init);
+    const fetch = (_requestUrl, init) => answers[Math.min(calls++, answers.length - 1)](init);
     const seen = [];
     const done = new Promise((resolve) => {
       holder.startPolling(url, {

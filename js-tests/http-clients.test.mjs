@@ -28,7 +28,7 @@ const SNAPSHOT = readVector("members10k-v43.abf1");
 
 /** A fetch that never answers, but rejects with the signal's reason on abort (as fetch does). */
 function hangingFetch(seen = {}) {
-  return (url, init) => new Promise((resolve, reject) => {
+  return (_url, init) => new Promise((_resolve, reject) => {
     seen.signal = init.signal;
     init.signal?.addEventListener("abort", () => reject(init.signal.reason), { once: true });
   });
@@ -128,7 +128,7 @@ describe("HttpArtifactRepository: an existence answer only from the repository i
 
   test("both requests are sent with redirect: \"manual\"", async () => {
     const modes = [];
-    const fetch = async (url, init) => {
+    const fetch = async (_url, init) => {
       modes.push(init.redirect);
       return init.method === "HEAD" ? new Response(null, { status: 404 }) : Response.json({ catalogVersion: VERSION, missing: [] });
     };

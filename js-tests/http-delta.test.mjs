@@ -207,7 +207,7 @@ describe("fetchSnapshot({ base }) against other servers", () => {
   }
 
   test("an HTTP error stays an httpError with its status", async () => {
-    answer = (request, response) => response.writeHead(503).end();
+    answer = (_request, response) => response.writeHead(503).end();
     const result = await fetchSnapshot(url(), { base });
     assert.equal(result.kind, "failure");
     assert.equal(result.error, "httpError");

@@ -252,7 +252,7 @@ describe("network failures have global fetch's shape", () => {
     ["naming another host", "wrongName", "ERR_TLS_CERT_ALTNAME_INVALID", "certificate does not name 127.0.0.1", true],
   ]) {
     test(`a certificate ${name}: ${code}, like global fetch, and the library says "${text} (${code})"`, async () => {
-      const url = `${await serve((request, response) => response.end("x"), certs[certificate])}/snapshot`;
+      const url = `${await serve((_request, response) => response.end("x"), certs[certificate])}/snapshot`;
       const options = trustCa ? { ca } : {};
       const { ours, theirs } = await both(url, options);
       assert.ok(ours instanceof TypeError);
@@ -267,7 +267,7 @@ describe("network failures have global fetch's shape", () => {
   }
 
   test("rejectUnauthorized: false accepts a self-signed certificate and reports each https request", async () => {
-    const url = `${await serve((request, response) => response.end("unchecked"), certs.selfSigned)}/`;
+    const url = `${await serve((_request, response) => response.end("unchecked"), certs.selfSigned)}/`;
     const seen = [];
     const response = await createNodeFetch({ rejectUnauthorized: false, onHttpsRequest: (target) => seen.push(target.host) })(url);
     assert.equal(await response.text(), "unchecked");

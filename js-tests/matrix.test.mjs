@@ -509,7 +509,9 @@ const VALID_FILES = [
 
 function concat(list) {
   const out = new Uint8Array(list.length * 32);
-  list.forEach((d, i) => out.set(d, i * 32));
+  list.forEach((d, i) => {
+    out.set(d, i * 32);
+  });
   return out;
 }
 

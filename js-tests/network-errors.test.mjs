@@ -36,7 +36,7 @@ before(async () => {
     response.end();
   });
   const bytes = snapshotBytes();
-  cutServer = createServer((request, response) => {
+  cutServer = createServer((_request, response) => {
     response.writeHead(200, { "content-length": bytes.byteLength });
     response.write(bytes.subarray(0, 100), () => response.socket.resetAndDestroy());
   });

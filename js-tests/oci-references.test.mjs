@@ -119,7 +119,7 @@ describe("LAYOUT:ENTRY", () => {
 
 describe("a reference must name its registry host", () => {
   test("team/app:b, app:b and team/app@sha256:… exit 2 with the rule, and no request goes anywhere", async () => {
-    const snapshotServer = await startScriptedServer((req, res) => res.writeHead(500).end());
+    const snapshotServer = await startScriptedServer((_req, res) => res.writeHead(500).end());
     try {
       await registry.settle();
       const mark = registry.mark();

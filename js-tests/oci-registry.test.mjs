@@ -180,7 +180,7 @@ describe("push: arguments and input", () => {
 
   test("--snapshot can be a URL (fetched like any published snapshot)", async () => {
     const bytes = await readFile(await emptySnapshot("by-url"));
-    const server = createServer((request, response) => {
+    const server = createServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/octet-stream" }).end(bytes);
     });
     await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

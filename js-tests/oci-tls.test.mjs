@@ -17,7 +17,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runCli, tempDir } from "./helpers/cli.mjs";
 import { sharedBaseImages } from "./helpers/oci-layout.mjs";
-import { getManifest, publishFromRegistry } from "./helpers/oci-steps.mjs";
+import { publishFromRegistry } from "./helpers/oci-steps.mjs";
 import { startRegistry } from "./helpers/registry.mjs";
 import { makeTestCertificates } from "./helpers/tls-certs.mjs";
 
@@ -51,12 +51,12 @@ before(async () => {
   const published = await publishFromRegistry(registry.url, "tls/empty", emptySnapshot, { extra: ["--ca-file", certs.ca] });
   assert.equal(published.run.code, 0, published.run.stderr);
   const bytes = await readFile(emptySnapshot);
-  snapshotServer = createServer({ cert: await readFile(certs.server.certificate), key: await readFile(certs.server.key) }, (request, response) => {
+  snapshotServer = createServer({ cert: await readFile(certs.server.certificate), key: await readFile(certs.server.key) }, (_request, response) => {
     response.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.byteLength }).end(bytes);
   });
   await new Promise((resolve) => snapshotServer.listen(0, "127.0.0.1", resolve));
   snapshotUrl = `https://127.0.0.1:${snapshotServer.address().port}/snapshot.abf1`;
-  plainSnapshotServer = createHttpServer((request, response) => response.end(bytes));
+  plainSnapshotServer = createHttpServer((_request, response) => response.end(bytes));
   await new Promise((resolve) => plainSnapshotServer.listen(0, "127.0.0.1", resolve));
   plainSnapshotUrl = `http://127.0.0.1:${plainSnapshotServer.address().port}/snapshot.abf1`;
 });

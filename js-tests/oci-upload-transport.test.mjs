@@ -84,7 +84,7 @@ test("a blob of several pieces streams through a fetch over node:http, in one PU
 
 test("a redirect answering a streamed PUT is not followed: code redirect, nothing sent to its target", async () => {
   const { startScriptedServer } = await import("./helpers/fake-registry.mjs");
-  const elsewhere = await startScriptedServer((req, res) => res.writeHead(201).end());
+  const elsewhere = await startScriptedServer((_req, res) => res.writeHead(201).end());
   const redirecting = await startScriptedServer((req, res) => {
     req.resume();
     if (req.method === "POST") res.writeHead(202, { location: "/v2/app/blobs/uploads/session-1" }).end();

@@ -47,7 +47,7 @@ describe("findMissing body budget", () => {
   // A JSON body padded with spaces to `bytes`.
   const padded = (bytes) => {
     const json = JSON.stringify({ catalogVersion: 1, digests: [members[0], hex(sha256("absent"))] });
-    return json.slice(0, -1) + " ".repeat(bytes - json.length) + "}";
+    return `${json.slice(0, -1)}${" ".repeat(bytes - json.length)}}`;
   };
 
   test("a body that would pass the shared budget while another is buffered → 503 with Retry-After; later it fits", async () => {

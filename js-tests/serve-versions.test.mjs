@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot, readSnapshotHeader } from "artifact-bloom";
 import { hex, sha256 } from "./helpers/digests.mjs";
-import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { runCli, tempDir } from "./helpers/cli.mjs";
 import { SERVE_WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 import { manualTimers } from "./helpers/timers.mjs";
 

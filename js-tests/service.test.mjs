@@ -104,7 +104,7 @@ describe("existsAsync", () => {
     const pending = deferred();
     const versions = [];
     const service = new ArtifactExistenceService(holder, {
-      existsAtVersionAsync(digest, catalogVersion) {
+      existsAtVersionAsync(_digest, catalogVersion) {
         versions.push(catalogVersion);
         return versions.length === 1 ? pending.promise : Promise.resolve(true);
       },
@@ -158,7 +158,9 @@ describe("findMissingAsync", () => {
     const missing = await service.findMissingAsync(input);
     const expected = input.filter((digest) => !present.has(hex(digest)));
     assert.equal(missing.length, expected.length);
-    missing.forEach((digest, index) => assert.equal(digest, expected[index], `same object at ${index}`));
+    missing.forEach((digest, index) => {
+      assert.equal(digest, expected[index], `same object at ${index}`);
+    });
   });
 
   test("definite negatives need no I/O: only the maybes reach the repository", async () => {
@@ -283,7 +285,7 @@ describe("findMissingAsync", () => {
     const controller = new AbortController();
     const seen = [];
     const service = new ArtifactExistenceService(snapshot, {
-      existsAtVersionAsync(digest, catalogVersion, signal) {
+      existsAtVersionAsync(_digest, _catalogVersion, signal) {
         seen.push(signal);
         if (seen.length === 2) controller.abort();
         return Promise.resolve(true);

@@ -134,7 +134,9 @@ describe("filters.json", () => {
 
 function pack(digests) {
   const packed = new Uint8Array(digests.length * 32);
-  digests.forEach((digest, i) => packed.set(digest, i * 32));
+  digests.forEach((digest, i) => {
+    packed.set(digest, i * 32);
+  });
   return packed;
 }
 

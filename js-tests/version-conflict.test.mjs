@@ -53,7 +53,7 @@ describe("fetchSnapshot with a base", () => {
   let served; // the bytes GET /snapshot answers with, always 200 (no conditional support)
   let url;
   before(async () => {
-    server = createServer((request, response) => {
+    server = createServer((_request, response) => {
       response.writeHead(200, { "content-type": "application/octet-stream", "content-length": served.byteLength });
       response.end(served);
     });

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The full test run (README's second command). Installs what it needs
 # (scripts/setup.sh, idempotent), builds pkg/, then runs every stage:
-# formatting and lints (cargo fmt, clippy for the host and for the three
-# wasm32 builds), the Rust core (cargo test), the npm package through its public
+# formatting and lints (Biome for JS, checkJs over the shipped JS, cargo fmt,
+# clippy for the host and for the three wasm32 builds), the Rust core (cargo test), the npm package through its public
 # entry points (node:test; on the machine's Node, Node 22 and Node 24), the TypeScript declarations (tsc --noEmit), the
 # browser tests in Debian's Chromium, and the consumers test (the packed
 # tarball in each toolchain, attw, publint, the TypeScript matrix). Exits
@@ -25,6 +25,12 @@ stage() {
   printf '=== %s: %d s\n' "$name" "$((SECONDS - started))"
 }
 
+# The JS side first (seconds): Biome's formatter and linter over every JS/TS
+# file (biome.jsonc), then checkJs over the shipped JavaScript that
+# emit-types.mjs does not check (the CLI, bin/, the entries, the page).
+stage "biome" biome ci --error-on-warnings .
+stage "types-shipped" tsc -p tsconfig.shipped.json
+stage "types-www" tsc -p tsconfig.www.json
 stage "fmt" cargo fmt --check
 stage "clippy" cargo clippy --all-targets --quiet -- -D warnings
 # wasm32: the library only (the dev-dependencies do not build for wasm32),

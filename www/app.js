@@ -27,8 +27,10 @@ const LOAD_ERRORS = {
   truncated: "The snapshot ended early: the download was cut off or the file is incomplete. Nothing was loaded.",
   badMagic: "This is not an ABF1 snapshot: its first bytes are not the ABF1 signature. Nothing was loaded.",
   unsupportedFormatVersion: "The snapshot uses a format version this page does not understand. Update artifact-bloom; nothing was loaded.",
-  unsupportedHashProtocol: "The snapshot probes digests with a hash protocol this page does not implement, so its answers would be wrong. Nothing was loaded.",
-  invalidHeader: "The snapshot header holds impossible values (such as zero bits, zero hash functions or an invalid rate). Nothing was loaded.",
+  unsupportedHashProtocol: "The snapshot probes digests with a hash protocol this page does not implement, "
+    + "so its answers would be wrong. Nothing was loaded.",
+  invalidHeader: "The snapshot header holds impossible values (such as zero bits, zero hash functions or an invalid rate). "
+    + "Nothing was loaded.",
   lengthMismatch: "The snapshot's payload is not the length its header declares. Nothing was loaded.",
   checksumMismatch: "The snapshot is corrupted: its SHA-256 does not match. Nothing was loaded.",
   httpError: "The catalog server answered with an error instead of the snapshot.",
@@ -92,7 +94,7 @@ function showLoadFailure(code, message) {
 }
 
 function showProgress({ bytes, total }) {
-  const bar = $("snapshot-progress");
+  const bar = /** @type {HTMLProgressElement} */ ($("snapshot-progress"));
   if (total) {
     bar.max = total;
     bar.value = bytes;
@@ -131,9 +133,12 @@ function showSnapshot(snapshot, service, loadMs) {
   gauge.classList.toggle("gauge-over", over);
   gauge.setAttribute("aria-valuenow", (fill * 100).toFixed(1));
   gauge.setAttribute("aria-valuetext", `${pct(fill)} of bits set; alert at ${pct(threshold)}`);
+  const target = formatProbability(header.targetFpp);
   $("fill-caption").textContent = over
-    ? `Above the alert line at ${pct(threshold)}: the false-positive rate is over twice the ${formatProbability(header.targetFpp)} target, so more files need a server call. Republish with a larger capacity.`
-    : `${pct(fill)} of the bits are set. The marker at ${pct(threshold)} is where the false-positive rate would reach twice the ${formatProbability(header.targetFpp)} target.`;
+    ? `Above the alert line at ${pct(threshold)}: the false-positive rate is over twice the ${target} target, `
+      + "so more files need a server call. Republish with a larger capacity."
+    : `${pct(fill)} of the bits are set. The marker at ${pct(threshold)} is where the false-positive rate `
+      + `would reach twice the ${target} target.`;
 
   document.body.dataset.snapshot = "loaded";
   delete document.body.dataset.errorCode;
@@ -155,7 +160,7 @@ let holder;
 // page's first load needs none of it.
 let deltaApi;
 async function refreshCatalog() {
-  const button = $("snapshot-refresh");
+  const button = /** @type {HTMLButtonElement} */ ($("snapshot-refresh"));
   const status = $("refresh-status");
   button.disabled = true;
   status.textContent = "Checking for a newer snapshot…";
@@ -232,7 +237,8 @@ const catalog = loadCatalog();
 // Files: hashing (hashFiles), then the verdict
 
 function createRow(file) {
-  const row = $("file-row").content.firstElementChild.cloneNode(true);
+  const template = /** @type {HTMLTemplateElement} */ ($("file-row"));
+  const row = /** @type {HTMLElement} */ (template.content.firstElementChild.cloneNode(true));
   row.querySelector(".file-name").textContent = file.name || "(unnamed)";
   row.querySelector(".file-size").textContent = formatBytes(file.size);
   row.querySelector(".file-progress").setAttribute("aria-label", `Hashing ${file.name}`);
@@ -273,7 +279,8 @@ function onHashed(job, result, ms) {
   row.dataset.bytes = String(bytes);
   row.querySelector(".digest").textContent = hex;
   // A rate is only meaningful once the file is big enough to time.
-  job.hashed = `Hashed in ${formatDuration(ms)}${bytes >= 1e6 && ms > 0 ? ` at ${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s` : ""}`;
+  const rate = bytes >= 1e6 && ms > 0 ? ` at ${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s` : "";
+  job.hashed = `Hashed in ${formatDuration(ms)}${rate}`;
   setMeta(job, "");
   decide(job, digest);
 }
@@ -282,7 +289,7 @@ function onHashed(job, result, ms) {
 async function hashJobs(jobs) {
   try {
     await packageReady;
-  } catch (error) {
+  } catch {
     for (const job of jobs) setVerdict(job, "error", "Error", `Hashing failed: ${LOAD_ERRORS.wasmUnavailable}`);
     return;
   }
@@ -351,7 +358,7 @@ async function addFiles(fileList) {
 }
 
 function updateSummary() {
-  const rows = [...$("results").children];
+  const rows = /** @type {HTMLElement[]} */ ([...$("results").children]);
   const count = (verdict) => rows.filter((row) => row.dataset.verdict === verdict).length;
   // The lookup counters come from the service itself, not from the page's own
   // bookkeeping, so the summary shows exactly what the package did.
@@ -374,7 +381,7 @@ function updateSummary() {
 // ---------------------------------------------------------------------------
 // Picker and drop zone
 
-const input = $("file-input");
+const input = /** @type {HTMLInputElement} */ ($("file-input"));
 const zone = $("drop-zone");
 
 input.addEventListener("change", () => {
@@ -394,7 +401,7 @@ zone.addEventListener("dragover", (event) => {
   zone.classList.add("dragging");
 });
 zone.addEventListener("dragleave", (event) => {
-  if (!zone.contains(event.relatedTarget)) zone.classList.remove("dragging");
+  if (!zone.contains(/** @type {Node | null} */ (event.relatedTarget))) zone.classList.remove("dragging");
 });
 zone.addEventListener("drop", (event) => {
   event.preventDefault();

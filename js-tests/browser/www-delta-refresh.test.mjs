@@ -9,7 +9,7 @@
 //
 // Run: node scripts/build.mjs && node --test js-tests/browser/www-delta-refresh.test.mjs
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";

@@ -7,7 +7,6 @@
 // from the calling thread where the CSP forbids blob: workers. Its own
 // directory, not consumers.test.mjs's WORK (that file empties WORK when it
 // starts).
-import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";

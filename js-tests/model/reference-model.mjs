@@ -18,7 +18,7 @@ const DIGEST_LENGTH = 32;
 const MINIMUM_BIT_COUNT = 64;
 const MAXIMUM_BIT_COUNT = 2 ** 30;
 const MAXIMUM_EXPECTED_ITEM_COUNT = 2 ** 30;
-const LN2 = 0.6931471805599453;
+const LN2 = Math.LN2;
 const MAXIMUM_HASH_COUNT = 32;
 
 /** The reference's spec validation (numbers only; JS has no Python ints). */

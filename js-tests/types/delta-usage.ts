@@ -1,7 +1,7 @@
 // The ABD1 delta API as a TypeScript user writes it (see usage.ts for why
 // this file exists): result unions narrow, error unions are exhaustive, and
 // misuse stays a type error.
-import { type ArtifactIndexSnapshot, type SnapshotDeltaEncodeError, type SnapshotDeltaHeader } from "artifact-bloom";
+import type { ArtifactIndexSnapshot, SnapshotDeltaEncodeError, SnapshotDeltaHeader } from "artifact-bloom";
 import { applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 
 /** A publisher's decision, exhaustive over the encode codes. */

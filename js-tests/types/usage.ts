@@ -7,7 +7,7 @@ import init, {
   ArtifactBloomFilter,
   HttpArtifactRepository,
   Sha256,
-  SnapshotHolder,
+  type SnapshotHolder,
   fetchSnapshot,
   loadSnapshotStream,
   sha256,

@@ -6,6 +6,13 @@ import { parseArgs } from "node:util";
 // The exit codes live in one table (exit-codes.mjs); re-exported for the commands.
 export { EXIT_OK, EXIT_PROBLEMS, EXIT_REGISTRY, EXIT_USAGE } from "./exit-codes.mjs";
 
+/** @typedef {NonNullable<import("node:util").ParseArgsConfig["options"]>} OptionsConfig */
+/**
+ * What parseCommand gives a command: parseArgs's result for these options.
+ * @template {OptionsConfig} O
+ * @typedef {ReturnType<typeof parseArgs<{ options: O, allowPositionals: boolean, strict: true }>>} ParsedCommand
+ */
+
 /** An error that ends the command with exit code 2 and a one-line message. */
 export class UsageError extends Error {
   constructor(message) {
@@ -17,8 +24,13 @@ export class UsageError extends Error {
 /**
  * parseArgs with `--help` on every command: returns undefined (after printing
  * the help) when help was asked for.
+ * @template {OptionsConfig} O
+ * @param {string[]} argv
+ * @param {{ options: O, allowPositionals?: boolean, help: string }} command
+ * @returns {ParsedCommand<O> | undefined}
  */
 export function parseCommand(argv, { options, allowPositionals = false, help }) {
+  /** @type {ParsedCommand<O & { help: { type: "boolean", short: "h" } }>} */
   let parsed;
   try {
     parsed = parseArgs({
@@ -30,7 +42,7 @@ export function parseCommand(argv, { options, allowPositionals = false, help }) 
   } catch (error) {
     throw new UsageError(`${usageLine(error)}\n\n${help}`);
   }
-  if (parsed.values.help) {
+  if (/** @type {{ help?: boolean }} */ (parsed.values).help) {
     process.stdout.write(`${help}\n`);
     return undefined;
   }

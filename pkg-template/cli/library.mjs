@@ -12,52 +12,92 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
+/** @typedef {typeof import("../node.mjs")} Main */
+/** @typedef {typeof import("../node.cjs")} MainInternal node-entry.js's `_`-names */
+/** @typedef {typeof import("../delta/index.mjs")} Delta */
+/** @typedef {typeof import("../variants/index.mjs")} Variants */
+
 /**
  * A stand-in that says what went wrong if a name is used before loadLibrary():
  * a plain function, so that `new` and `instanceof` on it reach the message
- * (or answer false) instead of failing on an arrow function.
+ * (or answer false) instead of failing on an arrow function. Typed as the
+ * binding it stands in for.
+ * @template T
+ * @param {string} name
+ * @returns {T}
  */
-const notLoaded = (name) => function notLoadedYet() {
+const notLoaded = (name) => /** @type {T} */ (/** @type {unknown} */ (function notLoadedYet() {
   throw new Error(`artifact-bloom CLI: ${name} was used before loadLibrary() `
     + "(a command must load the library after parsing its arguments)");
-};
+}));
 
 // From ../node.mjs. ABF1_HEADER_LENGTH comes from the wasm instance, so it is
 // undefined until the library is loaded.
+/** @type {Main["ABF1_HEADER_LENGTH"]} */
 export let ABF1_HEADER_LENGTH;
+/** @type {Main["ArtifactBloomFilter"]} */
 export let ArtifactBloomFilter = notLoaded("ArtifactBloomFilter");
+/** @type {Main["ArtifactExistenceService"]} */
 export let ArtifactExistenceService = notLoaded("ArtifactExistenceService");
+/** @type {Main["dedupePacked"]} */
 export let dedupePacked = notLoaded("dedupePacked");
+/** @type {Main["encodeSnapshot"]} */
 export let encodeSnapshot = notLoaded("encodeSnapshot");
+/** @type {Main["fetchSnapshot"]} */
 export let fetchSnapshot = notLoaded("fetchSnapshot");
+/** @type {Main["loadSnapshot"]} */
 export let loadSnapshot = notLoaded("loadSnapshot");
+/** @type {Main["readSnapshotHeader"]} */
 export let readSnapshotHeader = notLoaded("readSnapshotHeader");
+/** @type {Main["OciRegistryError"]} */
 export let OciRegistryError = notLoaded("OciRegistryError");
 // From ../node.cjs: node-entry.js's internal `_`-names for the registry
 // commands, publish's limits and serve's delta token (not in node.mjs's export list). The constants are undefined
 // until the library is loaded.
+/** @type {MainInternal["_DEFAULT_TIMEOUT_MS"]} */
 export let DEFAULT_TIMEOUT_MS;
+<<<<<<< HEAD
 export let DELTA_IM;
 export let MAXIMUM_EXPECTED_ITEM_COUNT;
+=======
+/** @type {MainInternal["_SPEAKS_PLAIN_HTTP"]} */
+>>>>>>> 248e00f
 export let SPEAKS_PLAIN_HTTP;
+/** @type {MainInternal["_SPEAKS_TLS"]} */
 export let SPEAKS_TLS;
+/** @type {MainInternal["_RegistryClient"]} */
 export let RegistryClient = notLoaded("RegistryClient");
+/** @type {MainInternal["_checkRepositoryName"]} */
 export let checkRepositoryName = notLoaded("checkRepositoryName");
+/** @type {MainInternal["_repositoryOverClient"]} */
 export let repositoryOverClient = notLoaded("repositoryOverClient");
+/** @type {MainInternal["_tlsProblemOf"]} */
 export let tlsProblemOf = notLoaded("tlsProblemOf");
 // From ../delta/index.mjs.
+/** @type {Delta["applySnapshotDelta"]} */
 export let applySnapshotDelta = notLoaded("applySnapshotDelta");
+/** @type {Delta["composeSnapshotDeltas"]} */
 export let composeSnapshotDeltas = notLoaded("composeSnapshotDeltas");
+/** @type {Delta["encodeSnapshotDelta"]} */
 export let encodeSnapshotDelta = notLoaded("encodeSnapshotDelta");
+/** @type {Delta["readSnapshotDeltaHeader"]} */
 export let readSnapshotDeltaHeader = notLoaded("readSnapshotDeltaHeader");
-/** The delta build's fetchSnapshot: with a `base`, it asks for an ABD1 delta. */
+/**
+ * The delta build's fetchSnapshot: with a `base`, it asks for an ABD1 delta.
+ * @type {Delta["fetchSnapshot"]}
+ */
 export let deltaFetchSnapshot = notLoaded("deltaFetchSnapshot");
 // From ../variants/index.mjs.
+/** @type {Variants["alertFillRatio"]} */
 export let alertFillRatio = notLoaded("alertFillRatio");
+/** @type {Variants["fppFromFillRatio"]} */
 export let fppFromFillRatio = notLoaded("fppFromFillRatio");
 
+/** @type {Promise<void> | undefined} */
 let main;
+/** @type {Promise<void> | undefined} */
 let delta;
+/** @type {Promise<void> | undefined} */
 let variants;
 
 /**

@@ -65,6 +65,10 @@ export async function readDeltaBase(request) {
  * filter }` and its ABF1 `bytes`), or explains why there is none. Returns the
  * summary's `delta` field: `{ written: true, path, bytes, … }` or
  * `{ written: false, code, reason }`.
+ * @param {NonNullable<ReturnType<typeof deltaRequest>>} request
+ * @param {{ snapshot?: import("../index.d.ts").ArtifactIndexSnapshot, code?: string, reason?: string }} base
+ * @param {{ catalogVersion: number, filter: import("../index.d.ts").ArtifactBloomFilter, bytes: Uint8Array }} target
+ * @param {{ onStaleRemoved?: (name: string) => void }} [options]
  */
 export async function writeDelta(request, base, target, { onStaleRemoved } = {}) {
   const skipped = async (code, reason) => {

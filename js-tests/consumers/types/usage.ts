@@ -170,7 +170,7 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
 
   filter.free();
   return [maybe, flags, owned(bits), oneShot, header, claimed, streamed, fetched, unique, duplicates, refreshed, missing, text,
-    wasmMemoryBytes()].length;
+    transfer, counted, wasmMemoryBytes()].length;
 }
 
 export function useVariants(): number {

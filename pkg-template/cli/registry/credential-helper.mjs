@@ -60,8 +60,9 @@ export async function askCredentialHelper(program, serverAddress, { timeoutMs, e
   try {
     answer = JSON.parse(stdout);
   } catch {
-    throw new UsageError(`credential helper ${program} get answered something that is not JSON;`
-      + ' expected {"Username": …, "Secret": …}');
+    throw new UsageError(
+      `credential helper ${program} get answered something that is not JSON; expected {"Username": …, "Secret": …}`,
+    );
   }
   const { Username: username, Secret: secret } = answer ?? {};
   if (typeof username !== "string" || typeof secret !== "string") {
@@ -104,7 +105,7 @@ function runHelper(program, input, timeoutMs, env) {
     child.stdout.on("data", collect(out));
     child.stderr.on("data", collect(err));
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
-    child.once("error", (error) => {
+    child.once("error", (/** @type {NodeJS.ErrnoException} */ error) => {
       failure ??= error?.code === "ENOENT" ? "ENOENT" : error?.message ?? String(error);
     });
     child.once("close", (code) => {

@@ -24,6 +24,7 @@ import { PREFIX_HEX } from "../snapshot-sidecar.mjs";
  */
 const DEFAULT_VERIFY_ABSENT_ABOVE = 16 * 1024 * 1024;
 
+/** @satisfies {import("../common.mjs").OptionsConfig} */
 export const STALENESS_OPTIONS = {
   "verify-absent-above": { type: "string" },
   "snapshot-cache": { type: "string" },
@@ -83,8 +84,9 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
     tagsAdded: null, tagsRemoved: null,
   };
   if (read.kind === "missing") {
-    notes.push(`${read.note}: the snapshot's repository and age are not checked,`
-      + ' and a 404 after "maybe" counts as a false positive');
+    notes.push(
+      `${read.note}: the snapshot's repository and age are not checked, and a 404 after "maybe" counts as a false positive`,
+    );
     return { warnings, notes, facts, keys: undefined };
   }
   if (read.kind === "unusable") {
@@ -116,8 +118,9 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
     facts.tagsRemoved = removed.length;
     if (added.length + removed.length > 0) {
       const some = (list) => `${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""}`;
+      const listed = (list) => (list.length ? ` (${some(list)})` : "");
       warnings.push(`the snapshot (made ${sidecar.createdAt}) is older than ${target}: ${added.length} tags added since`
-        + `${added.length ? ` (${some(added)})` : ""}, ${removed.length} removed${removed.length ? ` (${some(removed)})` : ""}; `
+        + `${listed(added)}, ${removed.length} removed${listed(removed)}; `
         + "blobs pushed since are uploaded again unless larger than --verify-absent-above; publish a new snapshot");
     }
   } catch (error) {

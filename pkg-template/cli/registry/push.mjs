@@ -192,6 +192,7 @@ export async function push(argv) {
     snapshotTransfer: fetched?.transfer ?? null,
     warnings: sidecar.warnings,
   };
+  /** @type {ReturnType<typeof describeFailure> & { advice?: string } | undefined} */
   let failure;
   try {
     const digests = image.blobs.map((blob) => hexToBytes(blob.digest.slice("sha256:".length)));
@@ -224,7 +225,7 @@ export async function push(argv) {
     failure = describeFailure(error, client);
     const advice = await tlsAdvice(error, { url: registryUrl, plainHint: "use --plain-http", tlsHint: "drop --plain-http" });
     if (advice) failure.advice = advice;
-    if (error?.failedBlobs !== undefined) summary.failedBlobs = error.failedBlobs;
+    if (error?.failedBlobs !== undefined) Object.assign(summary, { failedBlobs: error.failedBlobs });
   }
   summary.requests = client.requests;
   // Exact also after a failure: every HEAD sent, retries included.

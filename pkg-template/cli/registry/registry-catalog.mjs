@@ -24,7 +24,10 @@ const PAGE_SIZE = 100;
 const MAX_PAGES = 100_000; // a Link chain longer than this is refused, not followed forever
 const CONCURRENCY = 8;
 
-/** Options `publish` adds for --from-registry. */
+/**
+ * Options `publish` adds for --from-registry.
+ * @satisfies {import("../common.mjs").OptionsConfig}
+ */
 export const FROM_REGISTRY_OPTIONS = {
   "from-registry": { type: "string" },
   repository: { type: "string" },
@@ -187,7 +190,7 @@ export async function listTags(client) {
 /**
  * `publish --from-registry`: the enumeration as publish's digest input
  * (`{ packed, lines }`, like readHexDigests), with what was found on stderr.
- * @param {Record<string, string | boolean | undefined>} values parsed options
+ * @param {Record<string, string | boolean | (string | boolean)[] | undefined>} values parsed options
  */
 export async function readRegistryDigests(values) {
   const url = String(values["from-registry"]);
@@ -216,7 +219,9 @@ export async function readRegistryDigests(values) {
     }
   }
   const packed = new Uint8Array(hexes.length * 32);
-  hexes.forEach((hex, index) => packed.set(hexToBytes(hex), index * 32));
+  hexes.forEach((hex, index) => {
+    packed.set(hexToBytes(hex), index * 32);
+  });
   const requests = client.requests;
   process.stderr.write(
     `from-registry ${url} ${client.name}: ${found.tags} tags, ${found.manifests} manifests, ${hexes.length} digests`

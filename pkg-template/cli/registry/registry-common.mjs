@@ -10,7 +10,10 @@ export { checkReferenceName, parseImageReference } from "./image-reference.mjs";
 /** The credential lookup behind each client, for the 401 message. */
 const lookups = new WeakMap();
 
-/** parseArgs options for credentials and the timeout. */
+/**
+ * parseArgs options for credentials and the timeout.
+ * @satisfies {import("../common.mjs").OptionsConfig}
+ */
 export const REGISTRY_OPTIONS = {
   username: { type: "string" },
   "password-stdin": { type: "boolean", default: false },
@@ -55,7 +58,7 @@ async function readStdin() {
  * library: every registry step after it (and describeFailure) uses its names.
  * @param {string} url registry root URL
  * @param {string} name repository
- * @param {Record<string, string | boolean | undefined>} values parsed options
+ * @param {Record<string, string | boolean | (string | boolean)[] | undefined>} values parsed options
  */
 export async function clientFromOptions(url, name, values) {
   await loadLibrary();
@@ -118,6 +121,7 @@ export function describeFailure(error, client) {
     const message = hint === "" ? error.message : `${error.message}; ${hint}`;
     return { code: error.code, ...(error.status === undefined ? {} : { status: error.status }), message };
   }
-  const code = typeof error?.code === "string" ? error.code : "error";
-  return { code, message: error?.message ?? String(error) };
+  const found = /** @type {{ code?: unknown, message?: string } | null | undefined} */ (error);
+  const code = typeof found?.code === "string" ? found.code : "error";
+  return { code, message: found?.message ?? String(error) };
 }

@@ -17,6 +17,7 @@ import { SPEAKS_PLAIN_HTTP, SPEAKS_TLS, tlsProblemOf } from "../library.mjs";
 import { createNodeFetch } from "./https-fetch.mjs";
 import { UsageError } from "../common.mjs";
 
+/** @satisfies {import("../common.mjs").OptionsConfig} */
 export const TLS_OPTIONS = {
   "ca-file": { type: "string" },
   "tls-verify": { type: "string" },

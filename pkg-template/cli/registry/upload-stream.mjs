@@ -64,9 +64,12 @@ export class BlobSource {
   #hash = createHash("sha256");
   /** Bytes [0, #hashed) went into #hash. */
   #hashed = 0;
-  /** @type {OciRegistryError | null | undefined} the verdict once the last byte was read: null = the digest matched */
+  /**
+   * @type {import("../../index.d.ts").OciRegistryError | null | undefined} the verdict once the last byte was read:
+   *   null = the digest matched
+   */
   #verdict;
-  /** @type {OciRegistryError | undefined} */
+  /** @type {import("../../index.d.ts").OciRegistryError | undefined} */
   failure;
 
   /**

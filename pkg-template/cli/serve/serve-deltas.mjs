@@ -67,7 +67,7 @@ export class DeltaHistory {
       return;
     }
     // An unloadable file breaks the chain with its own failure.
-    const encoded = this.#current === undefined ? loaded : encodeSnapshotDelta(previous.snapshot, this.#current.snapshot);
+    const encoded = loaded.kind === "failure" ? loaded : encodeSnapshotDelta(previous.snapshot, loaded.value);
     previous.snapshot.filter.free();
     if (encoded.kind === "failure") {
       this.lastBreak = encoded.error;

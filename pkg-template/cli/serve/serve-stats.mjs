@@ -28,6 +28,7 @@ export const RECENT_DIGEST_LIMIT = 1024;
  *   because they would lower or reuse the served catalogVersion
  * @property {{ limitBytes: number, bufferedBytes: number, peakBytes: number, refusals: number }} bodyBudget
  *   findMissing body bytes buffered, all connections together, and the 503s it caused
+ * @property {ReturnType<import("./serve-deltas.mjs").DeltaHistory["stats"]>} deltas the delta history (serve-deltas.mjs)
  */
 
 /** Totals and the last RECENT_DIGEST_LIMIT digests asked. */
@@ -67,10 +68,12 @@ export class RequestStats {
 
   /**
    * A plain copy for GET /stats and for embedders, with the reload counters.
-   * @param {Pick<StatsSnapshot, "snapshotLoads" | "catalogLoads" | "reloadFailures" | "versionRefusals" | "bodyBudget">} loads
+   * @param {Pick<StatsSnapshot,
+   *   "snapshotLoads" | "catalogLoads" | "reloadFailures" | "versionRefusals" | "bodyBudget" | "deltas">} loads
    * @returns {StatsSnapshot}
    */
   snapshot(loads) {
+    /** @type {Record<string, number>} */
     const recentByDigest = {};
     for (const hex of this.#recent) recentByDigest[hex] = (recentByDigest[hex] ?? 0) + 1;
     return {

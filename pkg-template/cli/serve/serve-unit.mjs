@@ -239,7 +239,10 @@ export class ServedUnit {
     }
   }
 
-  /** What to do with the snapshot and catalog just read: `{ swap, version }` or `{ kind?, message }` (no kind: keep quietly). */
+  /**
+   * What to do with the snapshot and catalog just read: `{ swap, version }` or `{ kind?, message }` (no kind: keep quietly).
+   * @returns {{ swap?: true, version?: number, kind?: "reloadFailure" | "refusal" | "waiting", message?: string }}
+   */
   #verdict(snapshot, catalog) {
     const served = this.#unit;
     const file = snapshot.value;

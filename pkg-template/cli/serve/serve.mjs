@@ -135,6 +135,11 @@ function isJson(contentType) {
  * and embedding; the CLI command below wraps it. `onNotice(message, kind)`
  * hears of reloads that fail or are refused and of snapshots waiting for
  * their catalog list (kind "reloadFailure", "refusal" or "waiting").
+ * @param {{
+ *   snapshot: string, catalog: string, catalogVersion?: number, port?: number, host?: string, www?: string,
+ *   onNotice?: (message: string, kind: string) => void, deltaHistory?: number, bodyBudgetBytes?: number,
+ *   reloadWaitMs?: number,
+ * }} options
  */
 export async function startServer({
   snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onNotice, deltaHistory = DEFAULT_DELTA_HISTORY,
@@ -282,9 +287,9 @@ export async function startServer({
   });
   await new Promise((ready, fail) => {
     server.once("error", fail);
-    server.listen(port, host, ready);
+    server.listen(port, host, /** @type {() => void} */ (ready));
   });
-  const address = server.address();
+  const address = /** @type {import("node:net").AddressInfo} */ (server.address());
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}/`,

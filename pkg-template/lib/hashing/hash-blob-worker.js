@@ -21,60 +21,61 @@
 
 function hashWorkerMain() {
   // A worker's global scope (the DOM lib types `self` as a Window).
-  var scope = /** @type {{ postMessage(message: unknown, transfer: Transferable[]): void, addEventListener(type: "message", listener: (event: MessageEvent) => void): void }} */ (
-    /** @type {unknown} */ (self)
-  );
+  const scope = /** @type {{
+    postMessage(message: unknown, transfer: Transferable[]): void,
+    addEventListener(type: "message", listener: (event: MessageEvent) => void): void,
+  }} */ (/** @type {unknown} */ (self));
   /** @type {(message: object, transfer?: Transferable[]) => void} */
-  var post = function (message, transfer) {
+  const post = (message, transfer) => {
     scope.postMessage(message, transfer || []);
   };
   /** @type {(file: Blob, onBytes: (bytes: number) => void) => Promise<ArrayBuffer>} */
-  var readWhole = function (file, onBytes) {
+  const readWhole = (file, onBytes) => {
     // Bun's workers have no FileReader: one read, with no progress.
     if (typeof FileReader !== "function") return file.arrayBuffer();
-    return new Promise(function (resolve, reject) {
-      var reader = new FileReader();
-      var last = 0;
-      reader.onprogress = function (event) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      let last = 0;
+      reader.onprogress = (event) => {
         // hash-blob.js's PROGRESS_INTERVAL_MS: at most one message per 50 ms.
-        var now = performance.now();
+        const now = performance.now();
         if (now - last >= 50) {
           last = now;
           onBytes(event.loaded);
         }
       };
-      reader.onload = function () {
+      reader.onload = () => {
         resolve(/** @type {ArrayBuffer} */ (reader.result));
       };
-      reader.onerror = function () {
+      reader.onerror = () => {
         reject(reader.error);
       };
       reader.readAsArrayBuffer(file);
     });
   };
-  scope.addEventListener("message", function (event) {
-    var message = event.data || {};
-    var id = message.id;
-    var file = message.file;
+  scope.addEventListener("message", (event) => {
+    const message = event.data || {};
+    const id = message.id;
+    const file = message.file;
     /** @type {(error: any) => void} */
-    var fail = function (error) {
+    const fail = (error) => {
       post({ type: "error", id: id, name: (error && error.name) || "Error", message: (error && error.message) || String(error) });
     };
     if (message.type !== "hash" || !(file instanceof Blob) || !(self.crypto && self.crypto.subtle)) {
-      fail(new TypeError("hash-blob-worker: it hashes whole files with WebCrypto only, got " + JSON.stringify(message.type)));
+      fail(new TypeError(`hash-blob-worker: it hashes whole files with WebCrypto only, got ${JSON.stringify(message.type)}`));
       return;
     }
-    var size = file.size;
-    readWhole(file, function (bytes) {
+    const size = file.size;
+    readWhole(file, (bytes) => {
       post({ type: "progress", id: id, bytes: bytes });
-    }).then(function (buffer) {
+    }).then((buffer) => {
       if (buffer.byteLength !== size) {
-        var changed = new Error("the file changed while it was read: expected " + size + " bytes, read " + buffer.byteLength);
+        const changed = new Error(`the file changed while it was read: expected ${size} bytes, read ${buffer.byteLength}`);
         changed.name = "NotReadableError";
         throw changed;
       }
       return self.crypto.subtle.digest("SHA-256", buffer);
-    }).then(function (digest) {
+    }).then((digest) => {
       post({ type: "progress", id: id, bytes: size });
       // A fresh 32-byte buffer: transferring it moves nothing else.
       post({ type: "done", id: id, digest: new Uint8Array(digest), bytes: size }, [digest]);

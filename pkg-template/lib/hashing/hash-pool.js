@@ -90,7 +90,7 @@ export function workerPool(makeWorker, startBound) {
       slot.worker = makeWorker();
     } catch (error) {
       // Reported once the caller has put its job on the slot.
-      const reason = /** @type {{ message?: string }} */ (error ?? {}).message ?? String(error);
+      const reason = /** @type {{ message?: string } | null | undefined} */ (error)?.message ?? String(error);
       queueMicrotask(() => fail(slot, workerError(`the hashing worker could not start: ${reason}`, false)));
       return slot;
     }

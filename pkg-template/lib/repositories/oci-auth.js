@@ -18,8 +18,7 @@ export function parseChallenge(header) {
   const params = {};
   const pair = /([A-Za-z][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))\s*,?\s*/gy;
   const rest = match[2] ?? "";
-  let found;
-  while ((found = pair.exec(rest)) !== null && found[0] !== "") {
+  for (let found = pair.exec(rest); found !== null && found[0] !== ""; found = pair.exec(rest)) {
     params[(found[1] ?? "").toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, "$1") : found[3] ?? "";
   }
   return { scheme: (match[1] ?? "").toLowerCase(), params };

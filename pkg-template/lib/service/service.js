@@ -288,7 +288,9 @@ export class ArtifactExistenceService {
             await many.existsManyAtVersionAsync(batch.map((index) => list[index]), catalogVersion, controller.signal),
             batch.length,
           );
-          batch.forEach((index, position) => record(index, answers[position]));
+          batch.forEach((index, position) => {
+            record(index, answers[position]);
+          });
         } else {
           const index = maybes[task];
           record(index, checkAnswer(await repository.existsAtVersionAsync(list[index], catalogVersion, controller.signal)));

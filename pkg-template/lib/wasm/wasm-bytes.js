@@ -31,6 +31,15 @@ const REASONS = [
 let compiled;
 
 /**
+ * The embedded decoder, compiled once for every module that unpacks.
+ * @returns {WebAssembly.Module}
+ */
+function embeddedDecoder() {
+  compiled ??= new WebAssembly.Module(bytesFromBase64(LZMA_UNPACK_WASM));
+  return compiled;
+}
+
+/**
  * The wasm bytes of one of the build's embeddings.
  *
  * @param {string} base64 the `.lzma` stream, base64-encoded
@@ -51,10 +60,9 @@ export function unpackWasm(base64) {
  * @returns {Uint8Array<ArrayBuffer>}
  */
 export function lzmaDecode(input, decoder) {
-  // The embedded decoder is compiled once, for every module that unpacks.
   const module =
     decoder === undefined
-      ? (compiled ??= new WebAssembly.Module(bytesFromBase64(LZMA_UNPACK_WASM)))
+      ? embeddedDecoder()
       : decoder instanceof WebAssembly.Module
         ? decoder
         : new WebAssembly.Module(decoder);
