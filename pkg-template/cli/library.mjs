@@ -56,12 +56,11 @@ export let OciRegistryError = notLoaded("OciRegistryError");
 // until the library is loaded.
 /** @type {MainInternal["_DEFAULT_TIMEOUT_MS"]} */
 export let DEFAULT_TIMEOUT_MS;
-<<<<<<< HEAD
+/** @type {MainInternal["_DELTA_IM"]} */
 export let DELTA_IM;
+/** @type {MainInternal["_MAXIMUM_EXPECTED_ITEM_COUNT"]} */
 export let MAXIMUM_EXPECTED_ITEM_COUNT;
-=======
 /** @type {MainInternal["_SPEAKS_PLAIN_HTTP"]} */
->>>>>>> 248e00f
 export let SPEAKS_PLAIN_HTTP;
 /** @type {MainInternal["_SPEAKS_TLS"]} */
 export let SPEAKS_TLS;
