@@ -10,8 +10,12 @@
 //      entry carries neither;
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
 //   3. each module's bytes are embedded in a generated `*_embedded.js`
-//      (see `embeddedModule`), which a generated `*_instance.js` calls to
-//      instantiate it synchronously at import;
+//      (see `embeddedModule`), whose `instantiate()` compiles and
+//      instantiates it synchronously: the variants module's at import (a
+//      generated `*_instance.js` calls it), the main and delta modules' on
+//      first use (their glue calls it: scripts/wasm-glue.mjs); the main
+//      module's format constants are asked here once and written into
+//      lib/wasm/format-rules.js, so loading the main entry compiles no wasm;
 //   4. pkg-template/ (package.json, README, the hand-written JS, .d.ts and
 //      CLI) and the licenses are copied in; each .d.ts gets its .d.cts copy;
 //   5. esbuild bundles each entry's Node build into one CommonJS file and an
@@ -37,6 +41,7 @@ import { buildWorkerdEntries } from "./build-workerd.mjs";
 import { emitTypes } from "./emit-types.mjs";
 import { bytesFromBase64, lzmaDecode } from "../pkg-template/lib/wasm/wasm-bytes.js";
 import { nodeEmbeddedModule, nodeEmbeddingFile, nodeEmbeddings } from "./node-embedding.mjs";
+import { foldFormatRules, instantiatedOnFirstUse } from "./wasm-glue.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const finalPkg = join(root, "pkg");
@@ -60,9 +65,21 @@ const run = (command, args) => execFileSync(command, args, { cwd: root, env, std
  * `artifact-bloom/delta`'s. `nodeShared` names lib modules that a Node
  * bundle must not carry a copy of but take from the main entry's node.cjs
  * (path relative to the bundle), so both share one wasm instance.
+ * `atImport: false`: no `*_instance.js`; the glue instantiates the module
+ * the first time it reaches into it (scripts/wasm-glue.mjs).
  */
 const MODULES = [
-  { label: "main entry", name: "artifact_bloom", cargo: [], entry: "web.js", nodeEntry: "node-entry.js", node: "node" },
+  {
+    label: "main entry",
+    name: "artifact_bloom",
+    cargo: [],
+    entry: "web.js",
+    nodeEntry: "node-entry.js",
+    node: "node",
+    // A process that imports the package and never queries compiles nothing:
+    // compiling it is ≈ 6 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
+    atImport: false,
+  },
   {
     label: "variants",
     name: "artifact_bloom_variants",
@@ -79,7 +96,7 @@ const MODULES = [
     nodeEntry: "delta/index.js",
     node: "delta/index",
     nodeShared: { "delta-main.js": "../node.cjs" },
-    // Instantiated on first use (lib/delta/delta-inputs.js), so no *_instance.js.
+    // lib/delta/delta-inputs.js also instantiates it before it first stages an input.
     atImport: false,
   },
 ];
@@ -169,7 +186,8 @@ for (const module of MODULES) {
   // decodes itself where the host has none.
   const decoding = glue.replaceAll("new TextDecoder('utf-8', { ignoreBOM: true })", "wasmTextDecoder()");
   if (decoding.includes("new TextDecoder")) throw new Error(`${module.name}.js makes a TextDecoder build.mjs does not rewrite`);
-  const lazyGlue = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
+  const decoded = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
+  const lazyGlue = module.atImport === false ? instantiatedOnFirstUse(decoded, module.name) : decoded;
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
@@ -192,10 +210,10 @@ for (const module of MODULES) {
  * The module that holds `name`'s wasm, its bytes embedded as base64 of an
  * LZMA stream (npm `lzma`, level 9), which `lib/wasm/wasm-bytes.js` unpacks
  * synchronously with tools/lzma-unpack's wasm, and exports `instantiate()`.
- * `${name}_instance.js` calls it at import; the hashing worker calls it only
- * when a file must stream through wasm, so a worker that digests whole
- * files with WebCrypto never unpacks, compiles or holds a module it does not
- * use. Measured on the main
+ * The glue calls it on first use (or `${name}_instance.js` at import); the
+ * hashing worker calls it only when a file must stream through wasm, so a
+ * worker that digests whole files with WebCrypto never unpacks, compiles or
+ * holds a module it does not use. Measured on the main
  * module (96.2 KiB): gzipped, hex text was 45.4 KiB and base64 of deflate
  * 41.6; base64 of LZMA is 33.2 (gzip finds nothing more in it), so the page
  * downloads ≈ 12 KiB less for a decoder of ≈ 2 KiB gzipped. The embedding is
@@ -221,6 +239,9 @@ function embeddedModule(name, bytes) {
     "",
   ].join("\n");
 }
+
+// The main module's format constants, as numbers (scripts/wasm-glue.mjs).
+const formatConstants = await foldFormatRules(pkg, MODULES[0].name);
 
 // lib/*.d.ts, index.d.ts, variants/index.d.ts and their .d.cts copies,
 // emitted by tsc from the JSDoc (the one source of the public types).
@@ -354,3 +375,4 @@ rmSync(retired, { recursive: true, force: true });
 console.log(`\nartifact-bloom built into pkg/ in ${((Date.now() - started) / 1000).toFixed(1)} s (${dev ? "dev" : "release"})`);
 for (const line of sizes) console.log(line);
 for (const [label, names] of Object.entries(exportsOf)) console.log(`  ${label} exports: ${names.join(", ")}`);
+console.log(`  format constants (lib/wasm/format-rules.js): ${Object.entries(formatConstants).map(([name, value]) => `${name} = ${value}`).join(", ")}`);

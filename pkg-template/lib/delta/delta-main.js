@@ -4,10 +4,6 @@
 // with `artifact-bloom` must be the same class, in the same wasm instance,
 // as the one the delta module checks. Browsers and bundlers load these very
 // modules from the main entry, so they share its instance as they are.
-//
-// The main instance first: lib modules ask it for format constants as they
-// load (see ../node-entry.js), and a page may import only the delta entry.
-import "../../artifact_bloom_instance.js";
 
 export { ArtifactBloomFilter } from "../filter/filter.js";
 export { encodeSnapshot, loadSnapshot } from "../snapshot/snapshot.js";
