@@ -137,7 +137,7 @@ describe("package.json of the built package", () => {
   test("the files that instantiate wasm at import are listed as side effects", () => {
     // A bundler may skip a module flagged side-effect free whose own exports
     // are unused — the entries' instantiation would then never run.
-    for (const file of ["./web.js", "./variants/index.js", "./artifact_bloom_variants_instance.js",
+    for (const file of ["./web.js", "./artifact_bloom_instance.js", "./variants/index.js", "./artifact_bloom_variants_instance.js",
       "./delta/index.js"]) {
       assert.ok(manifest.sideEffects.includes(file), file);
     }

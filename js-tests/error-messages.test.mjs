@@ -57,8 +57,8 @@ test("delta failures keep their own sentences (the same code reads differently f
 });
 
 test("a coded error thrown by the wasm carries its numbers as properties, not only in its text", async () => {
-  // The raw layer, as the package's own lib/ sees it (its own instance,
-  // made on first use).
+  // The raw layer, as the package's own lib/ sees it (its own instance).
+  await import(new URL("artifact_bloom_instance.js", PACKAGE).href);
   const raw = await import(new URL("artifact_bloom.js", PACKAGE).href);
   const thrown = (call) => {
     try {

@@ -11,6 +11,7 @@
 // The wasm module is compiled and instantiated on first use, not at import
 // (see web.js), so a process that loads node.cjs and never queries compiles
 // nothing (bench/import-cost.mjs).
+import "./artifact_bloom_instance.js";
 import { _useNativeSha256 } from "./lib/snapshot/snapshot-core.js";
 
 export * from "./web.js";

@@ -11,9 +11,10 @@
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
 //   3. each module's bytes are embedded in a generated `*_embedded.js`
 //      (see `embeddedModule`), whose `instantiate()` compiles and
-//      instantiates it synchronously: the variants module's at import (a
-//      generated `*_instance.js` calls it), the main and delta modules' on
-//      first use (their glue calls it: scripts/wasm-glue.mjs); the main
+//      instantiates it synchronously: the variants module at import (a
+//      generated `*_instance.js` calls it), the main module on first use
+//      (its `*_instance.js` hands it to the glue: scripts/wasm-glue.mjs),
+//      the delta module when lib/delta/ first stages an input; the main
 //      module's format constants are asked here once and written into
 //      lib/wasm/format-rules.js, so loading the main entry compiles no wasm;
 //   4. pkg-template/ (package.json, README, the hand-written JS, .d.ts and
@@ -41,7 +42,7 @@ import { buildWorkerdEntries } from "./build-workerd.mjs";
 import { emitTypes } from "./emit-types.mjs";
 import { bytesFromBase64, lzmaDecode } from "../pkg-template/lib/wasm/wasm-bytes.js";
 import { nodeEmbeddedModule, nodeEmbeddingFile, nodeEmbeddings } from "./node-embedding.mjs";
-import { foldFormatRules, instantiatedOnFirstUse } from "./wasm-glue.mjs";
+import { FIRST_USE_TYPINGS, firstUseInstanceModule, foldFormatRules, instantiatedOnFirstUse } from "./wasm-glue.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const finalPkg = join(root, "pkg");
@@ -65,8 +66,11 @@ const run = (command, args) => execFileSync(command, args, { cwd: root, env, std
  * `artifact-bloom/delta`'s. `nodeShared` names lib modules that a Node
  * bundle must not carry a copy of but take from the main entry's node.cjs
  * (path relative to the bundle), so both share one wasm instance.
- * `atImport: false`: no `*_instance.js`; the glue instantiates the module
- * the first time it reaches into it (scripts/wasm-glue.mjs).
+ * `instantiated` says when a module is compiled and instantiated: "at
+ * import" (`*_instance.js` instantiates it), "on first use" (`*_instance.js`
+ * hands the instantiation to the glue, which calls it the first time it
+ * reaches into wasm: scripts/wasm-glue.mjs) or "by lib/" (no
+ * `*_instance.js`).
  */
 const MODULES = [
   {
@@ -77,8 +81,8 @@ const MODULES = [
     nodeEntry: "node-entry.js",
     node: "node",
     // A process that imports the package and never queries compiles nothing:
-    // compiling it is ≈ 6 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
-    atImport: false,
+    // compiling it is ≈ 5 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
+    instantiated: "on first use",
   },
   {
     label: "variants",
@@ -87,6 +91,7 @@ const MODULES = [
     entry: "variants/index.js",
     nodeEntry: "variants/index.js",
     node: "variants/index",
+    instantiated: "at import",
   },
   {
     label: "delta",
@@ -96,8 +101,8 @@ const MODULES = [
     nodeEntry: "delta/index.js",
     node: "delta/index",
     nodeShared: { "delta-main.js": "../node.cjs" },
-    // lib/delta/delta-inputs.js also instantiates it before it first stages an input.
-    atImport: false,
+    // lib/delta/delta-inputs.js instantiates it before it first stages an input.
+    instantiated: "by lib/",
   },
 ];
 
@@ -187,17 +192,20 @@ for (const module of MODULES) {
   const decoding = glue.replaceAll("new TextDecoder('utf-8', { ignoreBOM: true })", "wasmTextDecoder()");
   if (decoding.includes("new TextDecoder")) throw new Error(`${module.name}.js makes a TextDecoder build.mjs does not rewrite`);
   const decoded = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
-  const lazyGlue = module.atImport === false ? instantiatedOnFirstUse(decoded, module.name) : decoded;
+  const lazyGlue = module.instantiated === "on first use" ? instantiatedOnFirstUse(decoded, module.name) : decoded;
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
   if (glue.includes("import.meta")) throw new Error(`${module.name}.js still refers to import.meta`);
   writeFileSync(join(pkg, `${module.name}.js`), lazyGlue);
   // wasm-bindgen's typings of the raw layer: the JSDoc of lib/ is checked against them.
-  cpSync(join(out, `${module.name}.d.ts`), join(pkg, `${module.name}.d.ts`));
+  const typings = readFileSync(join(out, `${module.name}.d.ts`), "utf8");
+  writeFileSync(join(pkg, `${module.name}.d.ts`), module.instantiated === "on first use" ? `${typings}${FIRST_USE_TYPINGS}` : typings);
   writeFileSync(join(pkg, `${module.name}_embedded.js`), embeddedModule(module.name, readFileSync(wasm)));
   writeFileSync(join(pkg, nodeEmbeddingFile(module.name)), nodeEmbeddedModule(module.name, readFileSync(wasm), bytesFromBase64));
-  if (module.atImport !== false) writeFileSync(join(pkg, `${module.name}_instance.js`), [
+  const instance = join(pkg, `${module.name}_instance.js`);
+  if (module.instantiated === "on first use") writeFileSync(instance, firstUseInstanceModule(module.name));
+  else if (module.instantiated === "at import") writeFileSync(instance, [
     `// Generated by scripts/build.mjs: instantiates ${module.name}_bg.wasm synchronously when first imported (see web.js for why).`,
     `import { instantiate } from "./${module.name}_embedded.js";`,
     "",
@@ -210,8 +218,8 @@ for (const module of MODULES) {
  * The module that holds `name`'s wasm, its bytes embedded as base64 of an
  * LZMA stream (npm `lzma`, level 9), which `lib/wasm/wasm-bytes.js` unpacks
  * synchronously with tools/lzma-unpack's wasm, and exports `instantiate()`.
- * The glue calls it on first use (or `${name}_instance.js` at import); the
- * hashing worker calls it only when a file must stream through wasm, so a
+ * `${name}_instance.js` calls it at import or hands it to the glue for
+ * first use (see MODULES); the hashing worker calls it only when a file must stream through wasm, so a
  * worker that digests whole files with WebCrypto never unpacks, compiles or
  * holds a module it does not use. Measured on the main
  * module (96.2 KiB): gzipped, hex text was 45.4 KiB and base64 of deflate

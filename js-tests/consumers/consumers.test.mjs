@@ -178,7 +178,7 @@ describe("consumers of the packed tarball", () => {
   test("the tarball holds the entries, licenses and package README, and the .wasm files only the workerd entries import", () => {
     for (const file of ["web.js", "node.cjs", "node.mjs", "index.d.ts", "index.d.cts", "variants/index.js", "variants/index.cjs",
       "variants/index.mjs", "variants/index.d.ts", "variants/index.d.cts", "delta/index.js", "delta/index.cjs", "delta/index.mjs",
-      "delta/index.d.ts", "delta/index.d.cts", "artifact_bloom_embedded.js", "artifact_bloom_delta_embedded.js", "LICENSE-MIT", "LICENSE-APACHE", "README.md"]) {
+      "delta/index.d.ts", "delta/index.d.cts", "artifact_bloom_instance.js", "artifact_bloom_embedded.js", "artifact_bloom_delta_embedded.js", "LICENSE-MIT", "LICENSE-APACHE", "README.md"]) {
       assert.ok(packed.files.includes(file), `${file} is not packed`);
     }
     // Every other entry embeds its wasm; workerd compiles only modules it is handed (js-tests/workerd-entry.test.mjs).

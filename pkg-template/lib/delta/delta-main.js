@@ -4,6 +4,10 @@
 // with `artifact-bloom` must be the same class, in the same wasm instance,
 // as the one the delta module checks. Browsers and bundlers load these very
 // modules from the main entry, so they share its instance as they are.
+//
+// The main module's instantiation handed to its glue (see ../../web.js),
+// since a page may import only the delta entry.
+import "../../artifact_bloom_instance.js";
 
 export { ArtifactBloomFilter } from "../filter/filter.js";
 export { encodeSnapshot, loadSnapshot } from "../snapshot/snapshot.js";
