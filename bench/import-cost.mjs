@@ -8,6 +8,10 @@
 //   bare ESM  node --input-type=module -e 0   (the ES-module loader alone)
 //   require   node -e 'require("artifact-bloom")'
 //   import    node --input-type=module -e 'import "artifact-bloom"'
+//   require, first query / import, first query
+//             the same, then ArtifactBloomFilter.create of one digest and
+//             one mightContain: the main wasm module is compiled on first
+//             use, so these show what a process that queries pays in all
 //
 // Printed: the median and the range per case, the median over bare, and
 // the ratio to bare. The package is resolved by name, through its exports
@@ -40,12 +44,20 @@ const NODE24 = fileURLToPath(new URL("../tools/node-runtimes/node_modules/node24
 const nodes = values["both-nodes"] ? [process.execPath, NODE24] : (values.node ?? [process.execPath]).map((path) => resolve(path));
 const packages = (values.pkg ?? [fileURLToPath(new URL("../pkg", import.meta.url))]).map((dir) => resolve(dir));
 
+/** One filter of one digest and one query, failing the process if either is wrong. */
+const FIRST_QUERY = [
+  "const digest = new Uint8Array(32).fill(1);",
+  "const built = ArtifactBloomFilter.create([digest], { expectedItemCount: 1000, targetFalsePositiveRate: 0.01 });",
+  "if (built.kind !== 'success' || !built.value.mightContain(digest)) process.exit(1);",
+].join(" ");
 const CASES = {
   bare: ["-e", "0"],
   // What the ES-module loader costs with no package at all.
   "bare ESM": ["--input-type=module", "-e", "0"],
   require: ["-e", 'require("artifact-bloom")'],
   import: ["--input-type=module", "-e", 'import "artifact-bloom"'],
+  "require, first query": ["-e", `const { ArtifactBloomFilter } = require("artifact-bloom");${FIRST_QUERY}`],
+  "import, first query": ["--input-type=module", "-e", `import { ArtifactBloomFilter } from "artifact-bloom";${FIRST_QUERY}`],
 };
 
 // One temporary project per package, each resolving artifact-bloom by name.

@@ -8,8 +8,9 @@
 // the checksum step of loadSnapshot and loadSnapshotStream (node:crypto
 // hashes ~4-10× faster than SHA-256 in wasm; the Rust decoder still compares
 // the result with the stored checksum).
-// The wasm instance first: lib modules ask it for format constants as they
-// load (ABF1_HEADER_LENGTH), which web.js guarantees for its own imports.
+// The wasm module is compiled and instantiated on first use, not at import
+// (see web.js), so a process that loads node.cjs and never queries compiles
+// nothing (bench/import-cost.mjs).
 import "./artifact_bloom_instance.js";
 import { _useNativeSha256 } from "./lib/snapshot/snapshot-core.js";
 

@@ -10,8 +10,13 @@
 //      entry carries neither;
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
 //   3. each module's bytes are embedded in a generated `*_embedded.js`
-//      (see `embeddedModule`), which a generated `*_instance.js` calls to
-//      instantiate it synchronously at import;
+//      (see `embeddedModule`), whose `instantiate()` compiles and
+//      instantiates it synchronously: the variants module at import (a
+//      generated `*_instance.js` calls it), the main module on first use
+//      (its `*_instance.js` hands it to the glue: scripts/wasm-glue.mjs),
+//      the delta module when lib/delta/ first stages an input; the main
+//      module's format constants are asked here once and written into
+//      lib/wasm/format-rules.js, so loading the main entry compiles no wasm;
 //   4. pkg-template/ (package.json, README, the hand-written JS, .d.ts and
 //      CLI) and the licenses are copied in; each .d.ts gets its .d.cts copy;
 //   5. esbuild bundles each entry's Node build into one CommonJS file and an
@@ -37,6 +42,7 @@ import { buildWorkerdEntries } from "./build-workerd.mjs";
 import { emitTypes } from "./emit-types.mjs";
 import { bytesFromBase64, lzmaDecode } from "../pkg-template/lib/wasm/wasm-bytes.js";
 import { nodeEmbeddedModule, nodeEmbeddingFile, nodeEmbeddings } from "./node-embedding.mjs";
+import { FIRST_USE_TYPINGS, firstUseInstanceModule, foldFormatRules, instantiatedOnFirstUse } from "./wasm-glue.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const finalPkg = join(root, "pkg");
@@ -60,9 +66,24 @@ const run = (command, args) => execFileSync(command, args, { cwd: root, env, std
  * `artifact-bloom/delta`'s. `nodeShared` names lib modules that a Node
  * bundle must not carry a copy of but take from the main entry's node.cjs
  * (path relative to the bundle), so both share one wasm instance.
+ * `instantiated` says when a module is compiled and instantiated: "at
+ * import" (`*_instance.js` instantiates it), "on first use" (`*_instance.js`
+ * hands the instantiation to the glue, which calls it the first time it
+ * reaches into wasm: scripts/wasm-glue.mjs) or "by lib/" (no
+ * `*_instance.js`).
  */
 const MODULES = [
-  { label: "main entry", name: "artifact_bloom", cargo: [], entry: "web.js", nodeEntry: "node-entry.js", node: "node" },
+  {
+    label: "main entry",
+    name: "artifact_bloom",
+    cargo: [],
+    entry: "web.js",
+    nodeEntry: "node-entry.js",
+    node: "node",
+    // A process that imports the package and never queries compiles nothing:
+    // compiling it is ≈ 5 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
+    instantiated: "on first use",
+  },
   {
     label: "variants",
     name: "artifact_bloom_variants",
@@ -70,6 +91,7 @@ const MODULES = [
     entry: "variants/index.js",
     nodeEntry: "variants/index.js",
     node: "variants/index",
+    instantiated: "at import",
   },
   {
     label: "delta",
@@ -79,8 +101,8 @@ const MODULES = [
     nodeEntry: "delta/index.js",
     node: "delta/index",
     nodeShared: { "delta-main.js": "../node.cjs" },
-    // Instantiated on first use (lib/delta/delta-inputs.js), so no *_instance.js.
-    atImport: false,
+    // lib/delta/delta-inputs.js instantiates it before it first stages an input.
+    instantiated: "by lib/",
   },
 ];
 
@@ -169,17 +191,21 @@ for (const module of MODULES) {
   // decodes itself where the host has none.
   const decoding = glue.replaceAll("new TextDecoder('utf-8', { ignoreBOM: true })", "wasmTextDecoder()");
   if (decoding.includes("new TextDecoder")) throw new Error(`${module.name}.js makes a TextDecoder build.mjs does not rewrite`);
-  const lazyGlue = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
+  const decoded = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
+  const lazyGlue = module.instantiated === "on first use" ? instantiatedOnFirstUse(decoded, module.name) : decoded;
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
   if (glue.includes("import.meta")) throw new Error(`${module.name}.js still refers to import.meta`);
   writeFileSync(join(pkg, `${module.name}.js`), lazyGlue);
   // wasm-bindgen's typings of the raw layer: the JSDoc of lib/ is checked against them.
-  cpSync(join(out, `${module.name}.d.ts`), join(pkg, `${module.name}.d.ts`));
+  const typings = readFileSync(join(out, `${module.name}.d.ts`), "utf8");
+  writeFileSync(join(pkg, `${module.name}.d.ts`), module.instantiated === "on first use" ? `${typings}${FIRST_USE_TYPINGS}` : typings);
   writeFileSync(join(pkg, `${module.name}_embedded.js`), embeddedModule(module.name, readFileSync(wasm)));
   writeFileSync(join(pkg, nodeEmbeddingFile(module.name)), nodeEmbeddedModule(module.name, readFileSync(wasm), bytesFromBase64));
-  if (module.atImport !== false) writeFileSync(join(pkg, `${module.name}_instance.js`), [
+  const instance = join(pkg, `${module.name}_instance.js`);
+  if (module.instantiated === "on first use") writeFileSync(instance, firstUseInstanceModule(module.name));
+  else if (module.instantiated === "at import") writeFileSync(instance, [
     `// Generated by scripts/build.mjs: instantiates ${module.name}_bg.wasm synchronously when first imported (see web.js for why).`,
     `import { instantiate } from "./${module.name}_embedded.js";`,
     "",
@@ -192,10 +218,10 @@ for (const module of MODULES) {
  * The module that holds `name`'s wasm, its bytes embedded as base64 of an
  * LZMA stream (npm `lzma`, level 9), which `lib/wasm/wasm-bytes.js` unpacks
  * synchronously with tools/lzma-unpack's wasm, and exports `instantiate()`.
- * `${name}_instance.js` calls it at import; the hashing worker calls it only
- * when a file must stream through wasm, so a worker that digests whole
- * files with WebCrypto never unpacks, compiles or holds a module it does not
- * use. Measured on the main
+ * `${name}_instance.js` calls it at import or hands it to the glue for
+ * first use (see MODULES); the hashing worker calls it only when a file must stream through wasm, so a
+ * worker that digests whole files with WebCrypto never unpacks, compiles or
+ * holds a module it does not use. Measured on the main
  * module (96.2 KiB): gzipped, hex text was 45.4 KiB and base64 of deflate
  * 41.6; base64 of LZMA is 33.2 (gzip finds nothing more in it), so the page
  * downloads ≈ 12 KiB less for a decoder of ≈ 2 KiB gzipped. The embedding is
@@ -221,6 +247,9 @@ function embeddedModule(name, bytes) {
     "",
   ].join("\n");
 }
+
+// The main module's format constants, as numbers (scripts/wasm-glue.mjs).
+const formatConstants = await foldFormatRules(pkg, MODULES[0].name);
 
 // lib/*.d.ts, index.d.ts, variants/index.d.ts and their .d.cts copies,
 // emitted by tsc from the JSDoc (the one source of the public types).
@@ -354,3 +383,4 @@ rmSync(retired, { recursive: true, force: true });
 console.log(`\nartifact-bloom built into pkg/ in ${((Date.now() - started) / 1000).toFixed(1)} s (${dev ? "dev" : "release"})`);
 for (const line of sizes) console.log(line);
 for (const [label, names] of Object.entries(exportsOf)) console.log(`  ${label} exports: ${names.join(", ")}`);
+console.log(`  format constants (lib/wasm/format-rules.js): ${Object.entries(formatConstants).map(([name, value]) => `${name} = ${value}`).join(", ")}`);

@@ -5,8 +5,8 @@
 // as the one the delta module checks. Browsers and bundlers load these very
 // modules from the main entry, so they share its instance as they are.
 //
-// The main instance first: lib modules ask it for format constants as they
-// load (see ../node-entry.js), and a page may import only the delta entry.
+// The main module's instantiation handed to its glue (see ../../web.js),
+// since a page may import only the delta entry.
 import "../../artifact_bloom_instance.js";
 
 export { ArtifactBloomFilter } from "../filter/filter.js";

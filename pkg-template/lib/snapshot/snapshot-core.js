@@ -1,9 +1,9 @@
 // The pieces every ABF1 load path shares (snapshot.js, snapshot-stream.js):
-// the header length (asked of wasm: the format lives in Rust), the snapshot
+// the header length (a format rule: ../wasm/format-rules.js), the snapshot
 // shape, and the native SHA-256 the Node entry registers.
 
-import { abf1HeaderLength } from "../../artifact_bloom.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
+import { ABF1_HEADER_LENGTH } from "../wasm/format-rules.js";
 import { hashCovered } from "./snapshot-checksum.js";
 
 /**
@@ -17,8 +17,7 @@ import { hashCovered } from "./snapshot-checksum.js";
  * @typedef {{ update(bytes: Uint8Array): unknown; digest(): Uint8Array; close?: () => void }} NativeHasher
  */
 
-/** Size of the fixed ABF1 header in bytes (96), as the Rust format code defines it. */
-export const ABF1_HEADER_LENGTH = abf1HeaderLength();
+export { ABF1_HEADER_LENGTH };
 
 /**
  * `{ catalogVersion, filter, header }` from the raw `{ header, filter }`.

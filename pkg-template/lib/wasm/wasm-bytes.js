@@ -1,14 +1,15 @@
 // Unpacks the wasm modules that scripts/build.mjs embeds in the generated
-// `*_instance.js` modules: base64 text of an LZMA stream (the ".lzma" format
+// `*_embedded.js` modules: base64 text of an LZMA stream (the ".lzma" format
 // of the LZMA SDK). Why LZMA: the embedded module is most of what a page
 // downloads, and LZMA makes it ≈ 20 % smaller than gzip or deflate can (the
 // build prints the sizes). The decoder is a wasm module of ≈ 2.7 KiB
 // (tools/lzma-unpack, Rust without std), embedded below by the build and
-// instantiated synchronously, so the package still instantiates at import
-// with no fetch: decoding the main module takes 12–20 ms in a fresh Node
-// process on a loaded machine, where the same decoder in JavaScript took
-// 36–200 ms (V8's interpreter; the numbers are in tools/lzma-unpack). The build unpacks every embedding with this code and compares
-// it with the `.wasm` before it writes the package.
+// instantiated synchronously, so the package instantiates with no fetch:
+// decoding the main module takes 12–20 ms in a fresh Node process on a
+// loaded machine, where the same decoder in JavaScript took 36–200 ms (V8's
+// interpreter; the numbers are in tools/lzma-unpack). The build unpacks
+// every embedding with this code and compares it with the `.wasm` before
+// it writes the package.
 
 /** Replaced by scripts/build.mjs with the base64 of tools/lzma-unpack's wasm. */
 const LZMA_UNPACK_WASM = "@LZMA_UNPACK_WASM@";
