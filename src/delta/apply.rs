@@ -163,15 +163,29 @@ impl Delta<'_> {
 const RANKS_PER_BATCH: usize = 256;
 
 /// The position of the `n`-th zero bit of `word` (counting from 0 at the
-/// least significant end); `n` is below the word's zero count. A binary
-/// search by zero counts: halves, quarters, … down to the bit, each step a
-/// select rather than a branch — which half holds a random rank is a coin
-/// toss, and the mispredicted branches of a bit-by-bit walk cost more than
-/// the whole search (wasm has no bit-deposit instruction to select with).
-fn nth_zero(word: u64, mut n: u32) -> u32 {
-    let mut free = !word;
-    let mut position = 0;
-    for width in [32, 16, 8, 4, 2, 1] {
+/// least significant end); `n` is below the word's zero count. Broadword
+/// selection, without a branch — which byte holds a random rank is a coin
+/// toss, and mispredicted branches cost more than the arithmetic (wasm has
+/// no bit-deposit instruction to select with): the bytes' zero counts, their
+/// running sums (one multiplication), the byte whose sum first exceeds `n`
+/// (one comparison per byte, all at once), then a binary search in that byte.
+fn nth_zero(word: u64, n: u32) -> u32 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let free = !word;
+    let mut counts = free - ((free >> 1) & 0x5555_5555_5555_5555);
+    counts = (counts & 0x3333_3333_3333_3333) + ((counts >> 2) & 0x3333_3333_3333_3333);
+    counts = (counts + (counts >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    // Byte i: the zeros in bytes 0..=i (at most 64: no carry between bytes).
+    let sums = counts.wrapping_mul(ONES);
+    // A byte's high bit is set where its sum is ≤ n (128 + n − sum ≥ 128;
+    // never below 0, so no borrow): the bytes wholly before the target.
+    let byte = ((((u64::from(n) * ONES) | HIGHS) - sums) & HIGHS).count_ones() * 8;
+    // Zeros before that byte: the previous byte's running sum (0 for byte 0).
+    let mut n = n - (((sums << 8) >> byte) & 0xff) as u32;
+    let mut free = (free >> byte) & 0xff;
+    let mut position = byte;
+    for width in [4, 2, 1] {
         let low = (free & ((1u64 << width) - 1)).count_ones();
         let upper = n >= low;
         n -= if upper { low } else { 0 };
