@@ -8,8 +8,9 @@
 //      bits), and what other codings of the same positions would take (Rice
 //      over bit positions, Elias–Fano, LEB128 varints), computed here from
 //      the two bit arrays;
-//   2. applySnapshotDelta(base, delta) against loadSnapshot(full target):
-//      median CPU time of RUNS after WARMUP, each result freed;
+//   2. applySnapshotDelta(base, delta) against loadSnapshot(full target), in
+//      this one process: median CPU time of RUNS after WARMUP, each result
+//      freed, and their ratio (target: apply ≤ 2× the full load);
 //   3. a client polling across ten 1 % versions: bytes transferred with full
 //      snapshots, with one delta per version, and — 10 versions behind — a
 //      chain of ten deltas against one composed delta (and apply times);
@@ -18,24 +19,29 @@
 //      receives with deltas (`base`) and without, as its `transfer` reports,
 //      and what a client 10 versions behind gets from the server's history.
 //
-// Usage: node bench/delta.mjs [--http-only]   (needs pkg/: node scripts/build.mjs)
+// Usage: node bench/delta.mjs [--http-only] [--pkg DIR]
+//   (needs pkg/: node scripts/build.mjs; --pkg measures another build of the
+//   package, e.g. an older commit's, with this same script)
 // Prints markdown tables.
 import { createHash, hash as oneShotHash } from "node:crypto";
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
-const ENTRY = new URL("../pkg/node.mjs", import.meta.url);
+const pkgFlag = process.argv.indexOf("--pkg");
+const PKG = pkgFlag === -1 ? new URL("../pkg/", import.meta.url) : pathToFileURL(`${resolve(process.argv[pkgFlag + 1] ?? "")}/`);
+const ENTRY = new URL("node.mjs", PKG);
 if (!existsSync(ENTRY)) {
-  console.error("bench/delta.mjs: pkg/ is not built; run: node scripts/build.mjs");
+  console.error(`bench/delta.mjs: no package at ${PKG.pathname}; run: node scripts/build.mjs`);
   process.exit(2);
 }
 const { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } = await import(ENTRY);
 // Deltas, both sides and the delta-asking fetchSnapshot, are their own entry (their own wasm module).
 const {
   applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, fetchSnapshot, readSnapshotDeltaHeader,
-} = await import(new URL("../pkg/delta/index.mjs", import.meta.url));
-const { startServer } = await import(new URL("../pkg/cli/serve/serve.mjs", import.meta.url));
+} = await import(new URL("delta/index.mjs", PKG));
+const { startServer } = await import(new URL("cli/serve/serve.mjs", PKG));
 const HTTP_ONLY = process.argv.includes("--http-only");
 
 const BASE_COUNT = 1_000_000;
@@ -84,6 +90,27 @@ function time(fn) {
     times.push((user + system) / 1e3);
   }
   return median(times);
+}
+
+/**
+ * `time` of two functions, interleaved run by run, so that a busy spell of
+ * the shared machine weighs on both medians alike (their ratio is the figure).
+ */
+function timeBoth(first, second) {
+  for (let i = 0; i < WARMUP; i += 1) {
+    first();
+    second();
+  }
+  const times = [[], []];
+  for (let i = 0; i < RUNS; i += 1) {
+    for (const [index, fn] of [first, second].entries()) {
+      const start = process.cpuUsage();
+      fn();
+      const { user, system } = process.cpuUsage(start);
+      times[index].push((user + system) / 1e3);
+    }
+  }
+  return times.map(median);
 }
 
 /** ln(n!) (Stirling's series; exact sum for small n). */
@@ -177,12 +204,15 @@ for (const growth of GROWTHS) {
   const applied = must(applySnapshotDelta(base, delta));
   if (Buffer.compare(encodeSnapshot(applied.filter, { catalogVersion: 2 }), full) !== 0) throw new Error("apply ≠ target");
   applied.filter.free();
-  const applyMs = time(() => must(applySnapshotDelta(base, delta)).filter.free());
-  const loadMs = time(() => must(loadSnapshot(full)).filter.free());
+  const [applyMs, loadMs] = timeBoth(
+    () => must(applySnapshotDelta(base, delta)).filter.free(),
+    () => must(loadSnapshot(full)).filter.free(),
+  );
   sizeRows.push(
     `| ${growth * 100} % | ${positions.length.toLocaleString("en")} | ${delta.byteLength.toLocaleString("en")} (${kb(delta.byteLength)}) | ` +
       `${pct(delta.byteLength, full.byteLength)} | ${Math.round(boundBytes).toLocaleString("en")} | ` +
-      `${pct(header.bodyLength - boundBytes, boundBytes)} | k = ${header.riceParameter} | ${ms(applyMs)} | ${ms(loadMs)} | ${ms(encodeMs)} |`,
+      `${pct(header.bodyLength - boundBytes, boundBytes)} | k = ${header.riceParameter} | ${ms(applyMs)} | ${ms(loadMs)} | ` +
+      `${(applyMs / loadMs).toFixed(2)}× | ${ms(encodeMs)} |`,
   );
   const gapsOfPositions = gapsOf(positions);
   const cell = (bits) => `${Math.round(bits / 8).toLocaleString("en")} (${pct(bits / 8, full.byteLength)})`;
@@ -193,9 +223,9 @@ for (const growth of GROWTHS) {
   target.filter.free();
 }
 
-console.log(`\n1M digests (member:i), p = 0.001 sized for ${SPEC.expectedItemCount.toLocaleString("en")} digests: bitCount ${base.filter.getBitCount().toLocaleString("en")}, hashCount ${base.filter.getHashCount()}, full snapshot ${fullBytes.toLocaleString("en")} bytes; node ${process.version}; times are medians of ${RUNS} runs, CPU ms\n`);
-console.log("| growth | new bits | delta bytes | of full | bound (bytes) | body above bound | Rice k | applySnapshotDelta | loadSnapshot (full target) | encodeSnapshotDelta |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log(`\n1M digests (member:i), p = 0.001 sized for ${SPEC.expectedItemCount.toLocaleString("en")} digests: bitCount ${base.filter.getBitCount().toLocaleString("en")}, hashCount ${base.filter.getHashCount()}, full snapshot ${fullBytes.toLocaleString("en")} bytes; node ${process.version}; times are medians of ${RUNS} runs after ${WARMUP} warm-up runs, CPU ms; package: ${PKG.pathname}\n`);
+console.log("| growth | new bits | delta bytes | of full | bound (bytes) | body above bound | Rice k | applySnapshotDelta | loadSnapshot (full target) | apply / full load | encodeSnapshotDelta |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const row of sizeRows) console.log(row);
 console.log("\nThe same positions in other codings (bytes of positions only, and of the full snapshot):\n");
 console.log("| growth | information bound | Rice over zero-bit ranks (ABD1) | Rice over bit positions | Elias–Fano over bit positions | varint gaps of bit positions | varint gaps of ranks |");

@@ -22,6 +22,7 @@ export { default } from "./web.js";
 export { _fetchSnapshotWith } from "./lib/snapshot/snapshot-fetch.js";
 export { _encodeSnapshotUnsealed } from "./lib/snapshot/snapshot.js";
 export { checkSnapshot as _checkSnapshot } from "./lib/snapshot/snapshot-checks.js";
+export { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./lib/snapshot/snapshot-of-bits.js";
 // Internal, for the CLI (cli/library.mjs): the registry client and what the
 // registry commands build on, from this bundle, so that the errors the CLI
 // throws and the ones the client throws are the exported OciRegistryError.

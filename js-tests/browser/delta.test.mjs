@@ -1,7 +1,7 @@
 // ABD1 deltas in a real browser: the browser build (pkg/web.js, `await
 // init()`, and pkg/delta/index.js for the encoder and applySnapshotDelta)
-// in Debian's Chromium, where loadSnapshot (main entry) — the last step of
-// applySnapshotDelta — hashes in wasm instead of node:crypto. The same
+// in Debian's Chromium, where the target checksum that ends
+// applySnapshotDelta is hashed in wasm instead of by node:crypto. The same
 // self-contained scenario runs in the page and in Node; both must give the
 // same outcomes, and the applied snapshot must re-encode to the full target.
 //

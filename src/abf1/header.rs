@@ -62,6 +62,9 @@ impl Header {
 }
 
 /// Load steps 1–5 from the first 96 bytes of `bytes` (which may be longer).
+// Not inlined: the loaders, the header reader and a delta target share one copy
+// in the main module, whose size every page pays.
+#[inline(never)]
 pub fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
     // Step 1: every read below is then in bounds, but the helpers still check.
     if bytes.len() < HEADER_LENGTH {

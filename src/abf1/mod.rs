@@ -20,7 +20,7 @@ mod tests;
 
 use sha2::{Digest, Sha256};
 
-use crate::bits::{BitArray, FromBytesError};
+use crate::bits::{BitArray, FromBytesError, WORD_BYTES};
 use crate::fallible;
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::BloomSpec;
@@ -122,10 +122,10 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
 
 /// [`encode`] without step 8's input: the checksum field is left zero and
 /// the payload is not hashed. Only for handing a filter this process holds
-/// to code that trusts it — the delta module's apply, which checks the base
-/// by catalogVersion, layout and set-bit count (`delta::rebuild`), never by
-/// its checksum — so an apply does not hash the whole base for nothing. Every
-/// loader rejects the result (`checksumMismatch`), so it cannot be published.
+/// to code that trusts it — the delta module's encoder, which hashes what the
+/// delta names itself — so an encode does not hash both snapshots for
+/// nothing. Every loader rejects the result (`checksumMismatch`), so it
+/// cannot be published.
 pub fn encode_unsealed(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<u8>, EncodeError> {
     if catalog_version > MAX_CATALOG_VERSION {
         return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
@@ -161,6 +161,56 @@ pub fn checksum_of(hashed_header: &[u8], payload: &[u8]) -> [u8; CHECKSUM_LENGTH
     hasher.update(hashed_header);
     crate::hashing::update_in_pieces(&mut hasher, payload);
     hasher.finalize().into()
+}
+
+/// [`checksum_of`] the file `header` and `bits` would make, without writing
+/// it: header bytes [0, 64), then the bits' payload form.
+pub fn checksum_of_bits(header: &Header, bits: &BitArray) -> [u8; CHECKSUM_LENGTH] {
+    let mut hasher = Sha256::new();
+    hasher.update(&header.to_bytes()[..CHECKSUMMED_HEADER_LENGTH]);
+    hash_payload_of(&mut hasher, bits);
+    hasher.finalize().into()
+}
+
+/// Feeds the payload form of `bits` (its words as little-endian bytes) to
+/// `hasher`, 8 KiB at a time: short calls, so V8 tiers the wasm hash up (see
+/// `hashing::update_in_pieces`), and no payload-sized copy.
+pub fn hash_payload_of(hasher: &mut Sha256, bits: &BitArray) {
+    const WORDS_PER_PIECE: usize = 1024;
+    let mut piece = [0u8; WORDS_PER_PIECE * WORD_BYTES];
+    for words in bits.words().chunks(WORDS_PER_PIECE) {
+        for (slot, word) in piece.chunks_exact_mut(WORD_BYTES).zip(words) {
+            slot.copy_from_slice(&word.to_le_bytes());
+        }
+        hasher.update(&piece[..words.len() * WORD_BYTES]);
+    }
+}
+
+/// What [`decode`] gives for the file of `header` and `bits`, without the
+/// file: a delta's target, whose bits are rebuilt in place and whose header
+/// the delta carries. The same steps on the same bytes — the header's rules
+/// (step 5, for a header not parsed from bytes), its length against the bits
+/// (step 7) and the checksum (step 8, on `computed`: the SHA-256 of header
+/// bytes [0, 64) and the payload, e.g. [`checksum_of_bits`]) — so the
+/// snapshot is exactly the one a full download of that file loads.
+pub fn from_bits(header: Header, bits: BitArray, computed: [u8; CHECKSUM_LENGTH]) -> Result<Snapshot, LoadError> {
+    header::validate_fields(&header)?;
+    if bits.bit_count() != header.bit_count {
+        let got = (HEADER_LENGTH as u64).saturating_add(bits.byte_count() as u64);
+        return Err(LoadError::LengthMismatch { expected: header.total_length(), got });
+    }
+    from_checked_bits(header, bits, computed)
+}
+
+/// [`from_bits`] for a header from [`parse_header`] and bits of its bitCount
+/// (the main module's binding reserves them so): step 8 and the snapshot.
+pub(crate) fn from_checked_bits(
+    header: Header,
+    bits: BitArray,
+    computed: [u8; CHECKSUM_LENGTH],
+) -> Result<Snapshot, LoadError> {
+    verify_checksum(&header, computed)?;
+    Ok(assemble(header, bits))
 }
 
 /// Step 8 on its own. A plain comparison is enough: the checksum guards

@@ -334,3 +334,30 @@ fn unsealed_is_the_file_with_a_zero_checksum_and_never_loads() {
     assert_eq!(unsealed[HEADER_LENGTH..], sealed[HEADER_LENGTH..]);
     assert!(matches!(decode(&unsealed), Err(LoadError::ChecksumMismatch)));
 }
+
+#[test]
+fn from_bits_is_decode_of_the_file_of_header_and_bits() {
+    let file = valid_file();
+    let loaded = decode(&file).unwrap();
+    let (header, bits) = (loaded.header.clone(), loaded.filter.bits().clone());
+    assert_eq!(checksum_of_bits(&header, &bits), header.checksum);
+    assert_eq!(from_bits(header.clone(), bits.clone(), header.checksum), Ok(loaded));
+
+    // Step 8 on the caller's SHA-256, as decode_with: one flipped bit fails it.
+    let mut flipped = bits.clone();
+    flipped.or_word(0, !bits.words()[0]);
+    let computed = checksum_of_bits(&header, &flipped);
+    assert_eq!(from_bits(header.clone(), flipped, computed), Err(LoadError::ChecksumMismatch));
+    // Step 7: bits of another length than the header's bitCount.
+    let longer = BitArray::zeroed(2).unwrap();
+    assert_eq!(
+        from_bits(header.clone(), longer, header.checksum),
+        Err(LoadError::LengthMismatch { expected: 104, got: 112 })
+    );
+    // Step 5 for a header made by hand, before anything else.
+    let broken = Header { hash_count: 0, ..header.clone() };
+    assert!(matches!(
+        from_bits(broken, bits, header.checksum),
+        Err(LoadError::InvalidHeader { field: "hashCount", .. })
+    ));
+}

@@ -10,9 +10,10 @@
 //!   `notSuperset`, `notNewer` when there is none);
 //! - [`Delta::parse`] checks everything a delta can be checked for without
 //!   its base, allocating nothing;
-//! - [`apply`] rebuilds the target from a base and ends with the ABF1 loader
-//!   itself, so the result is exactly what a full download of the target
-//!   would load, or an error;
+//! - [`apply`] rebuilds the target from a base ([`Delta::check_base`],
+//!   [`Delta::set_new_bits`] on a copy of its bits) and ends with the ABF1
+//!   loader's own checks ([`crate::abf1::from_bits`]), so the result is
+//!   exactly what a full download of the target would load, or an error;
 //! - [`compose`] joins the deltas A→B and B→C into A→C, byte for byte the
 //!   delta [`encode`] writes for A and C.
 
@@ -26,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::bits::BitArray;
 
-pub use apply::{apply, diagnose, rebuild};
+pub use apply::{apply, diagnose, rebuild_in_place};
 pub use encode::{compose, encode};
 pub use error::{BaseMismatch, DeltaError, Limit};
 pub use format::*;
@@ -42,6 +43,16 @@ pub struct Delta<'a> {
 impl<'a> Delta<'a> {
     /// Load steps 1–9 of docs/ABD1.md, in order; the first failure wins.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DeltaError> {
+        let delta = Self::parse_frame(bytes, crate::hashing::sha256)?;
+        delta.check_positions()?;
+        Ok(delta)
+    }
+
+    /// Load steps 1–8: everything but the positions, which the caller reads
+    /// next (`check_positions`, or an apply that checks them as it sets them:
+    /// [`rebuild_in_place`]). `hash` gives step 8's SHA-256 of the bytes
+    /// before the trailer (Node's binding passes node:crypto's).
+    fn parse_frame(bytes: &'a [u8], hash: impl FnOnce(&[u8]) -> [u8; SHA256_LENGTH]) -> Result<Self, DeltaError> {
         // Steps 1–5.
         let header = parse_header(bytes)?;
         // Steps 6 and 7: exactly header + body + trailer.
@@ -57,14 +68,17 @@ impl<'a> Delta<'a> {
         let split = bytes.len() - CHECKSUM_LENGTH;
         let (covered, trailer) = bytes.split_at(split);
         // Step 8.
-        if crate::hashing::sha256(covered).as_slice() != trailer {
+        if hash(covered).as_slice() != trailer {
             return Err(DeltaError::ChecksumMismatch);
         }
-        let delta = Delta { header, body: &covered[OFFSET_BODY..] };
-        // Step 9: one pass over the body.
-        let mut ranks = delta.ranks();
+        Ok(Delta { header, body: &covered[OFFSET_BODY..] })
+    }
+
+    /// Load step 9: one pass over the body.
+    fn check_positions(&self) -> Result<(), DeltaError> {
+        let mut ranks = self.ranks();
         while ranks.next_rank()?.is_some() {}
-        Ok(delta)
+        Ok(())
     }
 
     pub fn header(&self) -> &DeltaHeader {
@@ -81,17 +95,8 @@ impl<'a> Delta<'a> {
 /// SHA-256 of a bit array's ABF1 payload form (its words as little-endian
 /// bytes), without materializing the payload.
 pub fn payload_sha256(bits: &BitArray) -> [u8; SHA256_LENGTH] {
-    // 8 KiB per update: short calls, so V8 tiers the wasm hash up (see
-    // `hashing::update_in_pieces`).
-    const WORDS_PER_PIECE: usize = 1024;
     let mut hasher = Sha256::new();
-    let mut piece = [0u8; WORDS_PER_PIECE * 8];
-    for words in bits.words().chunks(WORDS_PER_PIECE) {
-        for (slot, word) in piece.chunks_exact_mut(8).zip(words) {
-            slot.copy_from_slice(&word.to_le_bytes());
-        }
-        hasher.update(&piece[..words.len() * 8]);
-    }
+    crate::abf1::hash_payload_of(&mut hasher, bits);
     hasher.finalize().into()
 }
 

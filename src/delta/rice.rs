@@ -215,6 +215,20 @@ impl<'a> RankDecoder<'a> {
         Ok(Some(rank))
     }
 
+    /// Decodes up to `out.len()` ranks into `out` and returns how many: fewer
+    /// only after the last one (whose padding is then checked).
+    pub fn fill(&mut self, out: &mut [u64]) -> Result<usize, DeltaError> {
+        let mut filled = 0;
+        while let Some(slot) = out.get_mut(filled) {
+            match self.next_rank()? {
+                Some(rank) => *slot = rank,
+                None => break,
+            }
+            filled += 1;
+        }
+        Ok(filled)
+    }
+
     /// After the last code: only zero bits up to the end of its byte.
     fn check_padding(&mut self) -> Result<(), DeltaError> {
         self.refill();

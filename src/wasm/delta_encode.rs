@@ -33,10 +33,9 @@ pub(super) fn split(both: &[u8], first_length: usize) -> Result<(&[u8], &[u8]), 
 /// runs, but the checksum is taken as stored rather than re-hashing the
 /// payload (two SHA-256 passes of the files per delta). Were the bytes
 /// damaged anyway, the delta would name a target checksum its rebuilt
-/// payload cannot meet, and every apply would refuse it (the ABF1 load that
-/// ends `applySnapshotDelta`). The apply side (`super::delta_apply`) loads
-/// its base this way too.
-pub(super) fn load_written(file: &[u8]) -> Result<abf1::Snapshot, JsValue> {
+/// payload cannot meet, and every apply would refuse it (the checksum step
+/// that ends `applySnapshotDelta`).
+fn load_written(file: &[u8]) -> Result<abf1::Snapshot, JsValue> {
     let stored = abf1::parse_header(file).map(|header| header.checksum).unwrap_or_default();
     abf1::decode_with(file, |_, _| stored).map_err(|e| error::coded(&e))
 }

@@ -6,8 +6,11 @@ use super::error;
 use super::filter::RawFilter;
 use super::input::with_input;
 use crate::abf1::{self, LoadError, Snapshot, StreamDecoder};
+use crate::bits::{BitArray, WORD_BITS};
+use crate::layout::item_count_from_f64;
 use crate::packed::dedup_packed;
 use js_sys::{Object, Reflect};
+use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 
 fn load_error(error: LoadError) -> JsValue {
@@ -69,10 +72,77 @@ pub fn encode_snapshot(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u
 }
 
 /// ABF1 bytes with the checksum field zero and the payload not hashed
-/// (`abf1::encode_unsealed`): the base a delta apply hands the delta module.
+/// (`abf1::encode_unsealed`): the snapshots a delta encode hands the delta
+/// module.
 #[wasm_bindgen(js_name = encodeSnapshotUnsealed)]
 pub fn encode_snapshot_unsealed(filter: &RawFilter, catalog_version: f64) -> Result<Vec<u8>, JsValue> {
     abf1::encode_unsealed(filter.inner(), catalog_version_from_js(catalog_version)?).map_err(|e| error::coded(&e))
+}
+
+/// Where a filter's bit array is in this module's memory, read as its ABF1
+/// payload (wasm memory is little-endian: the words are the payload bytes),
+/// with [`filter_payload_length`] bytes. A delta apply copies the base from
+/// there into the delta module; the address holds until the filter is freed.
+#[wasm_bindgen(js_name = filterPayloadAddress)]
+pub fn filter_payload_address(filter: &RawFilter) -> usize {
+    filter.inner().bits().words().as_ptr() as usize
+}
+
+#[wasm_bindgen(js_name = filterPayloadLength)]
+pub fn filter_payload_length(filter: &RawFilter) -> f64 {
+    filter.inner().bits().byte_count() as f64
+}
+
+thread_local! {
+    /// A snapshot between [`reserve_snapshot_bits`] and
+    /// [`finish_snapshot_bits`]: its header and the bits JavaScript writes.
+    /// One at a time (wasm is single-threaded, and the copy between the two
+    /// calls is synchronous); free functions rather than a class, so a page
+    /// that never applies a delta bundles no glue for them.
+    static PENDING_BITS: Cell<Option<(abf1::Header, BitArray)>> = const { Cell::new(None) };
+}
+
+/// Begins a snapshot made of an ABF1 header and bits written straight into
+/// its bit array (a delta's target, rebuilt in the delta module): load steps
+/// 1–5 on `header` (96 bytes, a fixed size: wasm-bindgen's own copy is fine
+/// for it), steps 6–7 on `payload_length` (the bytes the caller will write),
+/// then a zeroed bit array whose address is returned, or a coded error
+/// (`outOfMemory` when it cannot be reserved). A reservation whose finish
+/// never came is dropped here first.
+#[wasm_bindgen(js_name = reserveSnapshotBits)]
+pub fn reserve_snapshot_bits(header: &[u8], payload_length: f64) -> Result<usize, JsValue> {
+    PENDING_BITS.set(None);
+    let header = abf1::parse_header(header).map_err(load_error)?;
+    let total = header.total_length();
+    let got = item_count_from_f64(payload_length).unwrap_or(u64::MAX).saturating_add(abf1::HEADER_LENGTH as u64);
+    if got < total {
+        return Err(load_error(LoadError::Truncated { needed: total, got }));
+    }
+    if got > total {
+        return Err(load_error(LoadError::LengthMismatch { expected: total, got }));
+    }
+    // Step 5 bounded bitCount by 2^30, a whole number of words.
+    let words = usize::try_from(header.bit_count / WORD_BITS).unwrap_or(usize::MAX);
+    let bits = BitArray::zeroed(words).map_err(|oom| load_error(oom.into()))?;
+    let address = bits.words().as_ptr() as usize;
+    PENDING_BITS.set(Some((header, bits)));
+    Ok(address)
+}
+
+/// Completes the snapshot [`reserve_snapshot_bits`] began: what
+/// `decodeSnapshotPrehashed` gives for the file of its header and bits,
+/// checked the same way (`abf1::from_bits`'s steps), with step 8 on `sha256`, the
+/// caller's SHA-256 of header bytes [0, 64) and the payload (Node:
+/// node:crypto's of the bits written here; elsewhere the delta module's of
+/// the bits it copied here, so this module needs no second hashing path):
+/// `{ header, filter }` or a coded error (`checksumMismatch`).
+#[wasm_bindgen(js_name = finishSnapshotBits)]
+pub fn finish_snapshot_bits(sha256: &[u8]) -> Result<JsValue, JsValue> {
+    let (header, bits) = PENDING_BITS.take().ok_or_else(finished)?;
+    let computed: [u8; abf1::CHECKSUM_LENGTH] =
+        sha256.try_into().map_err(|_| error::digest_length("sha256", sha256.len()))?;
+    // The header passed steps 1–5 and the bits have its bitCount: reserved so.
+    snapshot_value(abf1::from_checked_bits(header, bits, computed).map_err(load_error)?)
 }
 
 /// Unique staged digests (first-seen order) and the duplicate count, as

@@ -4,25 +4,32 @@
 // beside the encoder and the composer (./delta-encode.js), in the delta wasm
 // module: the main entry carries no ABD1 code.
 //
-// The delta module cannot read the main module's memory: the base reaches
-// it as the ABF1 file the main entry writes (unsealed: no checksum), and the
-// rebuilt target comes back as an ABF1 file that the main entry's
-// `loadSnapshot` loads: its checksum step (node:crypto in Node) decides, so
+// The delta module cannot read the main module's memory, so an apply hands
+// the base over once, as raw bits: they are copied from the main module's
+// memory straight into a bit array of the delta module (`RawTargetBits`),
+// which checks the base (catalogVersion, layout, set bits) and sets the
+// delta's bits in place; the target's bits are then copied into a new filter
+// of the main module with the target's ABF1 header (`_loadSnapshotOfBits`),
+// whose checksum step (node:crypto in Node, as `loadSnapshot`'s) decides, so
 // a delta never yields a snapshot a full download of the target would not.
 // The format, its checks and the codes live in Rust (src/delta/). Here:
-// argument checks, result shapes. Results are `{ kind: "success", value }`
-// or `{ kind: "failure", error, message }`; a wrong argument type throws.
+// argument checks, the two copies, result shapes. Results are
+// `{ kind: "success", value }` or `{ kind: "failure", error, message }`; a
+// wrong argument type throws.
 
 // The main entry first: its instance must exist before its lib modules load.
-import { _encodeSnapshotUnsealed, loadSnapshot } from "./delta-main.js";
-// The delta module is instantiated by delta-inputs.js on first use.
-import { diagnoseDelta, parseDeltaHeader, rebuildFromDelta, verifyDelta } from "../../artifact_bloom_delta.js";
+import { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./delta-main.js";
+// The delta module is instantiated on first use (delta-inputs.js says why):
+// by its staging, or here before a bit array is reserved in it.
+import { instantiate } from "../../artifact_bloom_delta_embedded.js";
+import { RawTargetBits, deltaTrailerLength, diagnoseDelta, parseDeltaHeader, verifyDelta, wasmMemory } from "../../artifact_bloom_delta.js";
 import { load } from "../core/checks.js";
-import { checkDelta, checkSnapshot, stageBoth, toWasm } from "./delta-inputs.js";
+import { checkDelta, checkSnapshot, stageBoth, stageInput, toWasm } from "./delta-inputs.js";
 import { typeError } from "../core/errors.js";
 
 /**
  * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "../types.js"
+ * @import { DecodeResult } from "../variant-types.js"
  * @import { SnapshotDeltaApplyError, SnapshotDeltaError, SnapshotDeltaHeader, SnapshotDeltaResult } from "../delta-types.js"
  */
 
@@ -42,22 +49,77 @@ import { typeError } from "../core/errors.js";
 export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
   checkSnapshot("baseSnapshot", baseSnapshot);
   checkDelta("deltaBytes", deltaBytes);
-  /** @type {import("../variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
-  // The base as ABF1 without its checksum: the delta module checks a base by
-  // catalogVersion, layout and set bits, and the target by loadSnapshot below.
-  const written = load(() => _encodeSnapshotUnsealed(baseSnapshot.filter, baseSnapshot.catalogVersion));
-  if (written.kind === "failure") return written;
-  const baseFile = written.value;
-  /** @type {import("../variant-types.js").DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
-  const rebuilt = load(() => rebuildFromDelta(...stageBoth(baseFile, deltaBytes)));
-  if (rebuilt.kind === "failure") return rebuilt;
-  const loaded = loadSnapshot(rebuilt.value, meta);
+  const { catalogVersion, filter } = baseSnapshot;
+  const hashCount = filter.getHashCount();
+  /** @type {DecodeResult<RawTargetBits, SnapshotDeltaApplyError>} */
+  const copied = load(() => copyIntoDeltaModule(filter));
+  if (copied.kind === "failure") return copied;
+  const target = copied.value;
+  /** @type {SnapshotResult | SnapshotDeltaResult<never, SnapshotDeltaApplyError>} */
+  let loaded;
+  try {
+    /** @type {DecodeResult<Uint8Array, SnapshotDeltaApplyError>} */
+    const rebuilt = load(() => {
+      const [staged, digest] = stageDelta(deltaBytes);
+      return target.rebuild(staged, catalogVersion, hashCount, digest);
+    });
+    if (rebuilt.kind === "failure") return rebuilt;
+    loaded = _loadSnapshotOfBits(rebuilt.value, deltaMemory(target), () => target.checksum(), meta);
+  } finally {
+    target.free();
+  }
   if (loaded.kind === "success" || loaded.error !== "checksumMismatch") return loaded;
   // Which of the two it was: a base whose bits are not the named ones, or a
   // delta inconsistent with its own target header. diagnoseDelta always throws.
-  /** @type {import("../variant-types.js").DecodeResult<void, SnapshotDeltaApplyError>} */
-  const diagnosed = load(() => diagnoseDelta(...stageBoth(baseFile, deltaBytes)));
+  /** @type {DecodeResult<void, SnapshotDeltaApplyError>} */
+  const diagnosed = load(() => diagnoseDelta(...stageBoth(_filterPayload(filter), deltaBytes)));
   return diagnosed.kind === "failure" ? diagnosed : loaded;
+}
+
+/**
+ * The base's one crossing: its bits copied from the main module's memory
+ * into a new bit array of the delta module (throws a coded `outOfMemory`
+ * when there is no room).
+ * @param {ArtifactIndexSnapshot["filter"]} filter
+ * @returns {RawTargetBits}
+ */
+function copyIntoDeltaModule(filter) {
+  instantiate();
+  // A view of the main module's memory, which only a call into the main
+  // module can grow (and so move): the calls until the copy are into the
+  // delta module.
+  const basePayload = _filterPayload(filter);
+  const target = new RawTargetBits(basePayload.byteLength);
+  deltaMemory(target).set(basePayload);
+  return target;
+}
+
+/**
+ * Stages a delta in the delta module for `RawTargetBits.rebuild`, with its
+ * trailer's SHA-256 input hashed natively where the Node entry registered a
+ * native hash (node:crypto is several times faster than SHA-256 in wasm), of
+ * the staged copy: what is hashed is what the delta module parses.
+ * @param {Uint8Array} deltaBytes
+ * @returns {[number, Uint8Array | undefined]} the staged length and the digest, if hashed here
+ */
+function stageDelta(deltaBytes) {
+  const trailer = deltaTrailerLength();
+  // The view holds until the next call into the delta module.
+  const staged = stageInput(deltaBytes.byteLength);
+  staged.set(deltaBytes);
+  const digest = staged.byteLength < trailer ? undefined : _nativeDigest(staged.subarray(0, staged.byteLength - trailer));
+  return [staged.byteLength, digest];
+}
+
+/**
+ * The bits `target` holds, as a view of the delta module's memory (valid
+ * until that memory next grows).
+ * @param {RawTargetBits} target
+ * @returns {Uint8Array}
+ */
+function deltaMemory(target) {
+  const memory = /** @type {WebAssembly.Memory} */ (wasmMemory());
+  return new Uint8Array(memory.buffer, target.payloadAddress(), target.payloadLength());
 }
 
 /**

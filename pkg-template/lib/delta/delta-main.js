@@ -1,5 +1,6 @@
 // What `artifact-bloom/delta` uses of the main entry: its filter class, its
-// ABF1 encoder and loader, and its fetchSnapshot's maker. One module, so the Node build (scripts/build.mjs) can
+// ABF1 encoder and loader, the raw-bits handover of a delta apply, and its
+// fetchSnapshot's maker. One module, so the Node build (scripts/build.mjs) can
 // replace it with the main entry's own bundle (../node.cjs): a filter made
 // with `artifact-bloom` must be the same class, in the same wasm instance,
 // as the one the delta module checks. Browsers and bundlers load these very
@@ -13,5 +14,6 @@ export { ArtifactBloomFilter } from "../filter/filter.js";
 export { encodeSnapshot, loadSnapshot } from "../snapshot/snapshot.js";
 // Internal (node-entry.js exports them for the Node build's sharing).
 export { _encodeSnapshotUnsealed } from "../snapshot/snapshot.js";
+export { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "../snapshot/snapshot-of-bits.js";
 export { _fetchSnapshotWith } from "../snapshot/snapshot-fetch.js";
 export { checkSnapshot as _checkSnapshot } from "../snapshot/snapshot-checks.js";
