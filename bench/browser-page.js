@@ -112,35 +112,53 @@ window.bench = {
   hasHashFiles: typeof pkg.hashFiles === "function",
 
   /** Time to receive the bytes (fetch + arrayBuffer) plus one WebCrypto digest of them. */
-  snapshotFloor: (url) => probed(async () => {
-    const started = performance.now();
-    const bytes = await (await fetch(url, { cache: "no-store" })).arrayBuffer();
-    const received = performance.now();
-    const digest = await crypto.subtle.digest("SHA-256", bytes);
-    return { receiveMs: received - started, digestMs: performance.now() - received, bytes: bytes.byteLength, digest: toHex(digest) };
-  }),
+  snapshotFloor: (url) =>
+    probed(async () => {
+      const started = performance.now();
+      const bytes = await (await fetch(url, { cache: "no-store" })).arrayBuffer();
+      const received = performance.now();
+      const digest = await crypto.subtle.digest("SHA-256", bytes);
+      return {
+        receiveMs: received - started,
+        digestMs: performance.now() - received,
+        bytes: bytes.byteLength,
+        digest: toHex(digest),
+      };
+    }),
 
   /** The package's fetchSnapshot, with progress on (as the www page uses it). */
-  snapshotLoad: (url) => probed(async () => {
-    let events = 0;
-    const loaded = await pkg.fetchSnapshot(url, { onProgress: () => { events += 1; } });
-    const result = loaded.kind === "success"
-      ? { kind: "success", checksum: loaded.value.header.checksum, bitCount: loaded.value.filter.getBitCount() }
-      : { kind: "failure", error: loaded.error, message: loaded.message };
-    if (loaded.kind === "success") loaded.value.filter.free();
-    return { ...result, events, wasmMemory: pkg.wasmMemoryBytes() };
-  }),
+  snapshotLoad: (url) =>
+    probed(async () => {
+      let events = 0;
+      const loaded = await pkg.fetchSnapshot(url, {
+        onProgress: () => {
+          events += 1;
+        },
+      });
+      const result =
+        loaded.kind === "success"
+          ? { kind: "success", checksum: loaded.value.header.checksum, bitCount: loaded.value.filter.getBitCount() }
+          : { kind: "failure", error: loaded.error, message: loaded.message };
+      if (loaded.kind === "success") loaded.value.filter.free();
+      return { ...result, events, wasmMemory: pkg.wasmMemoryBytes() };
+    }),
 
   hashBaseline: () => probed(async () => ({ digests: await baselineHash(files()) })),
 
-  hashFiles: (options = {}) => probed(async () => {
-    let events = 0;
-    const results = await pkg.hashFiles(files(), { ...options, onProgress: () => { events += 1; } });
-    return {
-      events,
-      digests: results.map((r) => (r.kind === "success" ? toHex(r.value) : `${r.error}: ${r.message}`)),
-    };
-  }),
+  hashFiles: (options = {}) =>
+    probed(async () => {
+      let events = 0;
+      const results = await pkg.hashFiles(files(), {
+        ...options,
+        onProgress: () => {
+          events += 1;
+        },
+      });
+      return {
+        events,
+        digests: results.map((r) => (r.kind === "success" ? toHex(r.value) : `${r.error}: ${r.message}`)),
+      };
+    }),
 
   hashFloor: (concurrency) => probed(() => floorHash(files(), concurrency)),
 };

@@ -42,10 +42,14 @@ import { CHROMIUM, hasChromium, launchChromium } from "../js-tests/browser/chrom
 import { HUGE_BIT_COUNT, hugeSnapshotFile } from "../js-tests/helpers/huge-snapshot.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const { values: args } = parseArgs({ options: {
-  pkg: { type: "string", default: join(ROOT, "pkg") }, before: { type: "string" },
-  "hash-only": { type: "boolean", default: false }, reps: { type: "string", default: "3" },
-} });
+const { values: args } = parseArgs({
+  options: {
+    pkg: { type: "string", default: join(ROOT, "pkg") },
+    before: { type: "string" },
+    "hash-only": { type: "boolean", default: false },
+    reps: { type: "string", default: "3" },
+  },
+});
 const PKG = resolve(args.pkg);
 const BEFORE = args.before === undefined ? undefined : resolve(args.before);
 const REPS = Number(args.reps);
@@ -68,12 +72,12 @@ const SNAPSHOT_BITS = HUGE_BIT_COUNT;
 
 // --- fixtures ----------------------------------------------------------------
 
-
 /** `count` files of `size` bytes of pseudo-random content under `dir`: their paths and SHA-256s. */
 function writeFiles(dir, prefix, count, size) {
   mkdirSync(dir, { recursive: true });
   const block = Buffer.alloc(MiB);
-  for (let offset = 0; offset < MiB; offset += 32) createHash("sha256").update(`${prefix} ${offset}`).digest().copy(block, offset);
+  for (let offset = 0; offset < MiB; offset += 32)
+    createHash("sha256").update(`${prefix} ${offset}`).digest().copy(block, offset);
   const paths = [];
   const hex = [];
   for (let i = 0; i < count; i += 1) {
@@ -91,7 +95,8 @@ function writeFiles(dir, prefix, count, size) {
 // --- the server ----------------------------------------------------------------
 
 const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
-const PAGE = '<!doctype html><title>bench</title><input type="file" id="files" multiple><script type="module" src="/bench/page.js"></script>';
+const PAGE =
+  '<!doctype html><title>bench</title><input type="file" id="files" multiple><script type="module" src="/bench/page.js"></script>';
 
 function startServer(snapshot) {
   const benchFiles = { "/bench/page.js": "browser-page.js", "/bench/baseline-worker.js": "browser-baseline-worker.js" };
@@ -102,7 +107,11 @@ function startServer(snapshot) {
       return response.end(PAGE);
     }
     if (path === "/snapshot.abf1") {
-      response.writeHead(200, { "content-type": "application/octet-stream", "content-length": snapshot.length, "cache-control": "no-store" });
+      response.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": snapshot.length,
+        "cache-control": "no-store",
+      });
       let offset = 0; // 1 MiB writes: the body arrives in many chunks, as from a real server
       const pump = () => {
         while (offset < snapshot.length) {
@@ -118,7 +127,8 @@ function startServer(snapshot) {
     let file;
     if (benchFiles[path]) file = join(ROOT, "bench", benchFiles[path]);
     else if (path.startsWith("/pkg/")) file = normalize(join(PKG, decodeURIComponent(path.slice(5))));
-    else if (BEFORE !== undefined && path.startsWith("/pkg-before/")) file = normalize(join(BEFORE, decodeURIComponent(path.slice(12))));
+    else if (BEFORE !== undefined && path.startsWith("/pkg-before/"))
+      file = normalize(join(BEFORE, decodeURIComponent(path.slice(12))));
     const allowed = [PKG, BEFORE, join(ROOT, "bench")].filter((dir) => dir !== undefined);
     if (file === undefined || !allowed.some((dir) => file.startsWith(dir + sep)) || !existsSync(file)) {
       response.writeHead(404);
@@ -229,7 +239,9 @@ const mb = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`;
 
 function check(label, got, expected) {
   if (JSON.stringify(got) !== JSON.stringify(expected)) {
-    console.error(`bench/browser.mjs: ${label}: wrong result\n  got      ${JSON.stringify(got).slice(0, 300)}\n  expected ${JSON.stringify(expected).slice(0, 300)}`);
+    console.error(
+      `bench/browser.mjs: ${label}: wrong result\n  got      ${JSON.stringify(got).slice(0, 300)}\n  expected ${JSON.stringify(expected).slice(0, 300)}`,
+    );
     process.exit(1);
   }
 }
@@ -241,19 +253,22 @@ function snapshotRows(row, browser, url, snapshot) {
       const r = await page.evaluate((u) => window.bench.snapshotFloor(u), `${url}snapshot.abf1`);
       check("snapshot floor", r.bytes, snapshot.file.length);
       return r;
-    }));
+    }),
+  );
   row("snapshot", "`fetchSnapshot`", snapshot.file.length, () =>
     measure(browser, url, {}, async (page) => {
       const r = await page.evaluate((u) => window.bench.snapshotLoad(u), `${url}snapshot.abf1`);
       check("fetchSnapshot", [r.kind, r.checksum, r.bitCount], ["success", snapshot.checksum, SNAPSHOT_BITS]);
       return r;
-    }));
+    }),
+  );
   row("snapshot", "`fetchSnapshot`, no WebCrypto (insecure-context fallback: wasm streaming)", snapshot.file.length, () =>
     measure(browser, url, { noWebCrypto: true }, async (page) => {
       const r = await page.evaluate((u) => window.bench.snapshotLoad(u), `${url}snapshot.abf1`);
       check("fetchSnapshot without WebCrypto", [r.kind, r.checksum], ["success", snapshot.checksum]);
       return r;
-    }));
+    }),
+  );
 }
 
 async function main() {
@@ -283,22 +298,46 @@ async function main() {
     const rows = [];
     const row = (group, path, bytes, run) => rows.push({ group, path, bytes, run, runs: [] });
     if (!args["hash-only"]) snapshotRows(row, browser, url, snapshot);
-    for (const [group, set] of [["1 × 200 MiB", big], ["500 × 256 KiB", small]]) {
-      const hashRun = (label, expression, arg, pageUrl = url) => () =>
-        measure(browser, pageUrl, { files: set.paths }, async (page) => {
-          const r = await page.evaluate(expression, arg);
-          check(`${group} ${label}`, r.digests, set.hex);
-          return r;
-        });
-      row(group, "baseline: wasm `Sha256` from `file.stream()` in workers", set.bytes,
-        hashRun("baseline", () => window.bench.hashBaseline()));
+    for (const [group, set] of [
+      ["1 × 200 MiB", big],
+      ["500 × 256 KiB", small],
+    ]) {
+      const hashRun =
+        (label, expression, arg, pageUrl = url) =>
+        () =>
+          measure(browser, pageUrl, { files: set.paths }, async (page) => {
+            const r = await page.evaluate(expression, arg);
+            check(`${group} ${label}`, r.digests, set.hex);
+            return r;
+          });
+      row(
+        group,
+        "baseline: wasm `Sha256` from `file.stream()` in workers",
+        set.bytes,
+        hashRun("baseline", () => window.bench.hashBaseline()),
+      );
       if (beforeHasHashFiles) {
-        row(group, `before: \`hashFiles\` (defaults) of ${BEFORE}`, set.bytes, hashRun("hashFiles before", () => window.bench.hashFiles(), undefined, beforeUrl));
+        row(
+          group,
+          `before: \`hashFiles\` (defaults) of ${BEFORE}`,
+          set.bytes,
+          hashRun("hashFiles before", () => window.bench.hashFiles(), undefined, beforeUrl),
+        );
       }
-      if (hasHashFiles) row(group, "`hashFiles` (defaults)", set.bytes, hashRun("hashFiles", () => window.bench.hashFiles()));
+      if (hasHashFiles)
+        row(
+          group,
+          "`hashFiles` (defaults)",
+          set.bytes,
+          hashRun("hashFiles", () => window.bench.hashFiles()),
+        );
       const floorConcurrency = Math.min(set.paths.length, hardwareConcurrency);
-      row(group, `floor: \`file.arrayBuffer()\` + WebCrypto digest, main thread, ${floorConcurrency} at a time`, set.bytes,
-        hashRun("floor", (c) => window.bench.hashFloor(c), floorConcurrency));
+      row(
+        group,
+        `floor: \`file.arrayBuffer()\` + WebCrypto digest, main thread, ${floorConcurrency} at a time`,
+        set.bytes,
+        hashRun("floor", (c) => window.bench.hashFloor(c), floorConcurrency),
+      );
     }
 
     for (let rep = 0; rep < REPS; rep += 1) {
@@ -308,19 +347,32 @@ async function main() {
     const stat = (r, key) => median(r.runs.map((x) => x[key]));
     const peak = (r, key) => Math.max(...r.runs.map((x) => x.memory[key]));
     const loadEnd = loadavg()[0];
-    console.log(`Machine: ${cpus()[0]?.model ?? "?"}, ${cpus().length} logical CPUs (navigator.hardwareConcurrency ${hardwareConcurrency}), Chromium ${version} headless, Node ${process.version}, package ${PKG}, ${new Date().toISOString()}`);
-    console.log(`\nContention: 1-min load average ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end; ${REPS} runs per row, interleaved; ${((Date.now() - started) / 1000).toFixed(0)} s.\n`);
-    console.log("| workload | path | median ms | throughput | longest main-thread task (tasks ≥ 50 ms per run) | longest 10 ms-timer gap | peak JS heap (main) | peak renderer RSS (at start) |");
+    console.log(
+      `Machine: ${cpus()[0]?.model ?? "?"}, ${cpus().length} logical CPUs (navigator.hardwareConcurrency ${hardwareConcurrency}), Chromium ${version} headless, Node ${process.version}, package ${PKG}, ${new Date().toISOString()}`,
+    );
+    console.log(
+      `\nContention: 1-min load average ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end; ${REPS} runs per row, interleaved; ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
+    );
+    console.log(
+      "| workload | path | median ms | throughput | longest main-thread task (tasks ≥ 50 ms per run) | longest 10 ms-timer gap | peak JS heap (main) | peak renderer RSS (at start) |",
+    );
     console.log("|---|---|---:|---:|---:|---:|---:|---:|");
     for (const r of rows) {
       const ms = stat(r, "ms");
-      const rate = r.group === "snapshot" ? `${(r.bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s` : `${(r.bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
+      const rate =
+        r.group === "snapshot"
+          ? `${(r.bytes / MiB / (ms / 1000)).toFixed(0)} MiB/s`
+          : `${(r.bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
       // The floors' split: receive/read vs digest (for many files: summed over files, so above the wall time).
-      const detail = r.runs[0].receiveMs !== undefined
-        ? ` (${r.group === "snapshot" ? "receive" : "read"} ${fmt(stat(r, "receiveMs"))} + digest ${fmt(stat(r, "digestMs"))}${r.group === "snapshot" || r.group.startsWith("1 ×") ? "" : ", summed"})` : "";
+      const detail =
+        r.runs[0].receiveMs !== undefined
+          ? ` (${r.group === "snapshot" ? "receive" : "read"} ${fmt(stat(r, "receiveMs"))} + digest ${fmt(stat(r, "digestMs"))}${r.group === "snapshot" || r.group.startsWith("1 ×") ? "" : ", summed"})`
+          : "";
       const longTask = Math.max(...r.runs.map((x) => x.longTaskMs));
       const counts = r.runs.map((x) => x.longTasks).join(", ");
-      console.log(`| ${r.group === "snapshot" ? "128 MiB snapshot" : r.group} | ${r.path} | ${fmt(ms)}${detail} | ${rate} | ${longTask === 0 ? "none ≥ 50 ms" : `${fmt(longTask)} ms (${counts})`} | ${fmt(Math.max(...r.runs.map((x) => x.gapMs)))} ms | ${mb(peak(r, "heap"))} | ${mb(peak(r, "rss"))} (${mb(median(r.runs.map((x) => x.memory.startRss)))}) |`);
+      console.log(
+        `| ${r.group === "snapshot" ? "128 MiB snapshot" : r.group} | ${r.path} | ${fmt(ms)}${detail} | ${rate} | ${longTask === 0 ? "none ≥ 50 ms" : `${fmt(longTask)} ms (${counts})`} | ${fmt(Math.max(...r.runs.map((x) => x.gapMs)))} ms | ${mb(peak(r, "heap"))} | ${mb(peak(r, "rss"))} (${mb(median(r.runs.map((x) => x.memory.startRss)))}) |`,
+      );
     }
 
     // Targets (issue 15).
@@ -331,7 +383,9 @@ async function main() {
     const floor = find("snapshot", "floor");
     if (load && floor) {
       const loadRatio = stat(load, "ms") / stat(floor, "ms");
-      console.log(`- ${verdict(loadRatio <= 1.5)}: fetchSnapshot of 128 MiB ${fmt(stat(load, "ms"))} ms vs receive + one WebCrypto digest ${fmt(stat(floor, "ms"))} ms: ${loadRatio.toFixed(2)}× (target ≤ 1.5×)`);
+      console.log(
+        `- ${verdict(loadRatio <= 1.5)}: fetchSnapshot of 128 MiB ${fmt(stat(load, "ms"))} ms vs receive + one WebCrypto digest ${fmt(stat(floor, "ms"))} ms: ${loadRatio.toFixed(2)}× (target ≤ 1.5×)`,
+      );
     }
     if (!hasHashFiles) {
       console.log("- hashing targets: this package has no hashFiles: the baseline only");
@@ -342,16 +396,26 @@ async function main() {
       if (!next) continue;
       const speedup = stat(baseline, "ms") / stat(next, "ms");
       const longTask = Math.max(...next.runs.map((x) => x.longTaskMs));
-      console.log(`- ${verdict(speedup >= 2)}: ${group}: hashFiles ${fmt(stat(next, "ms"))} ms vs the baseline ${fmt(stat(baseline, "ms"))} ms: ${speedup.toFixed(2)}× the throughput (target ≥ 2×)`);
-      console.log(`- ${verdict(longTask <= 50)}: ${group}: longest main-thread task during hashFiles ${longTask === 0 ? "none ≥ 50 ms (longtask reports tasks of 50 ms or more)" : `${fmt(longTask)} ms`} (target ≤ 50 ms)`);
-      console.log(`- reported: ${group}: hashFiles peak renderer RSS ${mb(peak(next, "rss"))} (baseline ${mb(peak(baseline, "rss"))}), peak main JS heap ${mb(peak(next, "heap"))}`);
+      console.log(
+        `- ${verdict(speedup >= 2)}: ${group}: hashFiles ${fmt(stat(next, "ms"))} ms vs the baseline ${fmt(stat(baseline, "ms"))} ms: ${speedup.toFixed(2)}× the throughput (target ≥ 2×)`,
+      );
+      console.log(
+        `- ${verdict(longTask <= 50)}: ${group}: longest main-thread task during hashFiles ${longTask === 0 ? "none ≥ 50 ms (longtask reports tasks of 50 ms or more)" : `${fmt(longTask)} ms`} (target ≤ 50 ms)`,
+      );
+      console.log(
+        `- reported: ${group}: hashFiles peak renderer RSS ${mb(peak(next, "rss"))} (baseline ${mb(peak(baseline, "rss"))}), peak main JS heap ${mb(peak(next, "heap"))}`,
+      );
       const old = find(group, "before:");
       if (old) {
         const oldSpeedup = stat(baseline, "ms") / stat(old, "ms");
-        console.log(`- reported: ${group}: the before build's hashFiles ${fmt(stat(old, "ms"))} ms: ${oldSpeedup.toFixed(2)}× the baseline (this build ${(stat(old, "ms") / stat(next, "ms")).toFixed(2)}× the before build); peak renderer RSS ${mb(peak(old, "rss"))}`);
+        console.log(
+          `- reported: ${group}: the before build's hashFiles ${fmt(stat(old, "ms"))} ms: ${oldSpeedup.toFixed(2)}× the baseline (this build ${(stat(old, "ms") / stat(next, "ms")).toFixed(2)}× the before build); peak renderer RSS ${mb(peak(old, "rss"))}`,
+        );
       }
       const ground = find(group, "floor:");
-      console.log(`- reported: ${group}: the floor ${fmt(stat(ground, "ms"))} ms: ${(stat(baseline, "ms") / stat(ground, "ms")).toFixed(2)}× the baseline`);
+      console.log(
+        `- reported: ${group}: the floor ${fmt(stat(ground, "ms"))} ms: ${(stat(baseline, "ms") / stat(ground, "ms")).toFixed(2)}× the baseline`,
+      );
     }
   } finally {
     await browser.close();

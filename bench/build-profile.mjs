@@ -25,17 +25,45 @@ const chunk = new Uint8Array(16384 * 32);
 // the row measures the visit, not a call into the package.
 const isDigest = (d) => ArrayBuffer.isView(d) && d instanceof Uint8Array && d.length === 32;
 const rows = [
-  ["visit and check each digest object", () => {
-    let c = 0;
-    for (let i = 0; i < n; i += 1) { const d = digests[i]; if (!isDigest(d)) throw new Error("bad"); c += d[0]; }
-    return c;
-  }],
-  ["… and copy each into a 512 KiB buffer (`set`)", () => {
-    for (let i = 0; i < n; i += 1) { const d = digests[i]; if (!isDigest(d)) throw new Error("bad"); chunk.set(d, (i & 16383) * 32); }
-    return chunk[7];
-  }],
-  ["`createPacked` of the same digests, packed", () => { const f = ArtifactBloomFilter.createPacked(packed, spec).value; f.free(); return 1; }],
-  ["`create(digests[])`", () => { const f = ArtifactBloomFilter.create(digests, spec).value; f.free(); return 1; }],
+  [
+    "visit and check each digest object",
+    () => {
+      let c = 0;
+      for (let i = 0; i < n; i += 1) {
+        const d = digests[i];
+        if (!isDigest(d)) throw new Error("bad");
+        c += d[0];
+      }
+      return c;
+    },
+  ],
+  [
+    "… and copy each into a 512 KiB buffer (`set`)",
+    () => {
+      for (let i = 0; i < n; i += 1) {
+        const d = digests[i];
+        if (!isDigest(d)) throw new Error("bad");
+        chunk.set(d, (i & 16383) * 32);
+      }
+      return chunk[7];
+    },
+  ],
+  [
+    "`createPacked` of the same digests, packed",
+    () => {
+      const f = ArtifactBloomFilter.createPacked(packed, spec).value;
+      f.free();
+      return 1;
+    },
+  ],
+  [
+    "`create(digests[])`",
+    () => {
+      const f = ArtifactBloomFilter.create(digests, spec).value;
+      f.free();
+      return 1;
+    },
+  ],
 ];
 const best = rows.map(() => Infinity);
 let sink = 0;

@@ -30,15 +30,26 @@ const COMMANDS = ["(dispatcher)", "check", "inspect", "publish", "merge", "serve
 
 /** CPU ms (user + sys) of one fresh `node BIN ...args`; throws if it failed. */
 function cpuMs(bin, args) {
-  const ran = spawnSync("bash", ["-c", 'TIMEFORMAT="%3U %3S"; { time "$0" "$@" >/dev/null 2>/dev/null; } 2>&1', node, bin, ...args], { encoding: "utf8" });
+  const ran = spawnSync(
+    "bash",
+    ["-c", 'TIMEFORMAT="%3U %3S"; { time "$0" "$@" >/dev/null 2>/dev/null; } 2>&1', node, bin, ...args],
+    { encoding: "utf8" },
+  );
   const [user, sys] = ran.stdout.trim().split("\n").pop().split(" ").map(Number);
-  if (ran.status !== 0 || !Number.isFinite(user + sys)) throw new Error(`${bin} ${args.join(" ")} failed: ${ran.stdout}${ran.stderr}`);
+  if (ran.status !== 0 || !Number.isFinite(user + sys))
+    throw new Error(`${bin} ${args.join(" ")} failed: ${ran.stdout}${ran.stderr}`);
   return (user + sys) * 1000;
 }
 
-const jobs = packages.flatMap((pkg) => COMMANDS.map((command) => ({
-  pkg, command, bin: join(pkg, "bin", "artifact-bloom.mjs"), args: command === "(dispatcher)" ? ["--help"] : [command, "--help"], samples: [],
-})));
+const jobs = packages.flatMap((pkg) =>
+  COMMANDS.map((command) => ({
+    pkg,
+    command,
+    bin: join(pkg, "bin", "artifact-bloom.mjs"),
+    args: command === "(dispatcher)" ? ["--help"] : [command, "--help"],
+    samples: [],
+  })),
+);
 for (const job of jobs) cpuMs(job.bin, job.args); // warm-up (disk cache), not counted
 for (let round = 0; round < runs; round++) {
   for (let i = 0; i < jobs.length; i++) {

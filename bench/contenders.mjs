@@ -98,7 +98,10 @@ export function packageDigests(api) {
       filter = undefined;
     },
     run(ctx) {
-      const [buildNs, result] = warmTimedBuild(() => api.ArtifactBloomFilter.create(ctx.list, ctx.spec), (r) => r.value?.free());
+      const [buildNs, result] = warmTimedBuild(
+        () => api.ArtifactBloomFilter.create(ctx.list, ctx.spec),
+        (r) => r.value?.free(),
+      );
       if (result.kind !== "success") throw new Error(`create failed: ${result.error}`);
       filter = result.value;
       const queries = ctx.queries.list;
@@ -139,7 +142,10 @@ export function packagePacked(api) {
     id: "pkgPacked",
     label: () => "artifact-bloom `createPacked` (queries: same `mightContain`)",
     run(ctx) {
-      const [buildNs, result] = warmTimedBuild(() => api.ArtifactBloomFilter.createPacked(ctx.packed, ctx.spec), (r) => r.value?.free());
+      const [buildNs, result] = warmTimedBuild(
+        () => api.ArtifactBloomFilter.createPacked(ctx.packed, ctx.spec),
+        (r) => r.value?.free(),
+      );
       if (result.kind !== "success") throw new Error(`createPacked failed: ${result.error}`);
       sink.value += result.value.getInsertedItemCount();
       result.value.free();
@@ -159,7 +165,10 @@ export function reference() {
       filter = undefined;
     },
     run(ctx) {
-      const [buildNs, result] = warmTimedBuild(() => ReferenceBloomFilter.create(ctx.list, ctx.spec), () => {});
+      const [buildNs, result] = warmTimedBuild(
+        () => ReferenceBloomFilter.create(ctx.list, ctx.spec),
+        () => {},
+      );
       if (result.kind !== "success") throw new Error(`reference create failed: ${result.error}`);
       filter = result.value;
       const queries = ctx.queries.list;
@@ -190,10 +199,13 @@ export function jasonBloom() {
     },
     run(ctx) {
       const keys = ctx.hex;
-      const [buildNs] = warmTimedBuild(() => {
-        filter = new JasonBloom(ctx.m, ctx.k);
-        for (let i = 0; i < keys.length; i += 1) filter.add(keys[i]);
-      }, () => {});
+      const [buildNs] = warmTimedBuild(
+        () => {
+          filter = new JasonBloom(ctx.m, ctx.k);
+          for (let i = 0; i < keys.length; i += 1) filter.add(keys[i]);
+        },
+        () => {},
+      );
       const queries = ctx.queries.hex;
       const [queryNs, hits] = timedPasses(() => {
         let maybe = 0;
@@ -251,7 +263,11 @@ export function minierBloom({ slowQueries, maxRepsAt }) {
       const probes = ctx.fprProbes.hex.slice(0, slowQueries);
       let maybes = 0;
       for (const key of probes) if (filter.has(key)) maybes += 1;
-      const info = { bytesPerItem: filter._filter.array.byteLength / ctx.n, fpr: maybes / probes.length, fprQueries: probes.length };
+      const info = {
+        bytesPerItem: filter._filter.array.byteLength / ctx.n,
+        fpr: maybes / probes.length,
+        fprQueries: probes.length,
+      };
       this.release();
       return info;
     },
@@ -290,7 +306,16 @@ export function native(binary, { innerReps }) {
     id: "native",
     label: () => "native Rust (`create_packed`, `might_contain`, `might_contain_packed`)",
     run(ctx, rep) {
-      const args = ["--n", String(ctx.n), "--p", String(ctx.p), "--reps", String(innerReps), "--queries", String(ctx.queries.count)];
+      const args = [
+        "--n",
+        String(ctx.n),
+        "--p",
+        String(ctx.p),
+        "--reps",
+        String(innerReps),
+        "--queries",
+        String(ctx.queries.count),
+      ];
       // Only the first repetition counts maybes on the 1M non-members (a
       // cross-check that wasm and native answer bit for bit the same).
       if (rep === 0) args.push("--fpr", String(ctx.fprProbes.packed.length / 32));

@@ -26,5 +26,7 @@ for (let run = 0; run < RUNS; run++) {
 }
 times.sort((a, b) => a - b);
 const fingerprint = createHash("sha256").update(result.unique).digest("hex").slice(0, 16);
-console.log(`dedupePacked of ${COUNT} digests: median ${times[RUNS >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms; `
-  + `${result.unique.byteLength / 32} unique, ${result.duplicates} duplicates, sha256(unique) ${fingerprint}…`);
+console.log(
+  `dedupePacked of ${COUNT} digests: median ${times[RUNS >> 1].toFixed(1)} ms, min ${times[0].toFixed(1)} ms; `
+    + `${result.unique.byteLength / 32} unique, ${result.duplicates} duplicates, sha256(unique) ${fingerprint}…`,
+);

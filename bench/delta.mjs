@@ -38,9 +38,9 @@ if (!existsSync(ENTRY)) {
 }
 const { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } = await import(ENTRY);
 // Deltas, both sides and the delta-asking fetchSnapshot, are their own entry (their own wasm module).
-const {
-  applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, fetchSnapshot, readSnapshotDeltaHeader,
-} = await import(new URL("delta/index.mjs", PKG));
+const { applySnapshotDelta, composeSnapshotDeltas, encodeSnapshotDelta, fetchSnapshot, readSnapshotDeltaHeader } = await import(
+  new URL("delta/index.mjs", PKG)
+);
 const { startServer } = await import(new URL("cli/serve/serve.mjs", PKG));
 const HTTP_ONLY = process.argv.includes("--http-only");
 
@@ -52,9 +52,10 @@ const POLL_GROWTH = 0.01;
 const WARMUP = 3;
 const RUNS = 15;
 
-const sha = typeof oneShotHash === "function"
-  ? (text) => oneShotHash("sha256", text, "buffer")
-  : (text) => createHash("sha256").update(text).digest();
+const sha =
+  typeof oneShotHash === "function"
+    ? (text) => oneShotHash("sha256", text, "buffer")
+    : (text) => createHash("sha256").update(text).digest();
 const maxCount = BASE_COUNT * (1 + Math.max(Math.max(...GROWTHS), POLL_VERSIONS * POLL_GROWTH));
 const packed = new Uint8Array(maxCount * 32);
 for (let i = 0; i < maxCount; i += 1) packed.set(sha(`member:${i}`), i * 32);
@@ -187,50 +188,58 @@ const ms = (value) => `${value.toFixed(2)} ms`;
 const base = snapshot(BASE_COUNT, 1);
 const fullBytes = encodeSnapshot(base.filter, { catalogVersion: 1 }).byteLength;
 if (!HTTP_ONLY) {
-const baseBits = base.filter.serializeBits();
-const sizeRows = [];
-const codingRows = [];
-for (const growth of GROWTHS) {
-  const target = snapshot(Math.round(BASE_COUNT * (1 + growth)), 2);
-  const full = encodeSnapshot(target.filter, { catalogVersion: 2 });
-  const encodeMs = time(() => must(encodeSnapshotDelta(base, target)));
-  const delta = must(encodeSnapshotDelta(base, target));
-  const header = must(readSnapshotDeltaHeader(delta, { verify: true }));
-  const { positions, ranks, zeros } = newBits(baseBits, target.filter.serializeBits());
-  if (positions.length !== header.positionCount || zeros !== target.filter.getBitCount() - header.baseSetBitCount) {
-    throw new Error(`the bench disagrees with the delta header: ${positions.length} vs ${header.positionCount}, ${zeros} vs ${target.filter.getBitCount() - header.baseSetBitCount}`);
+  const baseBits = base.filter.serializeBits();
+  const sizeRows = [];
+  const codingRows = [];
+  for (const growth of GROWTHS) {
+    const target = snapshot(Math.round(BASE_COUNT * (1 + growth)), 2);
+    const full = encodeSnapshot(target.filter, { catalogVersion: 2 });
+    const encodeMs = time(() => must(encodeSnapshotDelta(base, target)));
+    const delta = must(encodeSnapshotDelta(base, target));
+    const header = must(readSnapshotDeltaHeader(delta, { verify: true }));
+    const { positions, ranks, zeros } = newBits(baseBits, target.filter.serializeBits());
+    if (positions.length !== header.positionCount || zeros !== target.filter.getBitCount() - header.baseSetBitCount) {
+      throw new Error(
+        `the bench disagrees with the delta header: ${positions.length} vs ${header.positionCount}, ${zeros} vs ${target.filter.getBitCount() - header.baseSetBitCount}`,
+      );
+    }
+    const boundBytes = log2Choose(zeros, positions.length) / 8;
+    const applied = must(applySnapshotDelta(base, delta));
+    if (Buffer.compare(encodeSnapshot(applied.filter, { catalogVersion: 2 }), full) !== 0) throw new Error("apply ≠ target");
+    applied.filter.free();
+    const [applyMs, loadMs] = timeBoth(
+      () => must(applySnapshotDelta(base, delta)).filter.free(),
+      () => must(loadSnapshot(full)).filter.free(),
+    );
+    sizeRows.push(
+      `| ${growth * 100} % | ${positions.length.toLocaleString("en")} | ${delta.byteLength.toLocaleString("en")} (${kb(delta.byteLength)}) | `
+        + `${pct(delta.byteLength, full.byteLength)} | ${Math.round(boundBytes).toLocaleString("en")} | `
+        + `${pct(header.bodyLength - boundBytes, boundBytes)} | k = ${header.riceParameter} | ${ms(applyMs)} | ${ms(loadMs)} | `
+        + `${(applyMs / loadMs).toFixed(2)}× | ${ms(encodeMs)} |`,
+    );
+    const gapsOfPositions = gapsOf(positions);
+    const cell = (bits) => `${Math.round(bits / 8).toLocaleString("en")} (${pct(bits / 8, full.byteLength)})`;
+    codingRows.push(
+      `| ${growth * 100} % | ${cell(boundBytes * 8)} | ${cell(header.bodyLength * 8)} | ${cell(riceBits(gapsOfPositions))} | `
+        + `${cell(eliasFanoBits(positions.length, target.filter.getBitCount()))} | ${cell(varintBits(gapsOfPositions))} | ${cell(varintBits(gapsOf(ranks)))} |`,
+    );
+    target.filter.free();
   }
-  const boundBytes = log2Choose(zeros, positions.length) / 8;
-  const applied = must(applySnapshotDelta(base, delta));
-  if (Buffer.compare(encodeSnapshot(applied.filter, { catalogVersion: 2 }), full) !== 0) throw new Error("apply ≠ target");
-  applied.filter.free();
-  const [applyMs, loadMs] = timeBoth(
-    () => must(applySnapshotDelta(base, delta)).filter.free(),
-    () => must(loadSnapshot(full)).filter.free(),
-  );
-  sizeRows.push(
-    `| ${growth * 100} % | ${positions.length.toLocaleString("en")} | ${delta.byteLength.toLocaleString("en")} (${kb(delta.byteLength)}) | ` +
-      `${pct(delta.byteLength, full.byteLength)} | ${Math.round(boundBytes).toLocaleString("en")} | ` +
-      `${pct(header.bodyLength - boundBytes, boundBytes)} | k = ${header.riceParameter} | ${ms(applyMs)} | ${ms(loadMs)} | ` +
-      `${(applyMs / loadMs).toFixed(2)}× | ${ms(encodeMs)} |`,
-  );
-  const gapsOfPositions = gapsOf(positions);
-  const cell = (bits) => `${Math.round(bits / 8).toLocaleString("en")} (${pct(bits / 8, full.byteLength)})`;
-  codingRows.push(
-    `| ${growth * 100} % | ${cell(boundBytes * 8)} | ${cell(header.bodyLength * 8)} | ${cell(riceBits(gapsOfPositions))} | ` +
-      `${cell(eliasFanoBits(positions.length, target.filter.getBitCount()))} | ${cell(varintBits(gapsOfPositions))} | ${cell(varintBits(gapsOf(ranks)))} |`,
-  );
-  target.filter.free();
-}
 
-console.log(`\n1M digests (member:i), p = 0.001 sized for ${SPEC.expectedItemCount.toLocaleString("en")} digests: bitCount ${base.filter.getBitCount().toLocaleString("en")}, hashCount ${base.filter.getHashCount()}, full snapshot ${fullBytes.toLocaleString("en")} bytes; node ${process.version}; times are medians of ${RUNS} runs after ${WARMUP} warm-up runs, CPU ms; package: ${PKG.pathname}\n`);
-console.log("| growth | new bits | delta bytes | of full | bound (bytes) | body above bound | Rice k | applySnapshotDelta | loadSnapshot (full target) | apply / full load | encodeSnapshotDelta |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-for (const row of sizeRows) console.log(row);
-console.log("\nThe same positions in other codings (bytes of positions only, and of the full snapshot):\n");
-console.log("| growth | information bound | Rice over zero-bit ranks (ABD1) | Rice over bit positions | Elias–Fano over bit positions | varint gaps of bit positions | varint gaps of ranks |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|");
-for (const row of codingRows) console.log(row);
+  console.log(
+    `\n1M digests (member:i), p = 0.001 sized for ${SPEC.expectedItemCount.toLocaleString("en")} digests: bitCount ${base.filter.getBitCount().toLocaleString("en")}, hashCount ${base.filter.getHashCount()}, full snapshot ${fullBytes.toLocaleString("en")} bytes; node ${process.version}; times are medians of ${RUNS} runs after ${WARMUP} warm-up runs, CPU ms; package: ${PKG.pathname}\n`,
+  );
+  console.log(
+    "| growth | new bits | delta bytes | of full | bound (bytes) | body above bound | Rice k | applySnapshotDelta | loadSnapshot (full target) | apply / full load | encodeSnapshotDelta |",
+  );
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of sizeRows) console.log(row);
+  console.log("\nThe same positions in other codings (bytes of positions only, and of the full snapshot):\n");
+  console.log(
+    "| growth | information bound | Rice over zero-bit ranks (ABD1) | Rice over bit positions | Elias–Fano over bit positions | varint gaps of bit positions | varint gaps of ranks |",
+  );
+  console.log("|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of codingRows) console.log(row);
 }
 
 // --- 3: polling across ten 1 % versions --------------------------------------
@@ -245,28 +254,40 @@ if (Buffer.compare(composed, direct) !== 0) throw new Error("composed ≠ direct
 const sum = (list) => list.reduce((total, bytes) => total + bytes.byteLength, 0);
 const allFull = sum(fulls.slice(1));
 if (!HTTP_ONLY) {
-const chainMs = time(() => {
-  let current = versions[0];
-  for (const delta of steps) {
-    const next = must(applySnapshotDelta(current, delta));
-    if (current !== versions[0]) current.filter.free();
-    current = next;
-  }
-  if (Buffer.compare(encodeSnapshot(current.filter, { catalogVersion: current.catalogVersion }), fulls[POLL_VERSIONS]) !== 0) {
-    throw new Error("chain ≠ target");
-  }
-  current.filter.free();
-});
-const composedMs = time(() => must(applySnapshotDelta(versions[0], composed)).filter.free());
-const fullLoadMs = time(() => must(loadSnapshot(fulls[POLL_VERSIONS])).filter.free());
-console.log(`\nA client polling across ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} % (${step.toLocaleString("en")} digests) each, from v1 (1M) to v${POLL_VERSIONS + 1}:\n`);
-console.log("| client | transfers | bytes | of all-full | apply / load time |");
-console.log("|---|---|---:|---:|---:|");
-console.log(`| polls every version, no deltas | ${POLL_VERSIONS} full snapshots | ${allFull.toLocaleString("en")} | 100 % | ${POLL_VERSIONS} × ${ms(fullLoadMs)} |`);
-console.log(`| polls every version, deltas | ${POLL_VERSIONS} one-step deltas | ${sum(steps).toLocaleString("en")} | ${pct(sum(steps), allFull)} | ${POLL_VERSIONS} × ~${ms(chainMs / POLL_VERSIONS)} |`);
-console.log(`| ${POLL_VERSIONS} versions behind, full | 1 full snapshot | ${fulls[POLL_VERSIONS].byteLength.toLocaleString("en")} | ${pct(fulls[POLL_VERSIONS].byteLength, allFull)} | ${ms(fullLoadMs)} |`);
-console.log(`| ${POLL_VERSIONS} versions behind, chain | ${POLL_VERSIONS} deltas | ${sum(steps).toLocaleString("en")} | ${pct(sum(steps), allFull)} | ${ms(chainMs)} |`);
-console.log(`| ${POLL_VERSIONS} versions behind, composed | 1 composed delta | ${composed.byteLength.toLocaleString("en")} | ${pct(composed.byteLength, allFull)} | ${ms(composedMs)} |`);
+  const chainMs = time(() => {
+    let current = versions[0];
+    for (const delta of steps) {
+      const next = must(applySnapshotDelta(current, delta));
+      if (current !== versions[0]) current.filter.free();
+      current = next;
+    }
+    if (Buffer.compare(encodeSnapshot(current.filter, { catalogVersion: current.catalogVersion }), fulls[POLL_VERSIONS]) !== 0) {
+      throw new Error("chain ≠ target");
+    }
+    current.filter.free();
+  });
+  const composedMs = time(() => must(applySnapshotDelta(versions[0], composed)).filter.free());
+  const fullLoadMs = time(() => must(loadSnapshot(fulls[POLL_VERSIONS])).filter.free());
+  console.log(
+    `\nA client polling across ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} % (${step.toLocaleString("en")} digests) each, from v1 (1M) to v${POLL_VERSIONS + 1}:\n`,
+  );
+  console.log("| client | transfers | bytes | of all-full | apply / load time |");
+  console.log("|---|---|---:|---:|---:|");
+  console.log(
+    `| polls every version, no deltas | ${POLL_VERSIONS} full snapshots | ${allFull.toLocaleString("en")} | 100 % | ${POLL_VERSIONS} × ${ms(fullLoadMs)} |`,
+  );
+  console.log(
+    `| polls every version, deltas | ${POLL_VERSIONS} one-step deltas | ${sum(steps).toLocaleString("en")} | ${pct(sum(steps), allFull)} | ${POLL_VERSIONS} × ~${ms(chainMs / POLL_VERSIONS)} |`,
+  );
+  console.log(
+    `| ${POLL_VERSIONS} versions behind, full | 1 full snapshot | ${fulls[POLL_VERSIONS].byteLength.toLocaleString("en")} | ${pct(fulls[POLL_VERSIONS].byteLength, allFull)} | ${ms(fullLoadMs)} |`,
+  );
+  console.log(
+    `| ${POLL_VERSIONS} versions behind, chain | ${POLL_VERSIONS} deltas | ${sum(steps).toLocaleString("en")} | ${pct(sum(steps), allFull)} | ${ms(chainMs)} |`,
+  );
+  console.log(
+    `| ${POLL_VERSIONS} versions behind, composed | 1 composed delta | ${composed.byteLength.toLocaleString("en")} | ${pct(composed.byteLength, allFull)} | ${ms(composedMs)} |`,
+  );
 }
 
 // --- 4: the same versions through serve + fetchSnapshot ---------------------
@@ -280,7 +301,11 @@ writeFileSync(join(dir, "catalog.txt"), "");
 publishVersion(0);
 // History of POLL_VERSIONS (the default is 8) so the client 10 versions behind is still served a delta.
 const server = await startServer({
-  snapshot: snapshotPath, catalog: join(dir, "catalog.txt"), catalogVersion: 1, port: 0, deltaHistory: POLL_VERSIONS,
+  snapshot: snapshotPath,
+  catalog: join(dir, "catalog.txt"),
+  catalogVersion: 1,
+  port: 0,
+  deltaHistory: POLL_VERSIONS,
 });
 const url = `${server.url}snapshot`;
 try {
@@ -291,7 +316,8 @@ try {
   for (let index = 1; index <= POLL_VERSIONS; index += 1) {
     publishVersion(index);
     for (const [name, client] of Object.entries(clients)) {
-      const options = name === "delta" ? { base: client.current.value, etag: client.current.value.etag } : { etag: client.current.value.etag };
+      const options =
+        name === "delta" ? { base: client.current.value, etag: client.current.value.etag } : { etag: client.current.value.etag };
       const result = await fetchSnapshot(url, options);
       if (result.kind !== "success") throw new Error(`${name} poll ${index}: ${result.error}: ${result.message}`);
       if (result.value.header.checksum !== must(loadSnapshot(fulls[index])).header.checksum) throw new Error("wrong snapshot");
@@ -304,13 +330,21 @@ try {
   const late = await fetchSnapshot(url, { base: behind });
   const latest = must(late);
   const history = server.stats.deltas.historyLimit;
-  console.log(`\nThrough HTTP: \`serve\` (delta history ${history}) and fetchSnapshot, body bytes as \`transfer\` reports them, ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} %:\n`);
+  console.log(
+    `\nThrough HTTP: \`serve\` (delta history ${history}) and fetchSnapshot, body bytes as \`transfer\` reports them, ${POLL_VERSIONS} versions of +${POLL_GROWTH * 100} %:\n`,
+  );
   console.log("| client | requests answered | bytes received | of no-delta polling |");
   console.log("|---|---|---:|---:|");
   const { delta, full } = clients;
-  console.log(`| polls every version, no \`base\` | ${POLL_VERSIONS} × 200 (full) | ${full.bytes.toLocaleString("en")} | 100 % |`);
-  console.log(`| polls every version, \`base\` | ${delta.deltas} × 226 (delta), ${POLL_VERSIONS - delta.deltas} × 200 | ${delta.bytes.toLocaleString("en")} | ${pct(delta.bytes, full.bytes)} |`);
-  console.log(`| ${POLL_VERSIONS} versions behind, \`base\` | 1 × ${late.transfer.delta ? "226 (composed delta)" : "200 (full: beyond the history)"} | ${late.transfer.bytes.toLocaleString("en")} | ${pct(late.transfer.bytes, full.bytes)} |`);
+  console.log(
+    `| polls every version, no \`base\` | ${POLL_VERSIONS} × 200 (full) | ${full.bytes.toLocaleString("en")} | 100 % |`,
+  );
+  console.log(
+    `| polls every version, \`base\` | ${delta.deltas} × 226 (delta), ${POLL_VERSIONS - delta.deltas} × 200 | ${delta.bytes.toLocaleString("en")} | ${pct(delta.bytes, full.bytes)} |`,
+  );
+  console.log(
+    `| ${POLL_VERSIONS} versions behind, \`base\` | 1 × ${late.transfer.delta ? "226 (composed delta)" : "200 (full: beyond the history)"} | ${late.transfer.bytes.toLocaleString("en")} | ${pct(late.transfer.bytes, full.bytes)} |`,
+  );
   latest.filter.free();
 } finally {
   await server.close();

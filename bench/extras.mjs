@@ -146,7 +146,10 @@ export function benchSnapshotLoad(api, membersPacked, { reps }) {
   ];
   const samples = variants.map(() => []);
   for (let rep = -5; rep < reps; rep += 1) {
-    rotated(variants.map((v, i) => [v, i]), rep + 5).forEach(([variant, index]) => {
+    rotated(
+      variants.map((v, i) => [v, i]),
+      rep + 5,
+    ).forEach(([variant, index]) => {
       const ns = variant.run();
       if (rep >= 0) samples[index].push(ns);
     });

@@ -38,16 +38,23 @@ const declareLength = values["declare-length"];
 /** The server for one kind → { server, written: Promise<number> } (bytes of the huge body written). */
 async function hostile(kind) {
   let resolveWritten;
-  const written = new Promise((resolve) => { resolveWritten = resolve; });
+  const written = new Promise((resolve) => {
+    resolveWritten = resolve;
+  });
   const huge = (res, status, type) => streamBody(res, status, total, { declareLength, contentType: type }).then(resolveWritten);
   const server = await startScriptedServer((req, res, url) => {
     req.resume();
     if (kind === "token") {
       if (url.pathname === "/token") return huge(res, 200, "application/json");
       if (req.headers.authorization === undefined) {
-        return sendJson(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "token" }] }, {
-          "www-authenticate": `Bearer realm="http://${req.headers.host}/token",service="bench"`,
-        });
+        return sendJson(
+          res,
+          401,
+          { errors: [{ code: "UNAUTHORIZED", message: "token" }] },
+          {
+            "www-authenticate": `Bearer realm="http://${req.headers.host}/token",service="bench"`,
+          },
+        );
       }
     }
     if (url.pathname === "/v2/app/tags/list") {
@@ -66,13 +73,22 @@ async function hostile(kind) {
 /** Runs the CLI under /usr/bin/time → { code, maxRssKiB, seconds, stderr }. */
 function run(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/time", ["-f", "TIME %M %e", process.execPath, CLI.pathname, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("/usr/bin/time", ["-f", "TIME %M %e", process.execPath, CLI.pathname, ...args], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (text) => { stderr += text; });
+    child.stderr.setEncoding("utf8").on("data", (text) => {
+      stderr += text;
+    });
     child.once("error", reject);
     child.once("close", (code) => {
       const match = /TIME (\d+) ([\d.]+)\s*$/.exec(stderr);
-      resolve({ code, maxRssKiB: Number(match?.[1]), seconds: Number(match?.[2]), stderr: stderr.slice(0, match?.index ?? stderr.length).trim() });
+      resolve({
+        code,
+        maxRssKiB: Number(match?.[1]),
+        seconds: Number(match?.[2]),
+        stderr: stderr.slice(0, match?.index ?? stderr.length).trim(),
+      });
     });
   });
 }
@@ -83,14 +99,30 @@ console.log(`|---|---|---|---|---|---|---|---|`);
 try {
   for (const kind of values.kinds.split(",")) {
     const { server, written } = await hostile(kind);
-    const result = await run(["publish", "--catalog-version", "1", "--expected-items", "1000", "--fpp", "0.01",
-      "--out", join(dir, `${kind}.abf1`), "--allow-empty", "--from-registry", server.url, "--repository", "app"]);
+    const result = await run([
+      "publish",
+      "--catalog-version",
+      "1",
+      "--expected-items",
+      "1000",
+      "--fpp",
+      "0.01",
+      "--out",
+      join(dir, `${kind}.abf1`),
+      "--allow-empty",
+      "--from-registry",
+      server.url,
+      "--repository",
+      "app",
+    ]);
     const wrote = await Promise.race([written, new Promise((resolve) => setTimeout(resolve, 5000, NaN))]);
     await server.stop();
     const lines = result.stderr.split("\n").filter((text) => !text.startsWith("Command exited with"));
     const line = lines.pop()?.slice(0, 160).replaceAll("|", "\\|");
-    console.log(`| ${kind} | ${values.mib} MiB | ${declareLength ? "declared" : "absent (chunked)"} | ${result.code} | `
-      + `${(result.maxRssKiB / 1024).toFixed(0)} MiB | ${result.seconds.toFixed(2)} s | ${(wrote / 1048576).toFixed(1)} MiB | ${line} |`);
+    console.log(
+      `| ${kind} | ${values.mib} MiB | ${declareLength ? "declared" : "absent (chunked)"} | ${result.code} | `
+        + `${(result.maxRssKiB / 1024).toFixed(0)} MiB | ${result.seconds.toFixed(2)} s | ${(wrote / 1048576).toFixed(1)} MiB | ${line} |`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

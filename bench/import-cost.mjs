@@ -41,7 +41,9 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 const NODE24 = fileURLToPath(new URL("../tools/node-runtimes/node_modules/node24/bin/node", import.meta.url));
-const nodes = values["both-nodes"] ? [process.execPath, NODE24] : (values.node ?? [process.execPath]).map((path) => resolve(path));
+const nodes = values["both-nodes"]
+  ? [process.execPath, NODE24]
+  : (values.node ?? [process.execPath]).map((path) => resolve(path));
 const packages = (values.pkg ?? [fileURLToPath(new URL("../pkg", import.meta.url))]).map((dir) => resolve(dir));
 
 /** One filter of one digest and one query, failing the process if either is wrong. */
@@ -75,14 +77,24 @@ function cpuMs(node, project, args) {
     encoding: "utf8",
   });
   const [user, sys] = ran.stdout.trim().split("\n").pop().split(" ").map(Number);
-  if (ran.status !== 0 || !Number.isFinite(user + sys)) throw new Error(`node ${args.join(" ")} failed: ${ran.stdout}${ran.stderr}`);
+  if (ran.status !== 0 || !Number.isFinite(user + sys))
+    throw new Error(`node ${args.join(" ")} failed: ${ran.stdout}${ran.stderr}`);
   return (user + sys) * 1000;
 }
 
 // Every (Node, package, case), each with its samples.
-const jobs = nodes.flatMap((node) => packages.flatMap((pkg, p) => Object.entries(CASES).map(([name, args]) => ({
-  node, pkg, project: projects[p], name, args, samples: [],
-}))));
+const jobs = nodes.flatMap((node) =>
+  packages.flatMap((pkg, p) =>
+    Object.entries(CASES).map(([name, args]) => ({
+      node,
+      pkg,
+      project: projects[p],
+      name,
+      args,
+      samples: [],
+    })),
+  ),
+);
 try {
   // One warm-up round (disk cache), not counted.
   for (const job of jobs) cpuMs(job.node, job.project, job.args);

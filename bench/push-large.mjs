@@ -19,7 +19,13 @@ import { publishFromRegistry } from "../js-tests/helpers/oci-steps.mjs";
 import { runCliWithPeak, runWithPeak } from "../js-tests/helpers/peak-rss.mjs";
 import { startRegistry } from "../js-tests/helpers/registry.mjs";
 
-const { values } = parseArgs({ options: { mib: { type: "string", default: "1024" }, runs: { type: "string", default: "3" }, "chunk-mib": { type: "string", default: "8" } } });
+const { values } = parseArgs({
+  options: {
+    mib: { type: "string", default: "1024" },
+    runs: { type: "string", default: "3" },
+    "chunk-mib": { type: "string", default: "8" },
+  },
+});
 const MIB = 1024 * 1024;
 const size = Number(values.mib) * MIB;
 const runs = Number(values.runs);
@@ -39,14 +45,33 @@ try {
     try {
       let run;
       if (contender.skopeo) {
-        run = await runWithPeak("skopeo", ["--insecure-policy", "copy", "--dest-tls-verify=false", `oci:${layoutDir}:big`, `docker://${registry.host}/bench:big`], {
-          env: { PATH: process.env.PATH, HOME: dir, TMPDIR: dir, XDG_DATA_HOME: join(dir, "xdg"), _CONTAINERS_ROOTLESS_UID: "1000" },
-        });
+        run = await runWithPeak(
+          "skopeo",
+          ["--insecure-policy", "copy", "--dest-tls-verify=false", `oci:${layoutDir}:big`, `docker://${registry.host}/bench:big`],
+          {
+            env: {
+              PATH: process.env.PATH,
+              HOME: dir,
+              TMPDIR: dir,
+              XDG_DATA_HOME: join(dir, "xdg"),
+              _CONTAINERS_ROOTLESS_UID: "1000",
+            },
+          },
+        );
       } else {
         const snapshot = join(dir, `empty-${registry.port}.abf1`);
         const published = await publishFromRegistry(registry.url, "bench", snapshot);
         if (published.run.code !== 0) throw new Error(published.run.stderr);
-        run = await runCliWithPeak(["push", layoutDir, `${registry.host}/bench:big`, "--snapshot", snapshot, "--plain-http", "--json", ...contender.args]);
+        run = await runCliWithPeak([
+          "push",
+          layoutDir,
+          `${registry.host}/bench:big`,
+          "--snapshot",
+          snapshot,
+          "--plain-http",
+          "--json",
+          ...contender.args,
+        ]);
       }
       if (run.code !== 0) throw new Error(`${contender.name}: exit ${run.code}\n${run.stderr}\n${run.stdout}`);
       return run;
@@ -83,7 +108,9 @@ try {
     const wall = median(walls);
     const peak = Math.max(...peaks);
     const overCli = skopeo ? "—" : (peak - cliSmall).toFixed(1);
-    console.log(`| ${name} | ${wall.toFixed(2)} | ${(wall / skopeoWall).toFixed(2)} | ${peak.toFixed(1)} | ${(peak - nodeIdle).toFixed(1)} | ${overCli} |`);
+    console.log(
+      `| ${name} | ${wall.toFixed(2)} | ${(wall / skopeoWall).toFixed(2)} | ${peak.toFixed(1)} | ${(peak - nodeIdle).toFixed(1)} | ${overCli} |`,
+    );
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -99,9 +99,9 @@ export function createLayout(spec) {
     if (Number.isFinite(modeledRate) && modeledRate <= spec.targetFalsePositiveRate) {
       const candidateLayout = { bitCount: candidateBitCount, hashCount };
       if (
-        bestLayout === undefined ||
-        candidateLayout.bitCount < bestLayout.bitCount ||
-        (candidateLayout.bitCount === bestLayout.bitCount && candidateLayout.hashCount < bestLayout.hashCount)
+        bestLayout === undefined
+        || candidateLayout.bitCount < bestLayout.bitCount
+        || (candidateLayout.bitCount === bestLayout.bitCount && candidateLayout.hashCount < bestLayout.hashCount)
       ) {
         bestLayout = candidateLayout;
       }
@@ -112,9 +112,9 @@ export function createLayout(spec) {
 
 function validateSpec(spec) {
   if (
-    !Number.isSafeInteger(spec.expectedItemCount) ||
-    spec.expectedItemCount < 1 ||
-    spec.expectedItemCount > maximumBloomExpectedItemCount
+    !Number.isSafeInteger(spec.expectedItemCount)
+    || spec.expectedItemCount < 1
+    || spec.expectedItemCount > maximumBloomExpectedItemCount
   ) {
     return "invalidExpectedItemCount";
   }

@@ -25,8 +25,16 @@ import { reachableInStorage, requestTable, runSkopeo, startRegistry } from "../j
 import { publishFromRegistry, pushLayout } from "../js-tests/helpers/oci-steps.mjs";
 
 /** Real file trees for the layers; the ones this machine lacks are skipped. */
-const TREES = ["/usr/share/zoneinfo", "/usr/share/perl5", "/usr/share/mime", "/usr/share/X11", "/usr/share/i18n", "/usr/lib/python3", "/usr/share/man/man1", "/usr/share/doc"]
-  .filter((tree) => existsSync(tree));
+const TREES = [
+  "/usr/share/zoneinfo",
+  "/usr/share/perl5",
+  "/usr/share/mime",
+  "/usr/share/X11",
+  "/usr/share/i18n",
+  "/usr/lib/python3",
+  "/usr/share/man/man1",
+  "/usr/share/doc",
+].filter((tree) => existsSync(tree));
 assert.ok(TREES.length >= 8, `need 8 file trees for the layers, found ${TREES.length}`);
 
 const umoci = (...args) => execFileSync("umoci", args, { stdio: ["ignore", "ignore", "inherit"], timeout: 300_000 });
@@ -49,12 +57,16 @@ function addIndex(layout) {
     const { mediaType, digest, size } = descriptorOf(layout, tag);
     return { mediaType, digest, size, platform };
   });
-  const bytes = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }));
+  const bytes = Buffer.from(
+    JSON.stringify({ schemaVersion: 2, mediaType: "application/vnd.oci.image.index.v1+json", manifests }),
+  );
   const hex = createHash("sha256").update(bytes).digest("hex");
   writeFileSync(join(layout, "blobs", "sha256", hex), bytes);
   const index = JSON.parse(readFileSync(join(layout, "index.json"), "utf8"));
   index.manifests.push({
-    mediaType: "application/vnd.oci.image.index.v1+json", digest: `sha256:${hex}`, size: bytes.length,
+    mediaType: "application/vnd.oci.image.index.v1+json",
+    digest: `sha256:${hex}`,
+    size: bytes.length,
     annotations: { "org.opencontainers.image.ref.name": "c" },
   });
   writeFileSync(join(layout, "index.json"), JSON.stringify(index));
@@ -105,7 +117,13 @@ async function skopeoPushes(registry, layout) {
     await registry.settle();
     const mark = registry.mark();
     const all = tag === "c" ? ["--all"] : [];
-    const copied = await runSkopeo(["copy", ...all, "--dest-tls-verify=false", `oci:${layout}:${tag}`, `docker://${registry.host}/theirs:${tag}`]);
+    const copied = await runSkopeo([
+      "copy",
+      ...all,
+      "--dest-tls-verify=false",
+      `oci:${layout}:${tag}`,
+      `docker://${registry.host}/theirs:${tag}`,
+    ]);
     assert.equal(copied.code, 0, copied.stderr);
     await registry.settle();
     rows[tag] = summarize(registry.since(mark));
@@ -119,7 +137,10 @@ try {
   const layout = buildLayout(dir);
   const ours = await oursPushes(registry, layout, dir);
   const theirs = await skopeoPushes(registry, layout);
-  const [mine, skopeo] = await Promise.all([reachableInStorage(registry.storage, "ours"), reachableInStorage(registry.storage, "theirs")]);
+  const [mine, skopeo] = await Promise.all([
+    reachableInStorage(registry.storage, "ours"),
+    reachableInStorage(registry.storage, "theirs"),
+  ]);
   assert.deepEqual([...mine].sort(), [...skopeo].sort(), "both repositories hold the same digests");
 
   console.log(`layers from: ${TREES.join(", ")}; ${mine.size} digests reachable in each repository\n`);
@@ -128,10 +149,13 @@ try {
   for (const tag of ["a", "b", "c"]) {
     const label = { a: "A into an empty repository", b: "B over A", c: "index C (B + arm64 D) over B" }[tag];
     const ratio = (ours[tag].total / theirs[tag].total).toFixed(2);
-    console.log(`| ${label} | ${ours[tag].heads} | ${theirs[tag].heads} | ${ours[tag].total} | ${theirs[tag].total} | ${ratio}× | ${ours[tag].falsePositives} |`);
+    console.log(
+      `| ${label} | ${ours[tag].heads} | ${theirs[tag].heads} | ${ours[tag].total} | ${theirs[tag].total} | ${ratio}× | ${ours[tag].falsePositives} |`,
+    );
   }
   console.log("\nrequests by kind (ours / skopeo):");
-  for (const tag of ["a", "b", "c"]) console.log(`  ${tag}: ${JSON.stringify(ours[tag].table)} / ${JSON.stringify(theirs[tag].table)}`);
+  for (const tag of ["a", "b", "c"])
+    console.log(`  ${tag}: ${JSON.stringify(ours[tag].table)} / ${JSON.stringify(theirs[tag].table)}`);
 } finally {
   await registry.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -63,7 +63,11 @@ const ticksAtStart = machineTicks();
 
 // Full grid, or three points in --quick (1M / 0.001 kept: the issue's targets are stated there).
 const GRID = quick
-  ? [[10_000, 0.01], [100_000, 0.001], [1_000_000, 0.001]]
+  ? [
+      [10_000, 0.01],
+      [100_000, 0.001],
+      [1_000_000, 0.001],
+    ]
   : [10_000, 100_000, 1_000_000].flatMap((n) => [0.01, 0.001].map((p) => [n, p]));
 const REPS = quick ? { 10000: 3, 100000: 3, 1000000: 3 } : { 10000: 11, 100000: 9, 1000000: 7 };
 // bloom-filters takes ~20–40 µs per add: at 1M one build is already ~30 s.
@@ -200,27 +204,83 @@ for (const row of results) {
   const line = (c, cells) => mainRows.push([shortCount(row.n), pLabel, c.label, ...cells]);
   const vsNative = (c) => [ratio(c.buildMs, native.buildMs), ratio(c.queryNs, native.queryNs)];
   const vsRef = (c) => [ratio(ref.buildMs, c.buildMs), ratio(ref.queryNs, c.queryNs)];
-  line(native, [fmt(native.buildMs), fmt(native.queryNs), fmt(native.batchNs), fmt(native.bytesPerItem),
-    `${native.fpr.toPrecision(3)} (1M)`, ...vsNative(native), ratio(native.batchNs, native.queryNs), ...vsRef(native)]);
-  line(pkg, [fmt(pkg.buildMs), fmt(pkg.queryNs), fmt(pkg.batchNs), fmt(pkg.bytesPerItem), modelCell,
-    ...vsNative(pkg), ratio(pkg.batchNs, native.queryNs), ...vsRef(pkg)]);
-  line(pkgPacked, [fmt(pkgPacked.buildMs), "(same call)", "—", fmt(pkg.bytesPerItem), "(same bits)",
-    ratio(pkgPacked.buildMs, native.buildMs), "—", "—", ratio(ref.buildMs, pkgPacked.buildMs), "—"]);
-  line(ref, [fmt(ref.buildMs), fmt(ref.queryNs), "—", fmt(ref.bytesPerItem), row.bitExact ? "= package (bit-exact)" : "BITS DIFFER",
-    ...vsNative(ref), "—", ...vsRef(ref)]);
+  line(native, [
+    fmt(native.buildMs),
+    fmt(native.queryNs),
+    fmt(native.batchNs),
+    fmt(native.bytesPerItem),
+    `${native.fpr.toPrecision(3)} (1M)`,
+    ...vsNative(native),
+    ratio(native.batchNs, native.queryNs),
+    ...vsRef(native),
+  ]);
+  line(pkg, [
+    fmt(pkg.buildMs),
+    fmt(pkg.queryNs),
+    fmt(pkg.batchNs),
+    fmt(pkg.bytesPerItem),
+    modelCell,
+    ...vsNative(pkg),
+    ratio(pkg.batchNs, native.queryNs),
+    ...vsRef(pkg),
+  ]);
+  line(pkgPacked, [
+    fmt(pkgPacked.buildMs),
+    "(same call)",
+    "—",
+    fmt(pkg.bytesPerItem),
+    "(same bits)",
+    ratio(pkgPacked.buildMs, native.buildMs),
+    "—",
+    "—",
+    ratio(ref.buildMs, pkgPacked.buildMs),
+    "—",
+  ]);
+  line(ref, [
+    fmt(ref.buildMs),
+    fmt(ref.queryNs),
+    "—",
+    fmt(ref.bytesPerItem),
+    row.bitExact ? "= package (bit-exact)" : "BITS DIFFER",
+    ...vsNative(ref),
+    "—",
+    ...vsRef(ref),
+  ]);
   for (const peer of [row.by.bloomfilter, row.by["bloom-filters"]]) {
     if (peer.reps === 0) {
       line(peer, ["skipped (--quick)", "—", "—", "—", "—", "—", "—", "—", "—", "—"]);
       continue;
     }
-    const buildCell = peer.reps < REPS[row.n] ? `${fmt(peer.buildMs)} (${peer.reps} rep${peer.reps > 1 ? "s" : ""})` : fmt(peer.buildMs);
-    line(peer, [buildCell, fmt(peer.queryNs), "—", fmt(peer.bytesPerItem), fprCell(peer, "—"),
-      ...vsNative(peer), "—", ...vsRef(peer)]);
+    const buildCell =
+      peer.reps < REPS[row.n] ? `${fmt(peer.buildMs)} (${peer.reps} rep${peer.reps > 1 ? "s" : ""})` : fmt(peer.buildMs);
+    line(peer, [
+      buildCell,
+      fmt(peer.queryNs),
+      "—",
+      fmt(peer.bytesPerItem),
+      fprCell(peer, "—"),
+      ...vsNative(peer),
+      "—",
+      ...vsRef(peer),
+    ]);
   }
 }
 const mainTable = markdownTable(
-  ["n", "p (m, k)", "contender", "build ms", "query ns", "batch ns/q", "bytes/item", "FPR observed / model (non-members)",
-    "build ÷ native", "query ÷ native", "batch ÷ native loop", "ref ÷ this: build", "ref ÷ this: query"],
+  [
+    "n",
+    "p (m, k)",
+    "contender",
+    "build ms",
+    "query ns",
+    "batch ns/q",
+    "bytes/item",
+    "FPR observed / model (non-members)",
+    "build ÷ native",
+    "query ÷ native",
+    "batch ÷ native loop",
+    "ref ÷ this: build",
+    "ref ÷ this: query",
+  ],
   mainRows,
 );
 
@@ -229,7 +289,12 @@ const [loadRow, wasmFloor, nodeFloor] = load.rows;
 const secondTable = markdownTable(
   ["measurement", "what", "median", "ratio"],
   [
-    ...sha.map((s) => ["SHA-256, 64 MiB in 1 MiB chunks", s.name, `${s.mbPerSecond.toFixed(0)} MB/s`, `${ratio(s.mbPerSecond, hashWasm.mbPerSecond)} hash-wasm`]),
+    ...sha.map((s) => [
+      "SHA-256, 64 MiB in 1 MiB chunks",
+      s.name,
+      `${s.mbPerSecond.toFixed(0)} MB/s`,
+      `${ratio(s.mbPerSecond, hashWasm.mbPerSecond)} hash-wasm`,
+    ]),
     ["ABF1 load", `${loadRow.name}, ${(load.bytes / 1e6).toFixed(2)} MB`, `${loadRow.ms.toFixed(3)} ms`, "—"],
     ["ABF1 load floor", wasmFloor.name, `${wasmFloor.ms.toFixed(3)} ms`, `load = ${ratio(loadRow.ms, wasmFloor.ms)} this`],
     ["ABF1 load floor", nodeFloor.name, `${nodeFloor.ms.toFixed(3)} ms`, `load = ${ratio(loadRow.ms, nodeFloor.ms)} this`],
@@ -242,26 +307,41 @@ const targets = [];
 if (target) {
   const { native, pkg, pkgPacked } = target.by;
   const check = (name, value, limit, atMost = true) =>
-    targets.push(`- ${(atMost ? value <= limit : value >= limit) ? "MET" : "MISSED"}: ${name}: ${value.toFixed(2)}× (target ${atMost ? "≤" : "≥"} ${limit}×)`);
+    targets.push(
+      `- ${(atMost ? value <= limit : value >= limit) ? "MET" : "MISSED"}: ${name}: ${value.toFixed(2)}× (target ${atMost ? "≤" : "≥"} ${limit}×)`,
+    );
   check(`single \`mightContain\` ${fmt(pkg.queryNs)} ns vs native ${fmt(native.queryNs)} ns`, pkg.queryNs / native.queryNs, 2);
-  check(`\`mightContainMany\` ${fmt(pkg.batchNs)} ns/q vs native naive loop ${fmt(native.queryNs)} ns`, pkg.batchNs / native.queryNs, 1.0);
-  check(`1M \`createPacked\` ${fmt(pkgPacked.buildMs)} ms vs native ${fmt(native.buildMs)} ms`, pkgPacked.buildMs / native.buildMs, 1.5);
+  check(
+    `\`mightContainMany\` ${fmt(pkg.batchNs)} ns/q vs native naive loop ${fmt(native.queryNs)} ns`,
+    pkg.batchNs / native.queryNs,
+    1.0,
+  );
+  check(
+    `1M \`createPacked\` ${fmt(pkgPacked.buildMs)} ms vs native ${fmt(native.buildMs)} ms`,
+    pkgPacked.buildMs / native.buildMs,
+    1.5,
+  );
   check(`1M \`create(digests[])\` ${fmt(pkg.buildMs)} ms vs native ${fmt(native.buildMs)} ms`, pkg.buildMs / native.buildMs, 2.5);
 }
 const ours = sha.find((s) => s.name.startsWith("artifact-bloom"));
-targets.push(`- ${ours.mbPerSecond >= hashWasm.mbPerSecond ? "MET" : "MISSED"}: \`Sha256\` streaming ${ours.mbPerSecond.toFixed(0)} MB/s vs hash-wasm ${hashWasm.mbPerSecond.toFixed(0)} MB/s: ${(ours.mbPerSecond / hashWasm.mbPerSecond).toFixed(2)}× (target ≥ 1.0×)`);
+targets.push(
+  `- ${ours.mbPerSecond >= hashWasm.mbPerSecond ? "MET" : "MISSED"}: \`Sha256\` streaming ${ours.mbPerSecond.toFixed(0)} MB/s vs hash-wasm ${hashWasm.mbPerSecond.toFixed(0)} MB/s: ${(ours.mbPerSecond / hashWasm.mbPerSecond).toFixed(2)}× (target ≥ 1.0×)`,
+);
 // The floor is read with node:crypto's SHA-256, as bench/snapshot-load.mjs
 // does; the in-wasm floor (the package's own sha256) is given alongside.
-targets.push(`- ${loadRow.ms <= 1.3 * nodeFloor.ms ? "MET" : "MISSED"}: ABF1 load ${loadRow.ms.toFixed(3)} ms vs node:crypto SHA-256 + copy ${nodeFloor.ms.toFixed(3)} ms: ${(loadRow.ms / nodeFloor.ms).toFixed(2)}× (target ≤ 1.3×; ` +
-  `vs the in-wasm floor, package \`sha256\` + copy ${wasmFloor.ms.toFixed(3)} ms: ${(loadRow.ms / wasmFloor.ms).toFixed(2)}× — ${loadRow.ms <= 1.3 * wasmFloor.ms ? "met" : "missed"})`);
+targets.push(
+  `- ${loadRow.ms <= 1.3 * nodeFloor.ms ? "MET" : "MISSED"}: ABF1 load ${loadRow.ms.toFixed(3)} ms vs node:crypto SHA-256 + copy ${nodeFloor.ms.toFixed(3)} ms: ${(loadRow.ms / nodeFloor.ms).toFixed(2)}× (target ≤ 1.3×; `
+    + `vs the in-wasm floor, package \`sha256\` + copy ${wasmFloor.ms.toFixed(3)} ms: ${(loadRow.ms / wasmFloor.ms).toFixed(2)}× — ${loadRow.ms <= 1.3 * wasmFloor.ms ? "met" : "missed"})`,
+);
 
 const cpuShare = (cpuSeconds() - cpuAtStart) / ((Date.now() - started) / 1e3);
 const ticks = machineTicks().map((v, i) => v - ticksAtStart[i]);
 const busyShare = ticks[2] > 0 ? `${((ticks[0] / ticks[2]) * 100).toFixed(0)}%` : "?";
 const stealShare = ticks[2] > 0 ? `${((ticks[1] / ticks[2]) * 100).toFixed(1)}%` : "?";
-const contention = `1-min load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0].toFixed(2)} at end; ` +
-  `this process used ${(cpuShare * 100).toFixed(0)}% of one CPU over the run (native children included; ≈100% when uncontended); ` +
-  `all CPUs were ${busyShare} busy, ${stealShare} stolen by the hypervisor`;
+const contention =
+  `1-min load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0].toFixed(2)} at end; `
+  + `this process used ${(cpuShare * 100).toFixed(0)}% of one CPU over the run (native children included; ≈100% when uncontended); `
+  + `all CPUs were ${busyShare} busy, ${stealShare} stolen by the hypervisor`;
 
 const report = [
   "# artifact-bloom benchmark",
@@ -278,13 +358,20 @@ const report = [
   "",
   ...targets,
   "",
-  `Notes: medians over interleaved repetitions (${GRID.map(([n]) => n).filter((n, i, a) => a.indexOf(n) === i).map((n) => `${shortCount(n)}: ${REPS[n]}`).join(", ")}; native: each repetition is a child process reporting its median of ${NATIVE_INNER_REPS}). ` +
-    `Query ns = a loop of single calls over ${shortCount(QUERIES)} digests, half members, half non-members, after one untimed warm-up pass, median of ${contenders.PASSES} passes per repetition (bloom-filters: the first ${shortCount(SLOW_QUERIES)}, 1 pass, and builds limited to ${Object.entries(SLOW_REPS).map(([n, r]) => `${r} at ${shortCount(Number(n))}`).join(", ")}); ` +
-    "batch ns/q = one `mightContainMany` / `might_contain_packed` over the same digests, per digest. " +
-    `Builds: after the forced GC, untimed builds for ${contenders.BUILD_WARMUP_NS / 1e6} ms (at least one), then timed builds until ${contenders.BUILD_SAMPLE_NS / 1e6} ms or ${contenders.BUILD_SAMPLES} builds (at least one), their median being the repetition's sample (native: one untimed build, then its median of ${NATIVE_INNER_REPS}; bloom-filters: one timed build, no warm-up). ` +
-    "Build via `create(digests[])` includes packing the 32-byte arrays; the peers' hex keys are precomputed (untimed). " +
-    `Observed FPR: the package on 1M non-members via \`countMaybe\` (native: same 1M, count must match), \`bloomfilter\` on 200K, \`bloom-filters\` on ${shortCount(SLOW_QUERIES)}. MB = 10^6 bytes. ` +
-    `Total ${((Date.now() - started) / 1000).toFixed(0)} s; checksum ${sink.value}.`,
+  `Notes: medians over interleaved repetitions (${GRID.map(([n]) => n)
+    .filter((n, i, a) => a.indexOf(n) === i)
+    .map((n) => `${shortCount(n)}: ${REPS[n]}`)
+    .join(", ")}; native: each repetition is a child process reporting its median of ${NATIVE_INNER_REPS}). `
+    + `Query ns = a loop of single calls over ${shortCount(QUERIES)} digests, half members, half non-members, after one untimed warm-up pass, median of ${contenders.PASSES} passes per repetition (bloom-filters: the first ${shortCount(SLOW_QUERIES)}, 1 pass, and builds limited to ${Object.entries(
+      SLOW_REPS,
+    )
+      .map(([n, r]) => `${r} at ${shortCount(Number(n))}`)
+      .join(", ")}); `
+    + "batch ns/q = one `mightContainMany` / `might_contain_packed` over the same digests, per digest. "
+    + `Builds: after the forced GC, untimed builds for ${contenders.BUILD_WARMUP_NS / 1e6} ms (at least one), then timed builds until ${contenders.BUILD_SAMPLE_NS / 1e6} ms or ${contenders.BUILD_SAMPLES} builds (at least one), their median being the repetition's sample (native: one untimed build, then its median of ${NATIVE_INNER_REPS}; bloom-filters: one timed build, no warm-up). `
+    + "Build via `create(digests[])` includes packing the 32-byte arrays; the peers' hex keys are precomputed (untimed). "
+    + `Observed FPR: the package on 1M non-members via \`countMaybe\` (native: same 1M, count must match), \`bloomfilter\` on 200K, \`bloom-filters\` on ${shortCount(SLOW_QUERIES)}. MB = 10^6 bytes. `
+    + `Total ${((Date.now() - started) / 1000).toFixed(0)} s; checksum ${sink.value}.`,
   "",
 ].join("\n");
 

@@ -63,7 +63,9 @@ function run(args) {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
-    child.stderr.on("data", (chunk) => { stderr += chunk; });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
     child.once("exit", (code) => (code === 0 ? done() : fail(new Error(`${args[0]} exited ${code}: ${stderr}`))));
   });
 }
@@ -88,8 +90,19 @@ async function startServe(snapshot, catalog) {
 async function catalogOf(count, name) {
   const lines = Array.from({ length: count }, (_, i) => sha256Hex(`stress:${i}`));
   writeFileSync(at(`${name}.txt`), `${lines.join("\n")}\n`);
-  await run(["publish", "--catalog-version", "1", "--expected-items", String(count), "--fpp", "0.01",
-    "--input", at(`${name}.txt`), "--out", at(`${name}.abf1`)]);
+  await run([
+    "publish",
+    "--catalog-version",
+    "1",
+    "--expected-items",
+    String(count),
+    "--fpp",
+    "0.01",
+    "--input",
+    at(`${name}.txt`),
+    "--out",
+    at(`${name}.abf1`),
+  ]);
   return lines;
 }
 
@@ -97,7 +110,10 @@ async function catalogOf(count, name) {
 async function timedHead(base, digest) {
   const started = performance.now();
   try {
-    const response = await fetch(`${base}/blobs/sha256/${digest}?catalogVersion=1`, { method: "HEAD", signal: AbortSignal.timeout(BUDGET_MS) });
+    const response = await fetch(`${base}/blobs/sha256/${digest}?catalogVersion=1`, {
+      method: "HEAD",
+      signal: AbortSignal.timeout(BUDGET_MS),
+    });
     await response.arrayBuffer();
     return performance.now() - started;
   } catch {
@@ -128,17 +144,25 @@ async function distinct() {
     let sent = 0;
     let failed;
     for (let post = 0; sent < total && post < Math.ceil(total / batch); post += 1) {
-      if (performance.now() - started > BUDGET_MS) { failed = `the --budget-s ${values["budget-s"]} s ran out`; break; }
+      if (performance.now() - started > BUDGET_MS) {
+        failed = `the --budget-s ${values["budget-s"]} s ran out`;
+        break;
+      }
       const count = Math.min(batch, total - sent);
       const prefix = post.toString(16).padStart(8, "0");
       const digests = Array.from({ length: count }, (_, i) => `${prefix}${i.toString(16).padStart(56, "0")}`);
       try {
         const response = await fetch(`${base}/blobs:findMissing`, {
-          method: "POST", headers: { "content-type": "application/json" },
-          body: JSON.stringify({ catalogVersion: 1, digests }), signal: AbortSignal.timeout(BUDGET_MS),
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ catalogVersion: 1, digests }),
+          signal: AbortSignal.timeout(BUDGET_MS),
         });
         await response.arrayBuffer();
-        if (response.status !== 200) { failed = `post ${post} answered ${response.status}`; break; }
+        if (response.status !== 200) {
+          failed = `post ${post} answered ${response.status}`;
+          break;
+        }
       } catch (error) {
         failed = `post ${post}: ${error.name} ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ""}`;
         break;
@@ -154,16 +178,26 @@ async function distinct() {
     let statsBytes = "no answer";
     try {
       statsBytes = (await (await fetch(`${base}/stats`, { signal: AbortSignal.timeout(BUDGET_MS) })).arrayBuffer()).byteLength;
-    } catch { /* reported as "no answer" */ }
+    } catch {
+      /* reported as "no answer" */
+    }
     during.sort((a, b) => a - b);
     after.sort((a, b) => a - b);
     console.log(`\n## distinct digests (${CLI})\n`);
     console.log("| measure | value |\n|---|---:|");
-    console.log(`| distinct digests sent | ${sent.toLocaleString("en")} in ${postSeconds.toFixed(1)} s (batches of ${batch.toLocaleString("en")})${failed ? `; stopped: ${failed}` : ""} |`);
-    console.log(`| server RSS idle → after | ${mib(idle.rss)} → ${mib(afterPosts.rss)} MiB (+${mib(afterPosts.rss - idle.rss)}) |`);
+    console.log(
+      `| distinct digests sent | ${sent.toLocaleString("en")} in ${postSeconds.toFixed(1)} s (batches of ${batch.toLocaleString("en")})${failed ? `; stopped: ${failed}` : ""} |`,
+    );
+    console.log(
+      `| server RSS idle → after | ${mib(idle.rss)} → ${mib(afterPosts.rss)} MiB (+${mib(afterPosts.rss - idle.rss)}) |`,
+    );
     console.log(`| server peak RSS (VmHWM) | ${mib(afterPosts.peak)} MiB |`);
-    console.log(`| GET /stats size | ${typeof statsBytes === "number" ? `${statsBytes.toLocaleString("en")} bytes` : statsBytes} |`);
-    console.log(`| HEAD during the posts: n, median, p99, max | ${during.length}, ${shown(quantile(during, 0.5))}, ${shown(quantile(during, 0.99))}, ${shown(during.at(-1))} |`);
+    console.log(
+      `| GET /stats size | ${typeof statsBytes === "number" ? `${statsBytes.toLocaleString("en")} bytes` : statsBytes} |`,
+    );
+    console.log(
+      `| HEAD during the posts: n, median, p99, max | ${during.length}, ${shown(quantile(during, 0.5))}, ${shown(quantile(during, 0.99))}, ${shown(during.at(-1))} |`,
+    );
     console.log(`| HEAD after: median, max of 20 | ${shown(quantile(after, 0.5))}, ${shown(after.at(-1))} |`);
   } finally {
     child.kill("SIGKILL");
@@ -192,7 +226,9 @@ async function reload() {
     try {
       const stats = await (await fetch(`${base}/stats`, { signal: AbortSignal.timeout(BUDGET_MS) })).json();
       loads = stats.catalogLoads ?? "n/a (not counted)";
-    } catch { /* no answer */ }
+    } catch {
+      /* no answer */
+    }
     console.log(`\n## catalog reload under ${clients} concurrent clients (${lines.toLocaleString("en")}-line catalog, ${CLI})\n`);
     console.log("| round | all answered after | slowest request |\n|---|---:|---:|");
     console.log(`| before the replace | ${shown(baseline.wall)} | ${shown(baseline.slowest)} |`);

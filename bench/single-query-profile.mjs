@@ -31,10 +31,42 @@ const views = queries.map((_, i) => batch.subarray(i * 32, i * 32 + 32));
 
 // One loop per row (each call site stays monomorphic); `s` is the window's start.
 const rows = [
-  ["public `mightContain(digest)`, separate digest objects", (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(queries[i]); return c; }],
-  ["the same on views of one contiguous buffer", (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(views[i]); return c; }],
-  ["the same call on one digest over and over (everything in cache: the call's own cost)", (s) => { let c = 0; const d = queries[s]; for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(d); return c; }],
-  ["read 16 bytes of each digest object only", (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) { const d = queries[i]; c += d[0] ^ d[5] ^ d[10] ^ d[15]; } return c; }],
+  [
+    "public `mightContain(digest)`, separate digest objects",
+    (s) => {
+      let c = 0;
+      for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(queries[i]);
+      return c;
+    },
+  ],
+  [
+    "the same on views of one contiguous buffer",
+    (s) => {
+      let c = 0;
+      for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(views[i]);
+      return c;
+    },
+  ],
+  [
+    "the same call on one digest over and over (everything in cache: the call's own cost)",
+    (s) => {
+      let c = 0;
+      const d = queries[s];
+      for (let i = s; i < s + WINDOW; i += 1) c += filter.mightContain(d);
+      return c;
+    },
+  ],
+  [
+    "read 16 bytes of each digest object only",
+    (s) => {
+      let c = 0;
+      for (let i = s; i < s + WINDOW; i += 1) {
+        const d = queries[i];
+        c += d[0] ^ d[5] ^ d[10] ^ d[15];
+      }
+      return c;
+    },
+  ],
   ["`countMaybe` of the window's packed bytes (wasm)", (s) => filter.countMaybe(batch.subarray(s * 32, (s + WINDOW) * 32))],
 ];
 const best = rows.map(() => Infinity);

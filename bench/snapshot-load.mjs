@@ -56,9 +56,10 @@ async function timeIt(fn) {
 }
 
 // --- the 1M snapshot (same digests as js-tests/snapshot.test.mjs) ---------
-const sha = typeof oneShotHash === "function"
-  ? (text) => oneShotHash("sha256", text, "buffer")
-  : (text) => createHash("sha256").update(text).digest();
+const sha =
+  typeof oneShotHash === "function"
+    ? (text) => oneShotHash("sha256", text, "buffer")
+    : (text) => createHash("sha256").update(text).digest();
 const packed = new Uint8Array(COUNT * 32);
 for (let i = 0; i < COUNT; i += 1) packed.set(sha(`big:${i}`), i * 32);
 const built = ArtifactBloomFilter.createPacked(packed, { expectedItemCount: COUNT, targetFalsePositiveRate: 0.001 });
@@ -170,9 +171,14 @@ for (const [name, r] of children.filter(([label]) => label.includes("huge"))) {
   // loading the valid 104-byte file the same way (the whole 1M snapshot is
   // 1.7 MiB), and the wasm memory stays at the baseline (no reservation).
   const control = name.startsWith("loadSnapshotStream") ? controls.stream : controls.load;
-  const ok = r.kind === "failure" && r.error === "invalidHeader"
-    && r.rssGrowth <= control.rssGrowth + 4 * 2 ** 20 && r.wasm <= children[0][1].wasm;
-  console.log(`${ok ? "ok  " : "FAIL"} ${name}: ${r.error}, RSS growth ${mib(r.rssGrowth)} vs control ${mib(control.rssGrowth)}, wasm ${mib(r.wasm)}`);
+  const ok =
+    r.kind === "failure"
+    && r.error === "invalidHeader"
+    && r.rssGrowth <= control.rssGrowth + 4 * 2 ** 20
+    && r.wasm <= children[0][1].wasm;
+  console.log(
+    `${ok ? "ok  " : "FAIL"} ${name}: ${r.error}, RSS growth ${mib(r.rssGrowth)} vs control ${mib(control.rssGrowth)}, wasm ${mib(r.wasm)}`,
+  );
   if (!ok) process.exitCode = 1;
 }
 if (sink === 0.5) console.log(sink); // keeps the floor's work observable

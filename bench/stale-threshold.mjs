@@ -78,12 +78,16 @@ try {
     const mbPerS = size / 1e6 / (uploadMs / 1000);
     rows.push({ size, uploadMs, mbPerS, share: head / uploadMs, breakEvenMB: (head / 1000) * mbPerS });
   }
-  console.log(`HEAD blob (median of ${HEADS}, one keep-alive connection): 200 ${head200.toFixed(3)} ms, 404 ${head404.toFixed(3)} ms\n`);
+  console.log(
+    `HEAD blob (median of ${HEADS}, one keep-alive connection): 200 ${head200.toFixed(3)} ms, 404 ${head404.toFixed(3)} ms\n`,
+  );
   console.log("| blob size | upload (median of 3) | upload rate | one HEAD / upload | break-even size (HEAD × rate) |");
   console.log("|---:|---:|---:|---:|---:|");
   for (const row of rows) {
-    console.log(`| ${(row.size / MIB).toFixed(2)} MiB | ${row.uploadMs.toFixed(1)} ms | ${row.mbPerS.toFixed(0)} MB/s`
-      + ` | ${(row.share * 100).toFixed(2)} % | ${(row.breakEvenMB * 1000).toFixed(0)} kB |`);
+    console.log(
+      `| ${(row.size / MIB).toFixed(2)} MiB | ${row.uploadMs.toFixed(1)} ms | ${row.mbPerS.toFixed(0)} MB/s`
+        + ` | ${(row.share * 100).toFixed(2)} % | ${(row.breakEvenMB * 1000).toFixed(0)} kB |`,
+    );
   }
   console.log("\nA HEAD above the threshold is wasted when the snapshot is right; the table's share is that waste.");
 } finally {

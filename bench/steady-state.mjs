@@ -52,11 +52,26 @@ async function measure(dir) {
     return best;
   };
   const out = {
-    single: fastest(20, WINDOW, (s) => { let c = 0; for (let i = s; i < s + WINDOW; i += 1) if (filter.mightContain(queries[i])) c += 1; return c; }) / WINDOW,
+    single:
+      fastest(20, WINDOW, (s) => {
+        let c = 0;
+        for (let i = s; i < s + WINDOW; i += 1) if (filter.mightContain(queries[i])) c += 1;
+        return c;
+      }) / WINDOW,
     countWindow: fastest(20, WINDOW, (s) => filter.countMaybe(batch.subarray(s * 32, (s + WINDOW) * 32))) / WINDOW,
     many: fastest(20, QUERIES, () => filter.mightContainMany(batch)[0]) / QUERIES,
-    createPackedMs: fastest(8, QUERIES, () => { const f = api.ArtifactBloomFilter.createPacked(packed, spec).value; f.free(); return 1; }) / 1e6,
-    createMs: fastest(8, QUERIES, () => { const f = api.ArtifactBloomFilter.create(members, spec).value; f.free(); return 1; }) / 1e6,
+    createPackedMs:
+      fastest(8, QUERIES, () => {
+        const f = api.ArtifactBloomFilter.createPacked(packed, spec).value;
+        f.free();
+        return 1;
+      }) / 1e6,
+    createMs:
+      fastest(8, QUERIES, () => {
+        const f = api.ArtifactBloomFilter.create(members, spec).value;
+        f.free();
+        return 1;
+      }) / 1e6,
   };
   process.stdout.write(`${JSON.stringify({ ...out, sink })}\n`);
 }
@@ -72,10 +87,17 @@ if (process.argv[2] === "--child") {
   const results = dirs.map(() => []);
   const natives = [];
   for (let round = 0; round < rounds; round += 1) {
-    const line = execFileSync(native, ["--n", String(N), "--p", "0.001", "--reps", "5", "--queries", String(QUERIES), "--windows", String(WINDOW)], { encoding: "utf8" });
+    const line = execFileSync(
+      native,
+      ["--n", String(N), "--p", "0.001", "--reps", "5", "--queries", String(QUERIES), "--windows", String(WINDOW)],
+      { encoding: "utf8" },
+    );
     natives.push(JSON.parse(line.trim().split("\n").at(-1)));
     for (const [d, dir] of dirs.entries()) {
-      const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", dir], { encoding: "utf8", maxBuffer: 1 << 20 });
+      const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--child", dir], {
+        encoding: "utf8",
+        maxBuffer: 1 << 20,
+      });
       results[d].push(JSON.parse(output.trim()));
     }
     process.stderr.write(`round ${round + 1}/${rounds}\n`);
@@ -88,7 +110,9 @@ if (process.argv[2] === "--child") {
   };
   const cells = (key) => results.map((rs) => min(rs.map((r) => r[key])));
   const row = (label, key, nativeValue, digits = 1) =>
-    `| ${label} | ${cells(key).map((v) => `${v.toFixed(digits)} (${(v / nativeValue).toFixed(2)}×)`).join(" | ")} | ${nativeValue.toFixed(digits)} |`;
+    `| ${label} | ${cells(key)
+      .map((v) => `${v.toFixed(digits)} (${(v / nativeValue).toFixed(2)}×)`)
+      .join(" | ")} | ${nativeValue.toFixed(digits)} |`;
   console.log(`Fastest windows, n = 1M, p = 0.001, ${rounds} rounds; ratio to native in parentheses.\n`);
   console.log(`| path | ${dirs.join(" | ")} | native |`);
   console.log(`|---|${dirs.map(() => "---:").join("|")}|---:|`);

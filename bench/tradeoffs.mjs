@@ -38,15 +38,8 @@ if (!existsSync(join(root, "pkg", "node.mjs"))) {
   process.exit(1);
 }
 const { ArtifactBloomFilter } = await import("../pkg/node.mjs");
-const {
-  MergeableBloomFilter,
-  ScalableBloomFilter,
-  TlBloom,
-  alertFillRatio,
-  expectedFillRatio,
-  fppFromFillRatio,
-  optimalParams,
-} = await import("../pkg/variants/index.mjs");
+const { MergeableBloomFilter, ScalableBloomFilter, TlBloom, alertFillRatio, expectedFillRatio, fppFromFillRatio, optimalParams } =
+  await import("../pkg/variants/index.mjs");
 
 const quick = process.argv.includes("--quick");
 const NON_MEMBERS = quick ? 200_000 : 1_000_000;
@@ -93,7 +86,11 @@ const fmt = (x, digits = 3) => {
 };
 const pct = (x) => (x === undefined ? "—" : `${(x * 100).toPrecision(3)} %`);
 const table = (header, rows) =>
-  [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  [
+    `| ${header.join(" | ")} |`,
+    `|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
 const short = (n) => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}K` : String(n));
 
 function countMaybes(answer, items) {
@@ -122,8 +119,12 @@ const out = [];
 out.push("# artifact-bloom: trade-off measurements");
 out.push("");
 out.push(`Command: \`node bench/tradeoffs.mjs${quick ? " --quick" : ""}\` · ${new Date().toISOString()} · commit ${commit}`);
-out.push(`Node ${process.version} · ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length} · load average at start ${loadAtStart.toFixed(2)}`);
-out.push(`Items: 32-byte SHA-256 digests of \`member:i\`; non-members: ${NON_MEMBERS.toLocaleString("en")} digests of \`probe:i\`.`);
+out.push(
+  `Node ${process.version} · ${os.cpus()[0]?.model ?? "unknown CPU"} × ${os.cpus().length} · load average at start ${loadAtStart.toFixed(2)}`,
+);
+out.push(
+  `Items: 32-byte SHA-256 digests of \`member:i\`; non-members: ${NON_MEMBERS.toLocaleString("en")} digests of \`probe:i\`.`,
+);
 out.push("");
 
 // ---- 1. overfill degradation -------------------------------------------------------
@@ -182,7 +183,16 @@ for (const p of RATES) {
   out.push("");
   out.push(
     table(
-      ["inserted x", "TLBF fill", "model (1−e^(−kx/m))^k", "fill^k (TLBF)", "TlBloom measured", "Mergeable measured", "ArtifactBloomFilter measured", "Scalable (c0 = n) measured"],
+      [
+        "inserted x",
+        "TLBF fill",
+        "model (1−e^(−kx/m))^k",
+        "fill^k (TLBF)",
+        "TlBloom measured",
+        "Mergeable measured",
+        "ArtifactBloomFilter measured",
+        "Scalable (c0 = n) measured",
+      ],
       rows,
     ),
   );
@@ -227,7 +237,13 @@ const CONTENDERS = [
       const ns = timeNs(() => {
         for (let i = 0; i < n; i += 1) filter.add(members.list[i]);
       });
-      return { ns, bytes: filter.encode().length, query: (d) => filter.mightContain(d), free: () => filter.free(), note: `${filter.stageCount} st.` };
+      return {
+        ns,
+        bytes: filter.encode().length,
+        query: (d) => filter.mightContain(d),
+        free: () => filter.free(),
+        note: `${filter.stageCount} st.`,
+      };
     },
   },
   {
@@ -237,7 +253,13 @@ const CONTENDERS = [
       const ns = timeNs(() => {
         for (let i = 0; i < n; i += 1) filter.add(members.list[i]);
       });
-      return { ns, bytes: filter.encode().length, query: (d) => filter.mightContain(d), free: () => filter.free(), note: `${filter.stageCount} st.` };
+      return {
+        ns,
+        bytes: filter.encode().length,
+        query: (d) => filter.mightContain(d),
+        free: () => filter.free(),
+        note: `${filter.stageCount} st.`,
+      };
     },
   },
   {
@@ -245,7 +267,10 @@ const CONTENDERS = [
     build(n, p) {
       let result;
       const ns = timeNs(() => {
-        result = ArtifactBloomFilter.createPacked(members.packed.subarray(0, n * 32), { expectedItemCount: n, targetFalsePositiveRate: p });
+        result = ArtifactBloomFilter.createPacked(members.packed.subarray(0, n * 32), {
+          expectedItemCount: n,
+          targetFalsePositiveRate: p,
+        });
       });
       if (result.kind === "failure") throw new Error(result.error);
       const filter = result.value;
@@ -260,7 +285,8 @@ const CONTENDERS = [
       const before = process.memoryUsage().heapUsed;
       const set = new Set();
       const ns = timeNs(() => {
-        for (let i = 0; i < n; i += 1) set.add(Buffer.from(members.list[i].buffer, members.list[i].byteOffset, 32).toString("hex"));
+        for (let i = 0; i < n; i += 1)
+          set.add(Buffer.from(members.list[i].buffer, members.list[i].byteOffset, 32).toString("hex"));
       });
       gc();
       const bytes = process.memoryUsage().heapUsed - before;
@@ -294,19 +320,30 @@ function measure(contender, n, p, nonMembers) {
   const memberCount = Math.min(n, 200_000);
   const passes = Math.ceil(200_000 / memberCount);
   gc();
-  const member = timeNs(() => {
-    for (let pass = 0; pass < passes; pass += 1) {
-      for (let i = 0; i < memberCount; i += 1) if (!built.query(members.list[i])) throw new Error(`${contender.name}: false negative`);
-    }
-  }) / (memberCount * passes);
+  const member =
+    timeNs(() => {
+      for (let pass = 0; pass < passes; pass += 1) {
+        for (let i = 0; i < memberCount; i += 1)
+          if (!built.query(members.list[i])) throw new Error(`${contender.name}: false negative`);
+      }
+    })
+    / (memberCount * passes);
   let maybes = 0;
   gc();
-  const stranger = timeNs(() => {
-    maybes = countMaybes(built.query, nonMembers);
-  }) / nonMembers.length;
+  const stranger =
+    timeNs(() => {
+      maybes = countMaybes(built.query, nonMembers);
+    }) / nonMembers.length;
   built.free();
   sink += maybes;
-  return { build: buildNs / (n * buildPasses), member, stranger, bytes: built.bytes, note: built.note, fpr: maybes / nonMembers.length };
+  return {
+    build: buildNs / (n * buildPasses),
+    member,
+    stranger,
+    bytes: built.bytes,
+    note: built.note,
+    fpr: maybes / nonMembers.length,
+  };
 }
 
 // Warm-up (discarded): the very functions that are timed run first, so every
@@ -342,7 +379,15 @@ for (const p of RATES) {
   out.push("");
   out.push(
     table(
-      ["n · structure", "bytes/item", "FPR (measured)", "add ns/item", "add M items/s", "query ns (member)", "query ns (non-member)"],
+      [
+        "n · structure",
+        "bytes/item",
+        "FPR (measured)",
+        "add ns/item",
+        "add M items/s",
+        "query ns (member)",
+        "query ns (non-member)",
+      ],
       rows,
     ),
   );
@@ -365,7 +410,15 @@ out.push("## Bits/item by formula (literature; not measured here)");
 out.push("");
 out.push(
   table(
-    ["p", "Bloom 1.44·log2(1/p)", "counting Bloom (4-bit) ×4", "cuckoo b=4, α=95 %: (log2(1/p)+3)/α", "xor 1.23·log2(1/p)", "binary fuse (3-wise) 1.125·log2(1/p)", "lower bound log2(1/p)"],
+    [
+      "p",
+      "Bloom 1.44·log2(1/p)",
+      "counting Bloom (4-bit) ×4",
+      "cuckoo b=4, α=95 %: (log2(1/p)+3)/α",
+      "xor 1.23·log2(1/p)",
+      "binary fuse (3-wise) 1.125·log2(1/p)",
+      "lower bound log2(1/p)",
+    ],
     formulaRows,
   ),
 );

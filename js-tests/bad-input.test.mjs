@@ -98,14 +98,31 @@ describe("create() rejects non-digests as invalidDigest", () => {
 
 describe("spec validation (create and createPacked)", () => {
   const badCounts = [
-    ["undefined", undefined], ["null", null], ['"10"', "10"], ["10n", 10n], ["1.5", 1.5], ["-1", -1],
-    ["0", 0], ["NaN", Number.NaN], ["Infinity", Number.POSITIVE_INFINITY], ["2**30+1", 2 ** 30 + 1],
-    ["MAX_SAFE_INTEGER+2", Number.MAX_SAFE_INTEGER + 2], ["true", true],
+    ["undefined", undefined],
+    ["null", null],
+    ['"10"', "10"],
+    ["10n", 10n],
+    ["1.5", 1.5],
+    ["-1", -1],
+    ["0", 0],
+    ["NaN", Number.NaN],
+    ["Infinity", Number.POSITIVE_INFINITY],
+    ["2**30+1", 2 ** 30 + 1],
+    ["MAX_SAFE_INTEGER+2", Number.MAX_SAFE_INTEGER + 2],
+    ["true", true],
   ];
   const badRates = [
-    ["undefined", undefined], ["null", null], ['"0.01"', "0.01"], ["0", 0], ["-0", -0], ["1", 1],
-    ["-0.1", -0.1], ["NaN", Number.NaN], ["Infinity", Number.POSITIVE_INFINITY],
-    ["-Infinity", Number.NEGATIVE_INFINITY], ["2", 2],
+    ["undefined", undefined],
+    ["null", null],
+    ['"0.01"', "0.01"],
+    ["0", 0],
+    ["-0", -0],
+    ["1", 1],
+    ["-0.1", -0.1],
+    ["NaN", Number.NaN],
+    ["Infinity", Number.POSITIVE_INFINITY],
+    ["-Infinity", Number.NEGATIVE_INFINITY],
+    ["2", 2],
   ];
   const builders = [
     ["create", (spec) => ArtifactBloomFilter.create([], spec)],
@@ -115,18 +132,25 @@ describe("spec validation (create and createPacked)", () => {
     for (const [label, n] of badCounts) {
       test(`${name}: expectedItemCount ${label} → invalidExpectedItemCount`, () => {
         assert.deepEqual(make({ expectedItemCount: n, targetFalsePositiveRate: 0.01 }), {
-          kind: "failure", error: "invalidExpectedItemCount",
+          kind: "failure",
+          error: "invalidExpectedItemCount",
         });
       });
     }
     for (const [label, p] of badRates) {
       test(`${name}: targetFalsePositiveRate ${label} → invalidFalsePositiveRate`, () => {
         assert.deepEqual(make({ expectedItemCount: 10, targetFalsePositiveRate: p }), {
-          kind: "failure", error: "invalidFalsePositiveRate",
+          kind: "failure",
+          error: "invalidFalsePositiveRate",
         });
       });
     }
-    for (const [label, spec] of [["missing", undefined], ["null", null], ["{}", {}], ['"spec"', "spec"]]) {
+    for (const [label, spec] of [
+      ["missing", undefined],
+      ["null", null],
+      ["{}", {}],
+      ['"spec"', "spec"],
+    ]) {
       test(`${name}: spec ${label} → invalidExpectedItemCount`, () => {
         assert.deepEqual(make(spec), { kind: "failure", error: "invalidExpectedItemCount" });
       });
@@ -134,20 +158,23 @@ describe("spec validation (create and createPacked)", () => {
     // Both fields bad: the count is checked first, as in the reference.
     test(`${name}: both fields bad → invalidExpectedItemCount`, () => {
       assert.deepEqual(make({ expectedItemCount: 0, targetFalsePositiveRate: 2 }), {
-        kind: "failure", error: "invalidExpectedItemCount",
+        kind: "failure",
+        error: "invalidExpectedItemCount",
       });
     });
     // A valid rate so small that no layout fits 2^30 bits.
     test(`${name}: targetFalsePositiveRate Number.MIN_VALUE → filterTooLarge`, () => {
       assert.deepEqual(make({ expectedItemCount: 10, targetFalsePositiveRate: Number.MIN_VALUE }), {
-        kind: "failure", error: "filterTooLarge",
+        kind: "failure",
+        error: "filterTooLarge",
       });
     });
   }
   // Spec errors come before digest errors (reference order).
   test("create([bad digest], bad spec) → the spec error", () => {
     assert.deepEqual(ArtifactBloomFilter.create([null], { expectedItemCount: 0, targetFalsePositiveRate: 0.01 }), {
-      kind: "failure", error: "invalidExpectedItemCount",
+      kind: "failure",
+      error: "invalidExpectedItemCount",
     });
   });
 });
@@ -180,7 +207,10 @@ describe("createPacked(not N × 32 bytes) → invalidDigest", () => {
     assert.deepEqual(ArtifactBloomFilter.createPacked(new Uint8Array(65), SPEC), { kind: "failure", error: "invalidDigest" });
   });
   test("11 digests for n=10 → capacityExceeded", () => {
-    assert.deepEqual(ArtifactBloomFilter.createPacked(new Uint8Array(11 * 32), SPEC), { kind: "failure", error: "capacityExceeded" });
+    assert.deepEqual(ArtifactBloomFilter.createPacked(new Uint8Array(11 * 32), SPEC), {
+      kind: "failure",
+      error: "capacityExceeded",
+    });
   });
 });
 
@@ -215,17 +245,23 @@ describe("valid but unusual digests behave like a fresh Uint8Array", () => {
     ["Node Buffer", (d) => Buffer.from(d)],
     ["Buffer from the shared pool (nonzero byteOffset)", (d) => Buffer.from(Buffer.from(d).toString("hex"), "hex")],
     ["Uint8Array subarray at byteOffset 5", (d) => atOffset(d)],
-    ["Uint8Array over a SharedArrayBuffer", (d) => {
-      const shared = new Uint8Array(new SharedArrayBuffer(d.byteLength));
-      shared.set(d);
-      return shared;
-    }],
-    ["Uint8Array from another realm (vm context)", (d) => {
-      const foreign = vm.runInNewContext(`new Uint8Array(${d.byteLength})`);
-      foreign.set(d);
-      assert.equal(foreign instanceof Uint8Array, false, "really another realm");
-      return foreign;
-    }],
+    [
+      "Uint8Array over a SharedArrayBuffer",
+      (d) => {
+        const shared = new Uint8Array(new SharedArrayBuffer(d.byteLength));
+        shared.set(d);
+        return shared;
+      },
+    ],
+    [
+      "Uint8Array from another realm (vm context)",
+      (d) => {
+        const foreign = vm.runInNewContext(`new Uint8Array(${d.byteLength})`);
+        foreign.set(d);
+        assert.equal(foreign instanceof Uint8Array, false, "really another realm");
+        return foreign;
+      },
+    ],
   ];
 
   for (const [label, convert] of variants) {
@@ -296,7 +332,10 @@ describe("error paths do not leak wasm memory", () => {
   const cases = [
     ["createPacked → capacityExceeded", () => ArtifactBloomFilter.createPacked(tooMany, spec)],
     ["createPacked → invalidDigest", () => ArtifactBloomFilter.createPacked(ragged, spec)],
-    ["createPacked → filterTooLarge", () => ArtifactBloomFilter.createPacked(full, { expectedItemCount: 1000, targetFalsePositiveRate: Number.MIN_VALUE })],
+    [
+      "createPacked → filterTooLarge",
+      () => ArtifactBloomFilter.createPacked(full, { expectedItemCount: 1000, targetFalsePositiveRate: Number.MIN_VALUE }),
+    ],
     ["create + free", () => ArtifactBloomFilter.createPacked(full, spec).value.free()],
     ["union → incompatibleFilters", (filter) => ArtifactBloomFilter.union(filter, other.value)],
     ["mightContainMany", (filter) => filter.mightContainMany(full)],
@@ -332,7 +371,10 @@ describe("lifecycle: free, dispose, constructor", () => {
     ["union(live, freed)", (f) => ArtifactBloomFilter.union(build([]), f)],
   ];
 
-  for (const [how, release] of [["free()", (f) => f.free()], ["[Symbol.dispose]()", (f) => f[Symbol.dispose]()]]) {
+  for (const [how, release] of [
+    ["free()", (f) => f.free()],
+    ["[Symbol.dispose]()", (f) => f[Symbol.dispose]()],
+  ]) {
     test(`after ${how} every method throws an Error`, () => {
       const filter = build([digestOf("member:0")]);
       assert.equal(filter.freed, false);

@@ -31,14 +31,39 @@ let v2; // the complete v2 snapshot, from an uninterrupted publish
 let fullPublishMs;
 const at = (name) => join(dir.path, name);
 const v2Args = (out) => [
-  "publish", "--catalog-version", "2", "--expected-items", String(BIG_COUNT), "--fpp", "0.001",
-  "--binary", "--input", at("v2.bin"), "--out", out,
+  "publish",
+  "--catalog-version",
+  "2",
+  "--expected-items",
+  String(BIG_COUNT),
+  "--fpp",
+  "0.001",
+  "--binary",
+  "--input",
+  at("v2.bin"),
+  "--out",
+  out,
 ];
 
 before(async () => {
   dir = await tempDir("crash");
-  await writeHexList(at("v1.txt"), Array.from({ length: 1000 }, (_, i) => sha256(`v1:${i}`)));
-  const published = await runCli(["publish", "--catalog-version", "1", "--expected-items", "1000", "--fpp", "0.01", "--input", at("v1.txt"), "--out", at(TARGET)]);
+  await writeHexList(
+    at("v1.txt"),
+    Array.from({ length: 1000 }, (_, i) => sha256(`v1:${i}`)),
+  );
+  const published = await runCli([
+    "publish",
+    "--catalog-version",
+    "1",
+    "--expected-items",
+    "1000",
+    "--fpp",
+    "0.01",
+    "--input",
+    at("v1.txt"),
+    "--out",
+    at(TARGET),
+  ]);
   assert.equal(published.code, 0, published.stderr);
   v1 = await readFile(at(TARGET));
 
@@ -60,16 +85,23 @@ before(async () => {
   assert.ok(v2.byteLength > 8 * 64 * 1024, `v2 is ${v2.byteLength} bytes: several chunks`);
 });
 
-after(async () => { await dir.remove(); });
+after(async () => {
+  await dir.remove();
+});
 
 /**
  * Starts a v2 publish onto TARGET; resolves { exit: Promise<{code, signal}>, child }.
  * `extraEnv` adds test hooks (ARTIFACT_BLOOM_TEST_STALL_AFTER_CHUNKS).
  */
 function startPublish(extraEnv = {}) {
-  const child = spawn(process.execPath, [CLI, ...v2Args(at(TARGET))], { env: { ...process.env, ...ENV, ...extraEnv }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...v2Args(at(TARGET))], {
+    env: { ...process.env, ...ENV, ...extraEnv },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
-  child.stderr.on("data", (chunk) => { stderr += chunk; });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
   const exit = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, stderr })));
   return { child, exit };
 }
@@ -81,11 +113,16 @@ function startPublish(extraEnv = {}) {
  */
 async function waitForTempFile(exit, minBytes = 0, limitMs = 60_000) {
   let exited = false;
-  exit.then(() => { exited = true; });
+  exit.then(() => {
+    exited = true;
+  });
   const deadline = performance.now() + limitMs;
   while (performance.now() < deadline && !exited) {
     for (const name of (await readdir(dir.path)).filter((n) => isTempOf(n, TARGET))) {
-      const size = await stat(at(name)).then((s) => s.size, () => -1);
+      const size = await stat(at(name)).then(
+        (s) => s.size,
+        () => -1,
+      );
       if (size >= minBytes) return true;
     }
     await sleep(2);

@@ -13,8 +13,12 @@ import { sha256 } from "./helpers/abf1.mjs";
 import { listDir, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 let dir;
-before(async () => { dir = await tempDir("cli-delta"); });
-after(async () => { await dir.remove(); });
+before(async () => {
+  dir = await tempDir("cli-delta");
+});
+after(async () => {
+  await dir.remove();
+});
 
 const at = (name) => join(dir.path, name);
 const digestsOf = (prefix, count) => Array.from({ length: count }, (_, i) => sha256(`${prefix}${i}`));
@@ -22,8 +26,20 @@ const digestsOf = (prefix, count) => Array.from({ length: count }, (_, i) => sha
 /** Publishes `digests` at `version` to `out` with a fixed layout (expected 5000, fpp 0.01). */
 async function publishList(name, digests, version, out, extra = [], { expected = 5000 } = {}) {
   await writeHexList(at(name), digests);
-  return runCli(["publish", "--catalog-version", String(version), "--expected-items", String(expected), "--fpp", "0.01",
-    "--input", at(name), "--out", out, ...extra]);
+  return runCli([
+    "publish",
+    "--catalog-version",
+    String(version),
+    "--expected-items",
+    String(expected),
+    "--fpp",
+    "0.01",
+    "--input",
+    at(name),
+    "--out",
+    out,
+    ...extra,
+  ]);
 }
 
 async function loadFile(path) {
@@ -33,7 +49,10 @@ async function loadFile(path) {
 }
 
 async function exists(path) {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe("publish --delta-from / --delta-out", () => {
@@ -42,7 +61,13 @@ describe("publish --delta-from / --delta-out", () => {
     assert.equal((await publishList("grow-v1.txt", digestsOf("a", 3000), 1, old)).code, 0);
     const out = at("grow-v2.abf1");
     const deltaPath = at("grow-1-2.abd1");
-    const run = await publishList("grow-v2.txt", digestsOf("a", 3030), 2, out, ["--delta-from", old, "--delta-out", deltaPath, "--json"]);
+    const run = await publishList("grow-v2.txt", digestsOf("a", 3030), 2, out, [
+      "--delta-from",
+      old,
+      "--delta-out",
+      deltaPath,
+      "--json",
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout);
     assert.equal(summary.delta.written, true);
@@ -74,7 +99,12 @@ describe("publish --delta-from / --delta-out", () => {
 
   const refusals = [
     { name: "a removed digest → notSuperset", v2: () => digestsOf("r", 2000).slice(1), code: "notSuperset" },
-    { name: "another layout (--expected-items) → incompatibleLayout", v2: () => digestsOf("r", 2100), code: "incompatibleLayout", expected: 9000 },
+    {
+      name: "another layout (--expected-items) → incompatibleLayout",
+      v2: () => digestsOf("r", 2100),
+      code: "incompatibleLayout",
+      expected: 9000,
+    },
   ];
   for (const { name, v2, code, expected } of refusals) {
     test(`${name}: full snapshot written, a stale delta removed, exit 0`, async () => {
@@ -83,10 +113,16 @@ describe("publish --delta-from / --delta-out", () => {
       const deltaPath = at(`${code}.abd1`);
       // A delta from an earlier publish: it must not survive to describe another change.
       const mid = at(`${code}-mid.abf1`);
-      assert.equal((await publishList(`${code}-mid.txt`, digestsOf("r", 2001), 2, mid, ["--delta-from", old, "--delta-out", deltaPath])).code, 0);
+      assert.equal(
+        (await publishList(`${code}-mid.txt`, digestsOf("r", 2001), 2, mid, ["--delta-from", old, "--delta-out", deltaPath]))
+          .code,
+        0,
+      );
       assert.ok(await exists(deltaPath));
       const out = at(`${code}-v2.abf1`);
-      const run = await publishList(`${code}-v2.txt`, v2(), 3, out, ["--delta-from", old, "--delta-out", deltaPath, "--json"], { expected });
+      const run = await publishList(`${code}-v2.txt`, v2(), 3, out, ["--delta-from", old, "--delta-out", deltaPath, "--json"], {
+        expected,
+      });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, new RegExp(`no delta: ${code}: `));
       assert.deepEqual(JSON.parse(run.stdout).delta.code, code);
@@ -97,11 +133,21 @@ describe("publish --delta-from / --delta-out", () => {
 
   test("a missing or unloadable OLD → no delta (noBase / invalidBase), exit 0", async () => {
     const out = at("nobase.abf1");
-    const missing = await publishList("nobase.txt", digestsOf("n", 10), 1, out, ["--delta-from", at("absent.abf1"), "--delta-out", at("nobase.abd1")]);
+    const missing = await publishList("nobase.txt", digestsOf("n", 10), 1, out, [
+      "--delta-from",
+      at("absent.abf1"),
+      "--delta-out",
+      at("nobase.abd1"),
+    ]);
     assert.equal(missing.code, 0, missing.stderr);
     assert.match(missing.stderr, /no delta: noBase: cannot read/);
     await writeFile(at("junk.abf1"), "not an ABF1 snapshot: ".repeat(8));
-    const junk = await publishList("nobase.txt", digestsOf("n", 10), 2, out, ["--delta-from", at("junk.abf1"), "--delta-out", at("nobase.abd1")]);
+    const junk = await publishList("nobase.txt", digestsOf("n", 10), 2, out, [
+      "--delta-from",
+      at("junk.abf1"),
+      "--delta-out",
+      at("nobase.abd1"),
+    ]);
     assert.equal(junk.code, 0, junk.stderr);
     assert.match(junk.stderr, /no delta: invalidBase: .*badMagic/);
     assert.equal((await loadFile(out)).catalogVersion, 2);
@@ -134,7 +180,12 @@ describe("inspect of an ABD1 delta", () => {
     old = at("inspect-v1.abf1");
     deltaPath = at("inspect.abd1");
     assert.equal((await publishList("inspect-v1.txt", digestsOf("i", 1500), 7, old)).code, 0);
-    const run = await publishList("inspect-v2.txt", digestsOf("i", 1600), 9, at("inspect-v2.abf1"), ["--delta-from", old, "--delta-out", deltaPath]);
+    const run = await publishList("inspect-v2.txt", digestsOf("i", 1600), 9, at("inspect-v2.abf1"), [
+      "--delta-from",
+      old,
+      "--delta-out",
+      deltaPath,
+    ]);
     assert.equal(run.code, 0, run.stderr);
   });
 

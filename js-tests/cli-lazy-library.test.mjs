@@ -20,10 +20,18 @@ const PRELOAD = pathToFileURL(new URL("./helpers/record-loads.mjs", import.meta.
 // and bundles, the wasm-bindgen glue, and a compile of any of the package's
 // own wasm modules (by the SHA-256 of the shipped .wasm files: a wasm Node
 // compiles for itself, like Node 22's llhttp for node:http, is not ours).
-const LIBRARY_FILES = /\/(?:node\.mjs|node-bridge\.cjs|node\.cjs|(?:delta|variants)\/index(?:-bridge)?\.[cm]?js|artifact_bloom[a-z_]*\.js)$/;
+const LIBRARY_FILES =
+  /\/(?:node\.mjs|node-bridge\.cjs|node\.cjs|(?:delta|variants)\/index(?:-bridge)?\.[cm]?js|artifact_bloom[a-z_]*\.js)$/;
 const PACKAGE_DIR = dirname(createRequire(import.meta.url).resolve("artifact-bloom/package.json"));
-const PACKAGE_WASM = new Set(readdirSync(PACKAGE_DIR).filter((name) => name.endsWith(".wasm"))
-  .map((name) => createHash("sha256").update(readFileSync(join(PACKAGE_DIR, name))).digest("hex")));
+const PACKAGE_WASM = new Set(
+  readdirSync(PACKAGE_DIR)
+    .filter((name) => name.endsWith(".wasm"))
+    .map((name) =>
+      createHash("sha256")
+        .update(readFileSync(join(PACKAGE_DIR, name)))
+        .digest("hex"),
+    ),
+);
 const isLibrary = (entry) => LIBRARY_FILES.test(entry) || (entry.startsWith("wasm:") && PACKAGE_WASM.has(entry.split(" ").pop()));
 const COMMANDS = ["publish", "inspect", "check", "merge", "serve", "push"];
 
@@ -64,9 +72,15 @@ describe("the recorder sees the library when a command uses it (control)", () =>
     assert.equal(ran.code, 0, ran.stderr);
     assert.match(ran.stdout, /^absent /);
     const library = libraryLoads(ran.loaded);
-    assert.ok(library.some((entry) => entry.endsWith("/node.mjs")), `node.mjs not recorded: ${ran.loaded.join(", ")}`);
+    assert.ok(
+      library.some((entry) => entry.endsWith("/node.mjs")),
+      `node.mjs not recorded: ${ran.loaded.join(", ")}`,
+    );
     assert.ok(PACKAGE_WASM.size >= 3, "the package ships its three .wasm files");
-    assert.ok(library.some((entry) => entry.startsWith("wasm:")), `no compile of the package's wasm recorded: ${ran.loaded.join(", ")}`);
+    assert.ok(
+      library.some((entry) => entry.startsWith("wasm:")),
+      `no compile of the package's wasm recorded: ${ran.loaded.join(", ")}`,
+    );
   });
 });
 
@@ -78,7 +92,10 @@ describe("--help loads no library", () => {
         assert.equal(ran.code, 0, ran.stderr);
         assert.match(ran.stdout, new RegExp(`^Usage: artifact-bloom ${command} `));
         // serve and push live in their families' folders (cli/serve/, cli/registry/).
-        assert.ok(ran.loaded.some((line) => /\/cli\/(?:serve\/|registry\/)?[a-z-]+\.mjs$/.test(line) && line.endsWith(`/${command}.mjs`)), `the recorder missed ${command}.mjs`);
+        assert.ok(
+          ran.loaded.some((line) => /\/cli\/(?:serve\/|registry\/)?[a-z-]+\.mjs$/.test(line) && line.endsWith(`/${command}.mjs`)),
+          `the recorder missed ${command}.mjs`,
+        );
         assert.deepEqual(libraryLoads(ran.loaded), []);
       });
     }

@@ -78,7 +78,12 @@ describe("cli/ and bin/ import library code only through the package's Node entr
       " */",
     ].join("\n");
     assert.deepEqual(runtimeSpecifiers(source).sort(), [
-      "../../lib/b.js", "../lib/a.js", "../lib/c.js", "../lib/d.js", "../lib/e.js", "../node.cjs",
+      "../../lib/b.js",
+      "../lib/a.js",
+      "../lib/c.js",
+      "../lib/d.js",
+      "../lib/e.js",
+      "../node.cjs",
     ]);
   });
 
@@ -139,7 +144,10 @@ describe("a registry error thrown inside the CLI is the exported OciRegistryErro
     const { clientFromOptions, describeFailure } = await cli("registry/registry-common.mjs");
     const { listTags } = await cli("registry/registry-catalog.mjs");
     const client = await clientFromOptions(server.url, name, {});
-    const error = await listTags(client).then(() => assert.fail("listTags resolved"), (rejected) => rejected);
+    const error = await listTags(client).then(
+      () => assert.fail("listTags resolved"),
+      (rejected) => rejected,
+    );
     return { error, described: describeFailure(error, client) };
   }
 

@@ -22,10 +22,13 @@ let snapshot;
 
 before(async () => {
   dir = await tempDir("cli-surface");
-  const built = ArtifactBloomFilter.create(MEMBERS.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))), {
-    expectedItemCount: 50,
-    targetFalsePositiveRate: 0.001,
-  });
+  const built = ArtifactBloomFilter.create(
+    MEMBERS.map((hex) => Uint8Array.from(Buffer.from(hex, "hex"))),
+    {
+      expectedItemCount: 50,
+      targetFalsePositiveRate: 0.001,
+    },
+  );
   if (built.kind === "failure") throw new Error(built.error);
   snapshot = join(dir.path, "catalog.abf1");
   writeFileSync(snapshot, encodeSnapshot(built.value, { catalogVersion: 7 }));
@@ -63,9 +66,17 @@ describe("artifact-bloom check - (digests from standard input)", () => {
   test("mixes with digest arguments, in argument order", async () => {
     const ran = await runCli(["check", snapshot, OUTSIDER, "-", MEMBERS[9]], { input: `${MEMBERS[4]}\n` });
     assert.equal(ran.code, 0, ran.stderr);
-    assert.deepEqual(ran.stdout.trim().split("\n").map((line) => line.split(/\s+/).slice(0, 2)), [
-      ["absent", OUTSIDER], ["maybe", MEMBERS[4]], ["maybe", MEMBERS[9]],
-    ]);
+    assert.deepEqual(
+      ran.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(/\s+/).slice(0, 2)),
+      [
+        ["absent", OUTSIDER],
+        ["maybe", MEMBERS[4]],
+        ["maybe", MEMBERS[9]],
+      ],
+    );
   });
 
   test("a line that is not a digest → exit 2 naming the line, nothing printed", async () => {
@@ -87,7 +98,10 @@ describe("usage errors: one clear line, then the command's usage, exit 2", () =>
     const ran = await runCli(["check", snapshot]);
     assert.equal(ran.code, 2);
     assert.equal(ran.stdout, "");
-    assert.match(ran.stderr, /^.*check needs a FILE, a HEX digest or - \(standard input\) after .*catalog\.abf1\n\nUsage: artifact-bloom check /);
+    assert.match(
+      ran.stderr,
+      /^.*check needs a FILE, a HEX digest or - \(standard input\) after .*catalog\.abf1\n\nUsage: artifact-bloom check /,
+    );
   });
 
   test("an unknown flag is named, with no advice that would read it as a file", async () => {
@@ -105,13 +119,35 @@ describe("publish on a terminal", () => {
   // forgot --input. "\x04" at the start of a line is the terminal's end of file.
   test("says it reads standard input instead of waiting in silence", async () => {
     const out = join(dir.path, "from-terminal.abf1");
-    const command = [process.execPath, CLI, "publish", "--catalog-version", "1", "--expected-items", "10", "--fpp", "0.01", "--out", out];
+    const command = [
+      process.execPath,
+      CLI,
+      "publish",
+      "--catalog-version",
+      "1",
+      "--expected-items",
+      "10",
+      "--fpp",
+      "0.01",
+      "--out",
+      out,
+    ];
     const ran = await new Promise((resolve, reject) => {
-      const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...command], { stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...command], {
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let output = "";
-      child.stdout.on("data", (chunk) => { output += chunk; });
-      const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`no exit within 30 s: ${output}`)); }, 30_000);
-      child.once("exit", (code) => { clearTimeout(timer); resolve({ code, output }); });
+      child.stdout.on("data", (chunk) => {
+        output += chunk;
+      });
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`no exit within 30 s: ${output}`));
+      }, 30_000);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
       child.stdin.end(`${MEMBERS[0]}\n\x04`);
     });
     assert.match(ran.output, /publish: reading digests from standard input/);
@@ -122,7 +158,8 @@ describe("publish on a terminal", () => {
 
 describe("exit codes are documented the same way by every command", () => {
   /** The exit-code table of a --help text: its heading and every "  N  …" row with continuation lines. */
-  const tableOf = (text) => /^Exit codes \(the same for every command\):\n(?: {2}\d {2}.*\n(?: {5}.*\n)*)+/m.exec(`${text}\n`)?.[0];
+  const tableOf = (text) =>
+    /^Exit codes \(the same for every command\):\n(?: {2}\d {2}.*\n(?: {5}.*\n)*)+/m.exec(`${text}\n`)?.[0];
 
   test("the top-level --help has the table: 0, 1, 2 and 3 (a registry or network failure)", async () => {
     const ran = await runCli(["--help"]);
@@ -144,7 +181,8 @@ describe("exit codes are documented the same way by every command", () => {
 
   test("the package README documents the same four codes", () => {
     const readme = readFileSync(join(dirname(require.resolve("artifact-bloom/package.json")), "README.md"), "utf8");
-    for (const code of ["0", "1", "2", "3"]) assert.match(readme, new RegExp(`^\\| \`${code}\` \\|`, "m"), `README's table lacks exit code ${code}`);
+    for (const code of ["0", "1", "2", "3"])
+      assert.match(readme, new RegExp(`^\\| \`${code}\` \\|`, "m"), `README's table lacks exit code ${code}`);
     assert.match(readme, /standard input \(`-`\)/);
     assert.match(readme, /--version/);
   });
@@ -158,8 +196,10 @@ describe("the registry limits in the usage are the client's", () => {
     const { RESPONSE_LIMITS } = await import(pathToFileURL(join(packageDir, "lib/repositories/oci-limits.js")).href);
     const ran = await runCli(["publish", "--help"]);
     assert.equal(ran.code, 0);
-    const limits = /a manifest or index\s+(\d+) MiB \(the distribution spec's\), a tag page (\d+) MiB, a\s+token answer (\d+) MiB/
-      .exec(ran.stdout);
+    const limits =
+      /a manifest or index\s+(\d+) MiB \(the distribution spec's\), a tag page (\d+) MiB, a\s+token answer (\d+) MiB/.exec(
+        ran.stdout,
+      );
     assert.ok(limits, ran.stdout);
     const mib = (bytes) => String(bytes / (1024 * 1024));
     const { manifest, tagPage, token } = RESPONSE_LIMITS;

@@ -15,8 +15,12 @@ import { CLI, listDir, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 const FPP = 0.01;
 let dir;
-before(async () => { dir = await tempDir("cli"); });
-after(async () => { await dir.remove(); });
+before(async () => {
+  dir = await tempDir("cli");
+});
+after(async () => {
+  await dir.remove();
+});
 
 const at = (name) => join(dir.path, name);
 const digestsOf = (prefix, count) => Array.from({ length: count }, (_, i) => sha256(`${prefix}${i}`));
@@ -29,7 +33,18 @@ async function loadFile(path) {
 }
 
 function publishArgs(version, expected, out, ...extra) {
-  return ["publish", "--catalog-version", String(version), "--expected-items", String(expected), "--fpp", String(FPP), "--out", out, ...extra];
+  return [
+    "publish",
+    "--catalog-version",
+    String(version),
+    "--expected-items",
+    String(expected),
+    "--fpp",
+    String(FPP),
+    "--out",
+    out,
+    ...extra,
+  ];
 }
 
 describe("--help", () => {
@@ -38,7 +53,8 @@ describe("--help", () => {
       const run = await runCli(args);
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /^Usage: artifact-bloom/);
-      for (const command of ["publish", "inspect", "check", "merge", "serve"]) assert.match(run.stdout, new RegExp(`\\b${command}\\b`));
+      for (const command of ["publish", "inspect", "check", "merge", "serve"])
+        assert.match(run.stdout, new RegExp(`\\b${command}\\b`));
     });
   }
 
@@ -116,14 +132,22 @@ describe("publish → inspect → check", () => {
     const { filter } = await loadFile(snapshot);
     const random = seededRandom(0xc0ffee);
     let outsider;
-    do outsider = randomDigest(random); while (filter.mightContain(outsider));
+    do outsider = randomDigest(random);
+    while (filter.mightContain(outsider));
     filter.free();
 
     const run = await runCli(["check", snapshot, hex(members[0]), at("member.bin"), hex(outsider), "--json"]);
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
     assert.equal(report.catalogVersion, version);
-    assert.deepEqual(report.results.map((r) => [r.kind, r.verdict]), [["digest", "maybe"], ["file", "maybe"], ["digest", "absent"]]);
+    assert.deepEqual(
+      report.results.map((r) => [r.kind, r.verdict]),
+      [
+        ["digest", "maybe"],
+        ["file", "maybe"],
+        ["digest", "absent"],
+      ],
+    );
     assert.equal(report.results[1].digest, hex(sha256(fileContent)));
 
     const text = await runCli(["check", snapshot, hex(outsider)]);
@@ -135,7 +159,9 @@ describe("publish → inspect → check", () => {
     await writeFile(at("e2e.bin"), Buffer.concat(unique));
     const binary = await runCli(publishArgs(version, 100, at("binary.abf1"), "--input", at("e2e.bin"), "--binary"));
     assert.equal(binary.code, 0, binary.stderr);
-    const stdin = await runCli(publishArgs(version, 100, at("stdin.abf1"), "--input", "-"), { input: await readFile(at("e2e.txt")) });
+    const stdin = await runCli(publishArgs(version, 100, at("stdin.abf1"), "--input", "-"), {
+      input: await readFile(at("e2e.txt")),
+    });
     assert.equal(stdin.code, 0, stdin.stderr);
     const expected = hex(await readFile(snapshot));
     assert.equal(hex(await readFile(at("binary.abf1"))), expected);
@@ -151,7 +177,10 @@ describe("publish input and option errors → exit 2, nothing written", () => {
     const run = await runCli(publishArgs(1, 10, at("bad.abf1"), "--input", at("bad.txt")));
     assert.equal(run.code, 2);
     assert.match(run.stderr, /line 5\b/);
-    assert.equal((await listDir(dir.path)).some((n) => n.includes("bad.abf1")), false);
+    assert.equal(
+      (await listDir(dir.path)).some((n) => n.includes("bad.abf1")),
+      false,
+    );
   });
 
   test("a binary input with a partial record", async () => {
@@ -170,7 +199,19 @@ describe("publish input and option errors → exit 2, nothing written", () => {
   });
 
   test("--fpp 1 → invalidFalsePositiveRate", async () => {
-    const run = await runCli(["publish", "--catalog-version", "1", "--expected-items", "10", "--fpp", "1", "--out", at("p1.abf1"), "--input", at("six.txt")]);
+    const run = await runCli([
+      "publish",
+      "--catalog-version",
+      "1",
+      "--expected-items",
+      "10",
+      "--fpp",
+      "1",
+      "--out",
+      at("p1.abf1"),
+      "--input",
+      at("six.txt"),
+    ]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /invalidFalsePositiveRate/);
   });
@@ -222,7 +263,11 @@ describe("merge", () => {
     await writeHexList(at("shard-a.txt"), all.slice(0, 170));
     await writeHexList(at("shard-b.txt"), all.slice(170));
     await writeHexList(at("union.txt"), all);
-    for (const [input, out] of [["shard-a.txt", "a.abf1"], ["shard-b.txt", "b.abf1"], ["union.txt", "union.abf1"]]) {
+    for (const [input, out] of [
+      ["shard-a.txt", "a.abf1"],
+      ["shard-b.txt", "b.abf1"],
+      ["union.txt", "union.abf1"],
+    ]) {
       const run = await runCli(publishArgs(out === "union.abf1" ? 9 : 8, 300, at(out), "--input", at(input)));
       assert.equal(run.code, 0, run.stderr);
     }
@@ -251,16 +296,26 @@ describe("serve", () => {
     await writeHexList(at("served.txt"), catalog);
     const run = await runCli(publishArgs(21, 100, at("served.abf1"), "--input", at("served.txt")));
     assert.equal(run.code, 0, run.stderr);
-    server = spawn(process.execPath, [CLI, "serve", "--snapshot", at("served.abf1"), "--catalog", at("served.txt"), "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    server = spawn(
+      process.execPath,
+      [CLI, "serve", "--snapshot", at("served.abf1"), "--catalog", at("served.txt"), "--port", "0"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     base = await new Promise((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 60_000);
       server.stdout.on("data", (chunk) => {
         out += chunk;
         const match = /listening on (http:\/\/\S+?)\/?\s/.exec(out);
-        if (match) { clearTimeout(timer); resolve(match[1]); }
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
       });
-      server.once("exit", (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}`)); });
+      server.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`serve exited ${code}`));
+      });
     });
   });
 
@@ -293,7 +348,9 @@ describe("serve", () => {
   test("POST /blobs:findMissing → exactly the missing ones", async () => {
     const digests = [catalog[3], outsiders[1], catalog[4], outsiders[2]].map(hex);
     const response = await fetch(`${base}/blobs:findMissing`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ catalogVersion: 21, digests }),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ catalogVersion: 21, digests }),
     });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { catalogVersion: 21, missing: [hex(outsiders[1]), hex(outsiders[2])] });

@@ -28,7 +28,6 @@ const WAVES = 100; // staggered: CALLS / WAVES calls launched per millisecond ti
 const VERSIONS = 400;
 const BASE_VERSION = 1000;
 
-
 const hexOf = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 
 describe("existsAsync under SnapshotHolder.replace every few milliseconds", () => {
@@ -50,7 +49,10 @@ describe("existsAsync under SnapshotHolder.replace every few milliseconds", () =
 async function runScenario(t, { waves, maxDelayMs, maxSwapWait, seed, minSwaps }) {
   {
     const random = seededRandom(seed);
-    const universe = Array.from({ length: UNIVERSE }, (_, i) => new Uint8Array(createHash("sha256").update(`artifact:${i}`).digest()));
+    const universe = Array.from(
+      { length: UNIVERSE },
+      (_, i) => new Uint8Array(createHash("sha256").update(`artifact:${i}`).digest()),
+    );
     const universeHex = universe.map(hexOf);
     const spec = { expectedItemCount: UNIVERSE, targetFalsePositiveRate: 0.05 };
 
@@ -93,7 +95,9 @@ async function runScenario(t, { waves, maxDelayMs, maxSwapWait, seed, minSwaps }
     const service = new ArtifactExistenceService(holder, repository);
     let current = 0; // index of the version in service, updated with each replace
     let swapped;
-    let nextSwap = new Promise((resolve) => { swapped = resolve; }); // resolves at the next replace
+    let nextSwap = new Promise((resolve) => {
+      swapped = resolve;
+    }); // resolves at the next replace
 
     let launching = true;
     const swapper = (async () => {
@@ -103,7 +107,9 @@ async function runScenario(t, { waves, maxDelayMs, maxSwapWait, seed, minSwaps }
         holder.replace(versions[current + 1].snapshot);
         current += 1;
         const resolveSwap = swapped;
-        nextSwap = new Promise((resolve) => { swapped = resolve; });
+        nextSwap = new Promise((resolve) => {
+          swapped = resolve;
+        });
         resolveSwap();
       }
     })();
@@ -114,10 +120,18 @@ async function runScenario(t, { waves, maxDelayMs, maxSwapWait, seed, minSwaps }
         const id = calls.length;
         const index = Math.floor(random() * UNIVERSE);
         const call = { id, index, start: current, end: undefined, answer: undefined, error: undefined };
-        call.done = context.run(id, () => service.existsAsync(universe[index])).then(
-          (answer) => { call.answer = answer; call.end = current; },
-          (error) => { call.error = error; call.end = current; },
-        );
+        call.done = context
+          .run(id, () => service.existsAsync(universe[index]))
+          .then(
+            (answer) => {
+              call.answer = answer;
+              call.end = current;
+            },
+            (error) => {
+              call.error = error;
+              call.end = current;
+            },
+          );
         calls.push(call);
       }
       await sleep(1);
@@ -149,14 +163,18 @@ async function runScenario(t, { waves, maxDelayMs, maxSwapWait, seed, minSwaps }
         const version = byVersion.get(catalogVersion);
         if (askedHex !== hex) problems.push(`call ${call.id}: asked about another digest`);
         if (version === undefined || version.index < call.start || version.index > call.end) {
-          problems.push(`call ${call.id}: catalogVersion ${catalogVersion} was not in service during the call (${versions[call.start].catalogVersion}..${versions[call.end].catalogVersion})`);
+          problems.push(
+            `call ${call.id}: catalogVersion ${catalogVersion} was not in service during the call (${versions[call.start].catalogVersion}..${versions[call.end].catalogVersion})`,
+          );
           continue;
         }
         if (!version.snapshot.filter.mightContain(digest)) {
           problems.push(`call ${call.id}: asked at ${catalogVersion}, whose filter says definitely absent`);
         }
         if (call.answer !== version.exact.has(hex)) {
-          problems.push(`call ${call.id}: answered ${call.answer}, but version ${catalogVersion}'s exact answer is ${version.exact.has(hex)}`);
+          problems.push(
+            `call ${call.id}: answered ${call.answer}, but version ${catalogVersion}'s exact answer is ${version.exact.has(hex)}`,
+          );
         }
         if (!call.answer) falsePositives += 1;
         if (version.index < call.end) answeredFromOlder += 1;
@@ -169,15 +187,22 @@ async function runScenario(t, { waves, maxDelayMs, maxSwapWait, seed, minSwaps }
       }
     }
 
-    t.diagnostic(`${CALLS} calls, ${current} swaps (catalogVersion ${BASE_VERSION} → ${BASE_VERSION + current}); max ${maxInFlight} repository calls in flight`);
-    t.diagnostic(`${negatives} definite negatives, ${maybes} maybes (${falsePositives} false positives); ${spannedSwap} calls spanned a swap, ${answeredFromOlder} were answered at a version already replaced`);
+    t.diagnostic(
+      `${CALLS} calls, ${current} swaps (catalogVersion ${BASE_VERSION} → ${BASE_VERSION + current}); max ${maxInFlight} repository calls in flight`,
+    );
+    t.diagnostic(
+      `${negatives} definite negatives, ${maybes} maybes (${falsePositives} false positives); ${spannedSwap} calls spanned a swap, ${answeredFromOlder} were answered at a version already replaced`,
+    );
     assert.deepEqual(problems.slice(0, 20), [], `${problems.length} violations`);
     assert.equal(negatives + maybes, CALLS);
     // The run really exercised the race: swaps, in-flight overlap, and calls
     // answered by a version that had been replaced meanwhile.
     assert.ok(current >= minSwaps, `only ${current} swaps`);
     assert.ok(maxInFlight >= 20, `only ${maxInFlight} concurrent repository calls`);
-    assert.ok(spannedSwap >= 100 && answeredFromOlder >= 100, `${spannedSwap} calls spanned a swap, ${answeredFromOlder} answered from an older version`);
+    assert.ok(
+      spannedSwap >= 100 && answeredFromOlder >= 100,
+      `${spannedSwap} calls spanned a swap, ${answeredFromOlder} answered from an older version`,
+    );
     assert.ok(falsePositives > 0 && negatives > 0);
     for (const version of versions) version.snapshot.filter.free();
   }

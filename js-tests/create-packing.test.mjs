@@ -66,7 +66,10 @@ describe("create(digests[]) packing while caller code runs", () => {
     "staging a large input": () => sha256(new Uint8Array(wasmMemoryBytes())),
     // (≈ 1.2 bytes of bits per expected item at p = 0.01, so more than all of memory.)
     "reserving a large bit array": () => {
-      const built = ArtifactBloomFilter.create([], { expectedItemCount: Math.min(wasmMemoryBytes(), 2 ** 30), targetFalsePositiveRate: 0.01 });
+      const built = ArtifactBloomFilter.create([], {
+        expectedItemCount: Math.min(wasmMemoryBytes(), 2 ** 30),
+        targetFalsePositiveRate: 0.01,
+      });
       if (built.kind !== "success") throw new Error(`could not reserve a large bit array: ${built.error}`);
       built.value.free();
     },
@@ -112,7 +115,12 @@ describe("create(digests[]) packing while caller code runs", () => {
   });
 
   test("invalid elements anywhere are invalidDigest, Proxies of Uint8Arrays included", () => {
-    for (const bad of [new Uint8Array(31), new Proxy(new Uint8Array(32), {}), "a".repeat(32), new DataView(new ArrayBuffer(32))]) {
+    for (const bad of [
+      new Uint8Array(31),
+      new Proxy(new Uint8Array(32), {}),
+      "a".repeat(32),
+      new DataView(new ArrayBuffer(32)),
+    ]) {
       for (const at of [0, 250, 499]) {
         const digests = [...members];
         digests[at] = bad;

@@ -111,9 +111,10 @@ describe("the model agrees with the shared vectors (so a disagreement below is t
         expectedItemCount: number(vector.expectedItemCount),
         targetFalsePositiveRate: number(vector.targetFalsePositiveRate),
       });
-      const expected = vector.error === undefined
-        ? { kind: "success", value: { bitCount: vector.bitCount, hashCount: vector.hashCount } }
-        : { kind: "failure", error: vector.error };
+      const expected =
+        vector.error === undefined
+          ? { kind: "success", value: { bitCount: vector.bitCount, hashCount: vector.hashCount } }
+          : { kind: "failure", error: vector.error };
       assert.deepEqual(result, expected, JSON.stringify(vector));
     }
     for (const vector of read("filters.json").cases) {
@@ -127,8 +128,8 @@ describe("the model agrees with the shared vectors (so a disagreement below is t
 
 describe(`package vs model on ${CASES} random specs (seed ${SEED})`, () => {
   for (const { index, spec, members, nonMembers } of cases) {
-    const name = `#${index}: n=${spec.expectedItemCount} p=${spec.targetFalsePositiveRate.toPrecision(6)} `
-      + `digests=${members.length}`;
+    const name =
+      `#${index}: n=${spec.expectedItemCount} p=${spec.targetFalsePositiveRate.toPrecision(6)} ` + `digests=${members.length}`;
     test(name, () => {
       const model = createModel(members, spec);
       const result = ArtifactBloomFilter.create(members, spec);
@@ -202,7 +203,9 @@ const U64_MAX = 2n ** 64n - 1n;
 /** Quotients q for q·m + r: the smallest, the largest below 2^64, and some between. */
 function quotients(m, r) {
   const top = (U64_MAX - r) / m;
-  return [0n, 1n, top / 2n, top - 1n, top, BigInt(randomInt(2, 2 ** 30)) * BigInt(randomInt(1, 2 ** 20))].map((q) => (q > top ? top : q));
+  return [0n, 1n, top / 2n, top - 1n, top, BigInt(randomInt(2, 2 ** 30)) * BigInt(randomInt(1, 2 ** 20))].map((q) =>
+    q > top ? top : q,
+  );
 }
 
 // One member M, so the set bits are exactly M's k ≤ 2 positions: a query
@@ -281,7 +284,8 @@ describe("single queries around wasm memory: growth, free, large batches", () =>
       assert.ok(wasmMemoryBytes() > before, `memory did not grow (${before} bytes)`);
       for (const filter of [queried, untouched]) {
         for (const digest of members) assert.equal(filter.mightContain(digest), true, "member after growth");
-        for (const digest of strangers) assert.equal(filter.mightContain(digest), model.mightContain(digest), "stranger after growth");
+        for (const digest of strangers)
+          assert.equal(filter.mightContain(digest), model.mightContain(digest), "stranger after growth");
       }
     } finally {
       queried.free();
@@ -313,9 +317,13 @@ describe("single queries around wasm memory: growth, free, large batches", () =>
       assert.equal(flags.length, queries.length);
       const at = firstDifference(flags, expected);
       assert.equal(at, -1, `flag ${at}: package ${flags[at]}, model ${expected[at]}`);
-      assert.equal(filter.countMaybe(pack(queries)), expected.reduce((a, b) => a + b, 0));
+      assert.equal(
+        filter.countMaybe(pack(queries)),
+        expected.reduce((a, b) => a + b, 0),
+      );
       // And each single answer, for the same digests.
-      for (const [i, digest] of queries.entries()) if (i % 5 === 0) assert.equal(Number(filter.mightContain(digest)), expected[i]);
+      for (const [i, digest] of queries.entries())
+        if (i % 5 === 0) assert.equal(Number(filter.mightContain(digest)), expected[i]);
     } finally {
       filter.free();
     }

@@ -53,7 +53,13 @@ function resealed(bytes) {
 }
 
 describe("a delta rebuilds the target exactly", () => {
-  for (const [from, to] of [[1000, 1000], [1000, 1001], [1000, 1010], [1000, 1100], [0, 1200]]) {
+  for (const [from, to] of [
+    [1000, 1000],
+    [1000, 1001],
+    [1000, 1010],
+    [1000, 1100],
+    [0, 1200],
+  ]) {
     test(`${from} → ${to} digests: apply re-encodes to the full target file byte for byte`, () => {
       const base = snapshotOf(from, 7);
       const targetFile = fileOf(to, 8);
@@ -226,8 +232,14 @@ describe("readSnapshotDeltaHeader", () => {
 test("wrong argument types throw, naming the parameter", () => {
   const base = snapshotOf(10, 1);
   assert.throws(() => applySnapshotDelta(base, [1, 2, 3]), { name: "TypeError", message: /deltaBytes must be a Uint8Array/ });
-  assert.throws(() => applySnapshotDelta({ catalogVersion: 1 }, new Uint8Array(0)), { name: "TypeError", message: /baseSnapshot\.filter/ });
-  assert.throws(() => encodeSnapshotDelta(base, { catalogVersion: -1, filter: base.filter }), { name: "RangeError", message: /target\.catalogVersion/ });
+  assert.throws(() => applySnapshotDelta({ catalogVersion: 1 }, new Uint8Array(0)), {
+    name: "TypeError",
+    message: /baseSnapshot\.filter/,
+  });
+  assert.throws(() => encodeSnapshotDelta(base, { catalogVersion: -1, filter: base.filter }), {
+    name: "RangeError",
+    message: /target\.catalogVersion/,
+  });
   assert.throws(() => composeSnapshotDeltas(new Uint8Array(0), "x"), { name: "TypeError", message: /second/ });
   assert.throws(() => readSnapshotDeltaHeader(new Uint8Array(0), { verify: "yes" }), { name: "TypeError" });
   const freed = snapshotOf(10, 2);

@@ -57,7 +57,11 @@ describe("Node entry points", () => {
       assert.equal(bridge.__esModule, undefined, `${bridgeName} is marked __esModule`);
       const names = /^export const \{ ([^}]+) \} = api;$/m.exec(source)[1].split(", ");
       for (const name of names) assert.notEqual(bridge.api[name], undefined, `${face}: ${name}`);
-      assert.equal(bridge.api, require(join(root, face.replace(/\.mjs$/, ".cjs"))), `${face}: the bridge's api is the CommonJS bundle`);
+      assert.equal(
+        bridge.api,
+        require(join(root, face.replace(/\.mjs$/, ".cjs"))),
+        `${face}: the bridge's api is the CommonJS bundle`,
+      );
     }
   });
 
@@ -120,7 +124,10 @@ describe("package.json of the built package", () => {
       assert.ok(existsSync(join(root, target)), `missing ${target}`);
       const path = target.replace(/^\.\//, "");
       if (path === "package.json") continue; // npm always packs it
-      assert.ok(manifest.files.some((entry) => path === entry || path.startsWith(entry)), `${target} not in files`);
+      assert.ok(
+        manifest.files.some((entry) => path === entry || path.startsWith(entry)),
+        `${target} not in files`,
+      );
     }
   });
 
@@ -137,8 +144,13 @@ describe("package.json of the built package", () => {
   test("the files that instantiate wasm at import are listed as side effects", () => {
     // A bundler may skip a module flagged side-effect free whose own exports
     // are unused — the entries' instantiation would then never run.
-    for (const file of ["./web.js", "./artifact_bloom_instance.js", "./variants/index.js", "./artifact_bloom_variants_instance.js",
-      "./delta/index.js"]) {
+    for (const file of [
+      "./web.js",
+      "./artifact_bloom_instance.js",
+      "./variants/index.js",
+      "./artifact_bloom_variants_instance.js",
+      "./delta/index.js",
+    ]) {
       assert.ok(manifest.sideEffects.includes(file), file);
     }
   });
@@ -179,7 +191,11 @@ describe("the browser entry (web.js) in Node, as a bundler would load it", () =>
     const root = dirname(require.resolve("artifact-bloom/package.json"));
     const worker = readFileSync(join(root, "lib", "hashing", "hash-worker.js"), "utf8");
     // A module worker fetches its whole import graph before it takes a message.
-    assert.doesNotMatch(worker, /^\s*(import|export)\b[^(]/m, "lib/hashing/hash-worker.js is bundled: no import or export statements");
+    assert.doesNotMatch(
+      worker,
+      /^\s*(import|export)\b[^(]/m,
+      "lib/hashing/hash-worker.js is bundled: no import or export statements",
+    );
     assert.doesNotMatch(worker, /^instantiate\(\);/m, "no instantiation at the worker's top level");
     assert.match(worker, /instantiate\(\);\s*return digestStreaming/, "instantiated just before streaming through wasm");
   });
@@ -199,7 +215,10 @@ describe("the embedded wasm decoder (lib/wasm/wasm-bytes.js)", () => {
       const packed = /unpackWasm\("([A-Za-z0-9+/=]+)"\)/.exec(source);
       assert.ok(packed, `${name}_embedded.js embeds a base64 string`);
       const wasm = readFileSync(join(root(), `${name}_bg.wasm`));
-      assert.ok(packed[1].length < wasm.length * 0.6, `${name}: the embedding is compressed (${packed[1].length} base64 chars for ${wasm.length} bytes)`);
+      assert.ok(
+        packed[1].length < wasm.length * 0.6,
+        `${name}: the embedding is compressed (${packed[1].length} base64 chars for ${wasm.length} bytes)`,
+      );
       assert.deepEqual(Buffer.from(unpackWasm(packed[1])), wasm, name);
     }
   });
@@ -215,7 +234,14 @@ describe("the embedded wasm decoder (lib/wasm/wasm-bytes.js)", () => {
       // reps), and runs copied from earlier (distances of every length).
       for (let i = 0; i < size; i += 1) {
         const kind = round % 3;
-        bytes[i] = kind === 0 ? next() & 0xff : kind === 1 ? next() & 3 : i > 300 && next() % 4 ? bytes[i - 1 - (next() % 300)] : next() & 0xff;
+        bytes[i] =
+          kind === 0
+            ? next() & 0xff
+            : kind === 1
+              ? next() & 3
+              : i > 300 && next() % 4
+                ? bytes[i - 1 - (next() % 300)]
+                : next() & 0xff;
       }
       const level = 1 + (round % 9);
       assert.deepEqual(lzmaDecode(compress(bytes, level)), bytes, `round ${round}: ${size} bytes at level ${level}`);
@@ -265,7 +291,14 @@ describe("artifact-bloom/variants", () => {
   });
 
   test("the main entry no longer carries the other filters", () => {
-    for (const name of ["TlBloom", "MergeableBloomFilter", "MergeableDelta", "ScalableBloomFilter", "optimalParams", "alertFillRatio"]) {
+    for (const name of [
+      "TlBloom",
+      "MergeableBloomFilter",
+      "MergeableDelta",
+      "ScalableBloomFilter",
+      "optimalParams",
+      "alertFillRatio",
+    ]) {
       assert.equal(name in api, false, name);
     }
   });
@@ -311,15 +344,30 @@ describe("artifact-bloom/delta", () => {
     const inputsOf = async (names) => {
       const built = await esbuild.build({
         stdin: { contents: `export { ${names} } from "./web.js";`, resolveDir: root, sourcefile: "page.js" },
-        bundle: true, minify: true, format: "esm", platform: "browser", write: false, metafile: true, logLevel: "silent",
+        bundle: true,
+        minify: true,
+        format: "esm",
+        platform: "browser",
+        write: false,
+        metafile: true,
+        logLevel: "silent",
       });
       return Object.values(built.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     };
     const page = await inputsOf("ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256");
-    assert.ok(page.some((input) => input.endsWith("lib/snapshot/snapshot-fetch.js")), page.join(", "));
-    assert.deepEqual(page.filter((input) => /delta/.test(input)), []);
+    assert.ok(
+      page.some((input) => input.endsWith("lib/snapshot/snapshot-fetch.js")),
+      page.join(", "),
+    );
+    assert.deepEqual(
+      page.filter((input) => /delta/.test(input)),
+      [],
+    );
     const polling = await inputsOf("SnapshotHolder");
-    assert.ok(polling.some((input) => input.endsWith("artifact_bloom_delta_embedded.js")), polling.join(", "));
+    assert.ok(
+      polling.some((input) => input.endsWith("artifact_bloom_delta_embedded.js")),
+      polling.join(", "),
+    );
   });
 });
 

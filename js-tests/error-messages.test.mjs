@@ -23,15 +23,31 @@ test("snapshot failures name what was expected and what came, with the input's n
   const cases = [
     [new Uint8Array(10), "truncated", /expected at least 96 bytes .*got 10$/],
     [new TextEncoder().encode("TLBF".padEnd(96, "\0")), "badMagic", /^expected magic "ABF1" \(41 42 46 31\), found 54 4c 42 46$/],
-    [headerWith(4, (view, at) => view.setUint16(at, 2, true)), "unsupportedFormatVersion", /^formatVersion 2 is not supported \(expected 1\)$/],
-    [headerWith(16, (view, at) => view.setBigUint64(at, 100n, true)), "invalidHeader", /^invalid header field bitCount: must be a multiple of 64, got 100$/],
-    [headerWith(28, (view, at) => view.setUint32(at, 7, true)), "invalidHeader", /^invalid header field reserved: must be 0, got 7$/],
+    [
+      headerWith(4, (view, at) => view.setUint16(at, 2, true)),
+      "unsupportedFormatVersion",
+      /^formatVersion 2 is not supported \(expected 1\)$/,
+    ],
+    [
+      headerWith(16, (view, at) => view.setBigUint64(at, 100n, true)),
+      "invalidHeader",
+      /^invalid header field bitCount: must be a multiple of 64, got 100$/,
+    ],
+    [
+      headerWith(28, (view, at) => view.setUint32(at, 7, true)),
+      "invalidHeader",
+      /^invalid header field reserved: must be 0, got 7$/,
+    ],
     [
       headerWith(40, (view, at) => view.setBigUint64(at, 1000n, true)),
       "invalidHeader",
       /^invalid header field insertedItemCount: must be at most expectedItemCount = \d+, got 1000$/,
     ],
-    [headerWith(48, (view, at) => view.setFloat64(at, Number.NaN, true)), "invalidHeader", /field targetFpp: must be a finite number strictly between 0 and 1, got NaN$/],
+    [
+      headerWith(48, (view, at) => view.setFloat64(at, Number.NaN, true)),
+      "invalidHeader",
+      /field targetFpp: must be a finite number strictly between 0 and 1, got NaN$/,
+    ],
   ];
   for (const [bytes, code, message] of cases) {
     const loaded = readSnapshotHeader(bytes);
@@ -74,7 +90,10 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
   assert.equal(short.expected, 96);
   assert.equal(short.got, 10);
   const reserved = thrown(() => raw.parseSnapshotHeader(headerWith(28, (view, at) => view.setUint32(at, 7, true))));
-  assert.deepEqual({ code: reserved.code, field: reserved.field, got: reserved.got }, { code: "invalidHeader", field: "reserved", got: 7 });
+  assert.deepEqual(
+    { code: reserved.code, field: reserved.field, got: reserved.got },
+    { code: "invalidHeader", field: "reserved", got: 7 },
+  );
   // Delta calls are the delta module's and read staged input (the package's
   // own staging, as lib/delta/delta-apply.js does).
   (await import(new URL("artifact_bloom_delta_embedded.js", PACKAGE).href)).instantiate();
@@ -107,7 +126,13 @@ test("the main wasm holds no message text: the sentences live in lib/core/errors
     const embedded = readFileSync(fileURLToPath(new URL("artifact_bloom_embedded.js", PACKAGE)), "utf8");
     wasm = Buffer.from(unpackWasm(/unpackWasm\("([A-Za-z0-9+/=]+)"\)/.exec(embedded)[1])).toString("latin1");
   }
-  for (const text of ["is truncated", "expected magic", "WebAssembly memory grows", "must be a multiple of 64", "does not match"]) {
+  for (const text of [
+    "is truncated",
+    "expected magic",
+    "WebAssembly memory grows",
+    "must be a multiple of 64",
+    "does not match",
+  ]) {
     assert.equal(wasm.includes(text), false, `the wasm still contains "${text}"`);
   }
   const glue = readFileSync(fileURLToPath(new URL("artifact_bloom.js", PACKAGE)), "utf8");

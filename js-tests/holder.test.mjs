@@ -7,13 +7,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import {
-  ArtifactBloomFilter,
-  ArtifactExistenceService,
-  SnapshotHolder,
-  encodeSnapshot,
-  loadSnapshot,
-} from "artifact-bloom";
+import { ArtifactBloomFilter, ArtifactExistenceService, SnapshotHolder, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { withTimeout } from "./helpers/abf1.mjs";
 
 const digestOf = (text) => new Uint8Array(createHash("sha256").update(text, "utf8").digest());
@@ -232,11 +226,12 @@ describe("polling", () => {
         fetchStarted = resolve;
       });
       let fetchSignal;
-      const fetch = (_requestUrl, init) => new Promise((_resolve, reject) => {
-        fetchSignal = init.signal;
-        init.signal.addEventListener("abort", () => reject(init.signal.reason));
-        fetchStarted();
-      });
+      const fetch = (_requestUrl, init) =>
+        new Promise((_resolve, reject) => {
+          fetchSignal = init.signal;
+          init.signal.addEventListener("abort", () => reject(init.signal.reason));
+          fetchStarted();
+        });
       holder.startPolling(url, { intervalMs: 5, immediate: true, fetch, signal: controller.signal });
       await started;
       if (stop === "stopPolling") holder.stopPolling();
@@ -248,7 +243,7 @@ describe("polling", () => {
     }
   });
 
-  test("a poll that never answers (headers or body) is a counted \"timeout\" failure; polling goes on", async () => {
+  test('a poll that never answers (headers or body) is a counted "timeout" failure; polling goes on', async () => {
     const initial = snapshotOf(1);
     const holder = new SnapshotHolder(initial);
     const v2 = encodeSnapshot(snapshotOf(2).filter, { catalogVersion: 2 });
@@ -279,11 +274,14 @@ describe("polling", () => {
     } finally {
       holder.stopPolling();
     }
-    assert.deepEqual(seen.map((s) => [s.outcome, s.error, s.version, s.polling]), [
-      ["failure", "timeout", 1, true],
-      ["failure", "timeout", 1, true],
-      ["replaced", undefined, 2, true],
-    ]);
+    assert.deepEqual(
+      seen.map((s) => [s.outcome, s.error, s.version, s.polling]),
+      [
+        ["failure", "timeout", 1, true],
+        ["failure", "timeout", 1, true],
+        ["replaced", undefined, 2, true],
+      ],
+    );
     assert.equal(holder.loadFailureCount, 2);
     assert.equal(holder.lastFailure.error, "timeout");
     assert.equal(initial.filter.freed, false, "the snapshot kept in service during the hangs is intact");

@@ -28,10 +28,11 @@ const SNAPSHOT = readVector("members10k-v43.abf1");
 
 /** A fetch that never answers, but rejects with the signal's reason on abort (as fetch does). */
 function hangingFetch(seen = {}) {
-  return (_url, init) => new Promise((_resolve, reject) => {
-    seen.signal = init.signal;
-    init.signal?.addEventListener("abort", () => reject(init.signal.reason), { once: true });
-  });
+  return (_url, init) =>
+    new Promise((_resolve, reject) => {
+      seen.signal = init.signal;
+      init.signal?.addEventListener("abort", () => reject(init.signal.reason), { once: true });
+    });
 }
 
 const isCode = (code, status) => (error) => {
@@ -95,7 +96,13 @@ after(async () => {
 });
 
 describe("HttpArtifactRepository: an existence answer only from the repository itself", () => {
-  for (const [status, target] of [[302, "html"], [301, "gone"], [303, "html"], [307, "html"], [308, "gone"]]) {
+  for (const [status, target] of [
+    [302, "html"],
+    [301, "gone"],
+    [303, "html"],
+    [307, "html"],
+    [308, "gone"],
+  ]) {
     test(`HEAD answered ${status} → rejects with code "redirect" and status ${status}; the target is never asked`, async () => {
       hits.clear();
       const repository = new HttpArtifactRepository(`${base}/redirect-${status}-to-${target}/`);
@@ -119,18 +126,20 @@ describe("HttpArtifactRepository: an existence answer only from the repository i
     });
   }
 
-  test("a browser's opaque redirect (status 0) → code \"redirect\", status 0", async () => {
+  test('a browser\'s opaque redirect (status 0) → code "redirect", status 0', async () => {
     const opaque = { status: 0, type: "opaqueredirect", statusText: "", headers: new Headers(), body: null };
     const repository = new HttpArtifactRepository(base, { fetch: async () => opaque });
     await assert.rejects(repository.existsAtVersionAsync(DIGEST, VERSION), isCode("redirect", 0));
     await assert.rejects(repository.existsManyAtVersionAsync([DIGEST], VERSION), isCode("redirect", 0));
   });
 
-  test("both requests are sent with redirect: \"manual\"", async () => {
+  test('both requests are sent with redirect: "manual"', async () => {
     const modes = [];
     const fetch = async (_url, init) => {
       modes.push(init.redirect);
-      return init.method === "HEAD" ? new Response(null, { status: 404 }) : Response.json({ catalogVersion: VERSION, missing: [] });
+      return init.method === "HEAD"
+        ? new Response(null, { status: 404 })
+        : Response.json({ catalogVersion: VERSION, missing: [] });
     };
     const repository = new HttpArtifactRepository(base, { fetch });
     assert.equal(await repository.existsAtVersionAsync(DIGEST, VERSION), false);
@@ -152,7 +161,7 @@ describe("HttpArtifactRepository: an existence answer only from the repository i
     });
   }
 
-  test("findMissing answered 200 with a body that is not JSON, or the wrong shape → code \"malformedResponse\"", async () => {
+  test('findMissing answered 200 with a body that is not JSON, or the wrong shape → code "malformedResponse"', async () => {
     for (const body of ["<html>", JSON.stringify({ catalogVersion: VERSION })]) {
       const repository = new HttpArtifactRepository(base, { fetch: async () => new Response(body) });
       await assert.rejects(repository.existsManyAtVersionAsync([DIGEST], VERSION), isCode("malformedResponse", 200), body);
@@ -161,7 +170,7 @@ describe("HttpArtifactRepository: an existence answer only from the repository i
 });
 
 describe("HttpArtifactRepository: timeoutMs", () => {
-  test("a HEAD that is never answered → rejects with code \"timeout\" (name TimeoutError)", async () => {
+  test('a HEAD that is never answered → rejects with code "timeout" (name TimeoutError)', async () => {
     const repository = new HttpArtifactRepository(`${base}/hang/`, { timeoutMs: 20 });
     await assert.rejects(withTimeout(repository.existsAtVersionAsync(DIGEST, VERSION), GUARD_MS, "hung HEAD"), (error) => {
       assert.equal(error.code, "timeout", error.message);
@@ -171,7 +180,7 @@ describe("HttpArtifactRepository: timeoutMs", () => {
     });
   });
 
-  test("a findMissing whose body stalls after the headers → code \"timeout\" (the limit covers the body)", async () => {
+  test('a findMissing whose body stalls after the headers → code "timeout" (the limit covers the body)', async () => {
     const repository = new HttpArtifactRepository(`${base}/stall-body/`, { timeoutMs: 20 });
     await assert.rejects(
       withTimeout(repository.existsManyAtVersionAsync([DIGEST], VERSION), GUARD_MS, "stalled findMissing body"),
@@ -198,7 +207,7 @@ describe("HttpArtifactRepository: timeoutMs", () => {
     }
   });
 
-  test("firing the limit aborts the fetch's signal and rejects with code \"timeout\"", async () => {
+  test('firing the limit aborts the fetch\'s signal and rejects with code "timeout"', async () => {
     const timers = manualTimers();
     const seen = {};
     const repository = new HttpArtifactRepository(base, { fetch: hangingFetch(seen), timers, timeoutMs: 5_000 });
@@ -240,14 +249,14 @@ describe("HttpArtifactRepository: timeoutMs", () => {
 });
 
 describe("fetchSnapshot: timeoutMs", () => {
-  test("no response headers within timeoutMs → failure \"timeout\"", async () => {
+  test('no response headers within timeoutMs → failure "timeout"', async () => {
     const result = await withTimeout(fetchSnapshot(`${base}/hang/`, { timeoutMs: 20 }), GUARD_MS, "hung GET");
     assert.equal(result.kind, "failure");
     assert.equal(result.error, "timeout", result.message);
     assert.match(result.message, /20 ms/);
   });
 
-  test("a body that stops after part of the payload → failure \"timeout\", and the connection is closed", async () => {
+  test('a body that stops after part of the payload → failure "timeout", and the connection is closed', async () => {
     const result = await withTimeout(fetchSnapshot(`${base}/snapshot-stall/`, { timeoutMs: 20 }), GUARD_MS, "stalled body");
     assert.equal(result.kind, "failure");
     assert.equal(result.error, "timeout", result.message);
@@ -260,7 +269,10 @@ describe("fetchSnapshot: timeoutMs", () => {
     assert.equal(result.kind, "success", result.message);
     result.value.filter.free();
     assert.ok(timers.delays.length >= 2, `timers set: ${timers.delays}`);
-    assert.ok(timers.delays.every((ms) => ms === 30_000), `timers set: ${timers.delays}`);
+    assert.ok(
+      timers.delays.every((ms) => ms === 30_000),
+      `timers set: ${timers.delays}`,
+    );
     assert.equal(timers.live.size, 0, "a timer outlived the load");
   });
 

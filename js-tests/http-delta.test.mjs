@@ -60,7 +60,9 @@ before(async () => {
   dir = await tempDir("http-delta");
   serve = (await import(SERVE)).startServer;
 });
-after(async () => { await dir.remove(); });
+after(async () => {
+  await dir.remove();
+});
 
 /** A real `serve` of a snapshot path that `publish(version)` replaces atomically. */
 async function servedCatalog(name, options = {}) {
@@ -79,8 +81,12 @@ async function servedCatalog(name, options = {}) {
 
 describe("serve + fetchSnapshot({ base })", () => {
   let served;
-  before(async () => { served = await servedCatalog("basic"); });
-  after(async () => { await served.server.close(); });
+  before(async () => {
+    served = await servedCatalog("basic");
+  });
+  after(async () => {
+    await served.server.close();
+  });
 
   test("v1 → v2: a 226 delta, applied; the result is the full v2, and far fewer bytes came", async () => {
     const v1 = await fetchSnapshot(served.url);
@@ -157,7 +163,13 @@ describe("fetchSnapshot({ base }) against other servers", () => {
     await new Promise((ready) => server.listen(0, "127.0.0.1", ready));
     base = mustLoad(fileAt(1));
   });
-  after(() => new Promise((done) => { server.closeAllConnections(); server.close(done); }));
+  after(
+    () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(done);
+      }),
+  );
   const url = () => `http://127.0.0.1:${server.address().port}/snapshot`;
   const full = fileAt(2);
 
@@ -225,14 +237,19 @@ describe("SnapshotHolder.startPolling with deltas", () => {
     /** @type {() => void} */
     let polled = () => {};
     holder.startPolling(served.url, {
-      intervalMs: 60_000, timers,
-      onRefresh: (outcome) => { outcomes.push(outcome); polled(); },
+      intervalMs: 60_000,
+      timers,
+      onRefresh: (outcome) => {
+        outcomes.push(outcome);
+        polled();
+      },
     });
-    const pollOnce = () => new Promise((resolve) => {
-      polled = resolve;
-      assert.equal(timers.live.size, 1, "one poll is scheduled");
-      timers.fireAll();
-    });
+    const pollOnce = () =>
+      new Promise((resolve) => {
+        polled = resolve;
+        assert.equal(timers.live.size, 1, "one poll is scheduled");
+        timers.fireAll();
+      });
     try {
       for (let version = 2; version <= 6; version += 1) {
         await served.publish(version);
@@ -243,7 +260,10 @@ describe("SnapshotHolder.startPolling with deltas", () => {
       holder.stopPolling();
       await served.server.close();
     }
-    assert.deepEqual(outcomes.map((o) => o.outcome), ["replaced", "replaced", "replaced", "replaced", "replaced", "notModified"]);
+    assert.deepEqual(
+      outcomes.map((o) => o.outcome),
+      ["replaced", "replaced", "replaced", "replaced", "replaced", "notModified"],
+    );
     assertSameAsFull(holder.current(), fileAt(6));
     // Every refresh had its predecessor as base on the server: all five are deltas.
     assert.equal(holder.deltaRefreshCount, 5);
@@ -261,7 +281,10 @@ describe("SnapshotHolder.startPolling with deltas", () => {
     holder.startPolling(served.url, { intervalMs: 1000, timers, delta: false, onRefresh: () => polled() });
     try {
       await served.publish(2);
-      await new Promise((resolve) => { polled = resolve; timers.fireAll(); });
+      await new Promise((resolve) => {
+        polled = resolve;
+        timers.fireAll();
+      });
     } finally {
       holder.stopPolling();
       await served.server.close();

@@ -16,7 +16,9 @@ import { fileURLToPath } from "node:url";
 import { tempDir } from "./helpers/cli.mjs";
 import { makeTestCertificates } from "./helpers/tls-certs.mjs";
 
-const { createNodeFetch } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/registry/https-fetch.mjs", import.meta.url)));
+const { createNodeFetch } = await import(
+  fileURLToPath(new URL("node_modules/artifact-bloom/cli/registry/https-fetch.mjs", import.meta.url))
+);
 const { fetchSnapshot } = await import("artifact-bloom");
 
 let dir;
@@ -26,8 +28,10 @@ const servers = [];
 
 /** Starts a server on 127.0.0.1:0 → its origin. `tls`: { certificate, key } paths, or none for plain HTTP. */
 async function serve(handler, tls) {
-  const server = tls === undefined ? createHttpServer(handler)
-    : createHttpsServer({ cert: await readFile(tls.certificate), key: await readFile(tls.key) }, handler);
+  const server =
+    tls === undefined
+      ? createHttpServer(handler)
+      : createHttpsServer({ cert: await readFile(tls.certificate), key: await readFile(tls.key) }, handler);
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
   return `${tls === undefined ? "http" : "https"}://127.0.0.1:${server.address().port}`;
@@ -76,8 +80,17 @@ before(async () => {
     }
     if (pathname === "/upload") {
       // "stalled": the request body is not read until the test says so.
-      if (request.headers["x-stall"] === "1") await new Promise((resolve) => { stalled = resolve; });
-      return response.end(JSON.stringify({ ...(await hashBody(request)), method: request.method, length: request.headers["content-length"] ?? null }));
+      if (request.headers["x-stall"] === "1")
+        await new Promise((resolve) => {
+          stalled = resolve;
+        });
+      return response.end(
+        JSON.stringify({
+          ...(await hashBody(request)),
+          method: request.method,
+          length: request.headers["content-length"] ?? null,
+        }),
+      );
     }
     return response.writeHead(404).end();
   }, certs.server);
@@ -116,7 +129,10 @@ describe("responses", () => {
     assert.equal(followed.status, 200);
     assert.equal(await followed.text(), "hello");
     assert.equal(followed.redirected, true);
-    await assert.rejects(fetchImpl(`${origin}/moved`, { redirect: "error" }), (error) => error instanceof TypeError && error.message === "fetch failed");
+    await assert.rejects(
+      fetchImpl(`${origin}/moved`, { redirect: "error" }),
+      (error) => error instanceof TypeError && error.message === "fetch failed",
+    );
   });
 
   test("a redirect loop fails as undici's does (the library's causeCode redirectCountExceeded)", async () => {
@@ -168,7 +184,7 @@ describe("request bodies", () => {
     assert.equal(text.length, String(Buffer.byteLength("héllo")));
   });
 
-  test("a web ReadableStream needs duplex: \"half\", as global fetch says", async () => {
+  test('a web ReadableStream needs duplex: "half", as global fetch says', async () => {
     const attempt = (fetchImpl) => fetchImpl(`${origin}/upload`, { method: "PUT", body: new ReadableStream() });
     const ours = await attempt(createNodeFetch({ ca })).catch((error) => error);
     const theirs = await attempt(fetch).catch((error) => error);
@@ -181,17 +197,25 @@ describe("request bodies", () => {
     const total = 64 * 1024 * 1024;
     let produced = 0;
     const hash = createHash("sha256");
-    const body = new ReadableStream({
-      pull(controller) {
-        if (produced >= total) return controller.close();
-        const bytes = new Uint8Array(chunk).fill(produced / chunk % 251);
-        hash.update(bytes);
-        produced += chunk;
-        controller.enqueue(bytes);
-        return undefined;
+    const body = new ReadableStream(
+      {
+        pull(controller) {
+          if (produced >= total) return controller.close();
+          const bytes = new Uint8Array(chunk).fill((produced / chunk) % 251);
+          hash.update(bytes);
+          produced += chunk;
+          controller.enqueue(bytes);
+          return undefined;
+        },
       },
-    }, { highWaterMark: 1 });
-    const pending = createNodeFetch({ ca })(`${origin}/upload`, { method: "PUT", body, duplex: "half", headers: { "x-stall": "1" } });
+      { highWaterMark: 1 },
+    );
+    const pending = createNodeFetch({ ca })(`${origin}/upload`, {
+      method: "PUT",
+      body,
+      duplex: "half",
+      headers: { "x-stall": "1" },
+    });
     // The server reads nothing yet: once the socket's buffers are full the
     // producer must stop being pulled, far short of the whole body.
     let last = -1;
@@ -212,8 +236,10 @@ describe("request bodies", () => {
   test("a body stream that errors fails the fetch with that error as the cause (as undici does)", async () => {
     const mine = new Error("the file changed");
     const body = new ReadableStream({ pull: (controller) => controller.error(mine) });
-    await assert.rejects(createNodeFetch({ ca })(`${origin}/upload`, { method: "PUT", body, duplex: "half" }),
-      (error) => error instanceof TypeError && error.message === "fetch failed" && error.cause === mine);
+    await assert.rejects(
+      createNodeFetch({ ca })(`${origin}/upload`, { method: "PUT", body, duplex: "half" }),
+      (error) => error instanceof TypeError && error.message === "fetch failed" && error.cause === mine,
+    );
   });
 });
 
@@ -269,7 +295,9 @@ describe("network failures have global fetch's shape", () => {
   test("rejectUnauthorized: false accepts a self-signed certificate and reports each https request", async () => {
     const url = `${await serve((_request, response) => response.end("unchecked"), certs.selfSigned)}/`;
     const seen = [];
-    const response = await createNodeFetch({ rejectUnauthorized: false, onHttpsRequest: (target) => seen.push(target.host) })(url);
+    const response = await createNodeFetch({ rejectUnauthorized: false, onHttpsRequest: (target) => seen.push(target.host) })(
+      url,
+    );
     assert.equal(await response.text(), "unchecked");
     assert.deepEqual(seen, [new URL(url).host]);
   });

@@ -62,7 +62,8 @@ describe(`a ${EXPECTED_BITS.toLocaleString("en")}-bit filter (n = 50,000,000, p 
   });
 
   test("created empty and encoded (child process)", (t) => {
-    created = runChild(`${COMMON}
+    created = runChild(
+      `${COMMON}
       let t0 = performance.now();
       const result = ArtifactBloomFilter.create([], { expectedItemCount: ${N}, targetFalsePositiveRate: ${P} });
       if (result.kind !== "success") throw new Error(result.error);
@@ -75,8 +76,12 @@ describe(`a ${EXPECTED_BITS.toLocaleString("en")}-bit filter (n = 50,000,000, p 
       const maybes = probes.filter((d) => filter.mightContain(d)).length;
       console.log(JSON.stringify({ bitCount: filter.getBitCount(), hashCount: filter.getHashCount(), fileBytes: bytes.byteLength,
         createMs, encodeMs, maybes, wasmMemory: wasmMemoryBytes(), maxRss: maxRssBytes() }));
-    `, [file]);
-    t.diagnostic(`bitCount ${created.bitCount}, hashCount ${created.hashCount}, file ${created.fileBytes} bytes; create ${created.createMs.toFixed(0)} ms, encode ${created.encodeMs.toFixed(0)} ms`);
+    `,
+      [file],
+    );
+    t.diagnostic(
+      `bitCount ${created.bitCount}, hashCount ${created.hashCount}, file ${created.fileBytes} bytes; create ${created.createMs.toFixed(0)} ms, encode ${created.encodeMs.toFixed(0)} ms`,
+    );
     t.diagnostic(`wasm memory ${(created.wasmMemory / MIB).toFixed(0)} MiB, peak RSS ${(created.maxRss / MIB).toFixed(0)} MiB`);
     assert.equal(created.bitCount, EXPECTED_BITS);
     assert.equal(created.fileBytes, 96 + EXPECTED_BITS / 8);
@@ -103,13 +108,18 @@ describe(`a ${EXPECTED_BITS.toLocaleString("en")}-bit filter (n = 50,000,000, p 
 
   test("loaded from bytes (child process)", (t) => {
     assert.ok(created, "needs the file from the previous test");
-    const r = runChild(`${COMMON}
+    const r = runChild(
+      `${COMMON}
       const bytes = new Uint8Array(readFileSync(path));
       const t0 = performance.now();
       const loaded = loadSnapshot(bytes);
       console.log(JSON.stringify(describeLoaded(loaded, performance.now() - t0)));
-    `, [file]);
-    t.diagnostic(`loadSnapshot ${r.ms.toFixed(0)} ms; wasm memory ${(r.wasmMemory / MIB).toFixed(0)} MiB, peak RSS ${(r.maxRss / MIB).toFixed(0)} MiB`);
+    `,
+      [file],
+    );
+    t.diagnostic(
+      `loadSnapshot ${r.ms.toFixed(0)} ms; wasm memory ${(r.wasmMemory / MIB).toFixed(0)} MiB, peak RSS ${(r.maxRss / MIB).toFixed(0)} MiB`,
+    );
     assert.equal(r.bitCount, EXPECTED_BITS);
     assert.equal(r.catalogVersion, Number.MAX_SAFE_INTEGER);
     assert.equal(r.header.payloadLength, EXPECTED_BITS / 8);
@@ -125,7 +135,8 @@ describe(`a ${EXPECTED_BITS.toLocaleString("en")}-bit filter (n = 50,000,000, p 
 
   test("loaded from a stream (child process): one payload in memory, not two", (t) => {
     assert.ok(created, "needs the file from the previous test");
-    const r = runChild(`${COMMON}
+    const r = runChild(
+      `${COMMON}
       const t0 = performance.now();
       let progressEvents = 0;
       let lastBytes = 0;
@@ -139,8 +150,12 @@ describe(`a ${EXPECTED_BITS.toLocaleString("en")}-bit filter (n = 50,000,000, p 
       });
       const out = describeLoaded(loaded, performance.now() - t0);
       console.log(JSON.stringify({ ...out, progressEvents, lastBytes }));
-    `, [file]);
-    t.diagnostic(`loadSnapshotStream ${r.ms.toFixed(0)} ms, ${r.progressEvents} progress events; wasm memory ${(r.wasmMemory / MIB).toFixed(0)} MiB, peak RSS ${(r.maxRss / MIB).toFixed(0)} MiB`);
+    `,
+      [file],
+    );
+    t.diagnostic(
+      `loadSnapshotStream ${r.ms.toFixed(0)} ms, ${r.progressEvents} progress events; wasm memory ${(r.wasmMemory / MIB).toFixed(0)} MiB, peak RSS ${(r.maxRss / MIB).toFixed(0)} MiB`,
+    );
     assert.equal(r.bitCount, EXPECTED_BITS);
     assert.equal(r.catalogVersion, Number.MAX_SAFE_INTEGER);
     assert.equal(r.lastBytes, created.fileBytes);
@@ -174,7 +189,9 @@ describe("the 2^30-bit cap at p = 1e-4", () => {
       const packed = ArtifactBloomFilter.createPacked(new Uint8Array(0), spec(hi));
       console.log(JSON.stringify({ largest: lo, largestBits: fits(lo), over: hi, overResult: ArtifactBloomFilter.create([], spec(hi)), packed }));
     `);
-    t.diagnostic(`largest n at p = 1e-4: ${r.largest} (${r.largestBits} bits = 2^30 - ${2 ** 30 - r.largestBits}); n = ${r.over} → filterTooLarge`);
+    t.diagnostic(
+      `largest n at p = 1e-4: ${r.largest} (${r.largestBits} bits = 2^30 - ${2 ** 30 - r.largestBits}); n = ${r.over} → filterTooLarge`,
+    );
     assert.equal(r.over, r.largest + 1);
     assert.ok(r.largestBits <= 2 ** 30 && r.largestBits > 2 ** 30 - 64 * 32, `${r.largestBits} bits is just under 2^30`);
     assert.deepEqual(r.overResult, { kind: "failure", error: "filterTooLarge" });

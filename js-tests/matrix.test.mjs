@@ -45,8 +45,17 @@ import * as deltaEntry from "artifact-bloom/delta";
 const pkg = { ...mainEntry, ...variantsEntry, ...deltaEntry };
 
 const {
-  ArtifactBloomFilter, ArtifactExistenceService, HttpArtifactRepository, MergeableBloomFilter, MergeableDelta,
-  OciRegistryError, OciRegistryRepository, ScalableBloomFilter, Sha256, SnapshotHolder, TlBloom,
+  ArtifactBloomFilter,
+  ArtifactExistenceService,
+  HttpArtifactRepository,
+  MergeableBloomFilter,
+  MergeableDelta,
+  OciRegistryError,
+  OciRegistryRepository,
+  ScalableBloomFilter,
+  Sha256,
+  SnapshotHolder,
+  TlBloom,
 } = pkg;
 
 const SPEC = Object.freeze({ expectedItemCount: 16, targetFalsePositiveRate: 0.01 });
@@ -102,7 +111,8 @@ const VALUES = [
 ];
 
 /** A plain copy of a Uint8Array value (detached → a fresh empty one), anything else as is. */
-const freshCopy = (value) => (value instanceof Uint8Array ? (value.byteLength === 0 ? new Uint8Array(0) : Uint8Array.from(value)) : value);
+const freshCopy = (value) =>
+  value instanceof Uint8Array ? (value.byteLength === 0 ? new Uint8Array(0) : Uint8Array.from(value)) : value;
 
 // ---------------------------------------------------------------------------
 // Outcomes: what a call did, as comparable plain data.
@@ -114,14 +124,21 @@ function summarize(value, depth = 0) {
   if (typeof value === "function") return "function";
   if (value instanceof Uint8Array) return { u8: hexOf(value) };
   if (value instanceof ArtifactBloomFilter) {
-    return value.freed ? { filter: "freed" } : { filter: hexOf(digestOf(value.serializeBits())), bitCount: value.getBitCount(), inserted: value.getInsertedItemCount() };
+    return value.freed
+      ? { filter: "freed" }
+      : { filter: hexOf(digestOf(value.serializeBits())), bitCount: value.getBitCount(), inserted: value.getInsertedItemCount() };
   }
   if (value instanceof TlBloom) return value.freed ? { tlbf: "freed" } : { tlbf: hexOf(value.toBytes()) };
   if (value instanceof MergeableBloomFilter || value instanceof ScalableBloomFilter || value instanceof MergeableDelta) {
     return value.freed ? { [value.constructor.name]: "freed" } : { [value.constructor.name]: hexOf(value.encode()) };
   }
-  if (value instanceof Sha256 || value instanceof SnapshotHolder || value instanceof ArtifactExistenceService
-    || value instanceof HttpArtifactRepository) return { instance: value.constructor.name };
+  if (
+    value instanceof Sha256
+    || value instanceof SnapshotHolder
+    || value instanceof ArtifactExistenceService
+    || value instanceof HttpArtifactRepository
+  )
+    return { instance: value.constructor.name };
   if (value instanceof Date) return { date: value.getTime() };
   if (Array.isArray(value)) return value.map((item) => summarize(item, depth + 1));
   if (typeof value === "object" && depth < 4) {
@@ -139,13 +156,18 @@ async function outcomeOf(call) {
     let result = call();
     if (result instanceof Promise) {
       let timer;
-      result = await Promise.race([result, new Promise((resolve) => { timer = setTimeout(resolve, 30_000, TIMEOUT); })]);
+      result = await Promise.race([
+        result,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 30_000, TIMEOUT);
+        }),
+      ]);
       clearTimeout(timer);
       if (result === TIMEOUT) return { threw: "Timeout", message: "the promise did not settle in 30 s" };
     }
     return { ok: summarize(result) };
   } catch (error) {
-    const name = error instanceof WebAssembly.RuntimeError ? "WebAssembly.RuntimeError" : error?.name ?? typeof error;
+    const name = error instanceof WebAssembly.RuntimeError ? "WebAssembly.RuntimeError" : (error?.name ?? typeof error);
     return { threw: name, message: String(error?.message ?? error) };
   }
 }
@@ -153,7 +175,8 @@ async function outcomeOf(call) {
 // ---------------------------------------------------------------------------
 // Contracts
 // ---------------------------------------------------------------------------
-const isParamError = (outcome, param) => (outcome.threw === "TypeError" || outcome.threw === "RangeError") && param.test(outcome.message);
+const isParamError = (outcome, param) =>
+  (outcome.threw === "TypeError" || outcome.threw === "RangeError") && param.test(outcome.message);
 const describeOutcome = (o) => ("ok" in o ? `returned ${JSON.stringify(o.ok)}` : `threw ${o.threw}: ${o.message}`);
 
 /**
@@ -165,8 +188,12 @@ function violation(contract, label, kind, outcome, fresh, baseline) {
     return `wasm trap: ${outcome.message}`;
   }
   if (contract.type === "custom") return contract.check(outcome);
-  if (outcome.threw !== undefined && outcome.threw !== "TypeError" && outcome.threw !== "RangeError"
-    && !(contract.allowErrors ?? []).includes(outcome.threw)) {
+  if (
+    outcome.threw !== undefined
+    && outcome.threw !== "TypeError"
+    && outcome.threw !== "RangeError"
+    && !(contract.allowErrors ?? []).includes(outcome.threw)
+  ) {
     return `threw ${outcome.threw} (${outcome.message}); documented: TypeError/RangeError or a result`;
   }
   // A detached buffer refused by the engine itself ("Cannot perform … on a
@@ -175,21 +202,29 @@ function violation(contract, label, kind, outcome, fresh, baseline) {
   const override = contract.valid?.[label];
   if (override !== undefined) return override(outcome, fresh);
   const { param } = contract;
-  const paramError = () => (isParamError(outcome, param) ? undefined : `expected a TypeError/RangeError naming ${param}, ${describeOutcome(outcome)}`);
+  const paramError = () =>
+    isParamError(outcome, param) ? undefined : `expected a TypeError/RangeError naming ${param}, ${describeOutcome(outcome)}`;
   // A detached view: refused with a TypeError/RangeError naming the parameter
   // or the engine's own "detached ArrayBuffer" TypeError, or read as 0 bytes.
-  const detachedOk = () => (isParamError(outcome, param) || (outcome.threw === "TypeError" && /detached/.test(outcome.message))
-    ? undefined : likeFresh());
-  const likeFresh = () => (JSON.stringify(outcome) === JSON.stringify(fresh) ? undefined
-    : `differs from a fresh copy: ${describeOutcome(outcome)} vs ${describeOutcome(fresh)}`);
+  const detachedOk = () =>
+    isParamError(outcome, param) || (outcome.threw === "TypeError" && /detached/.test(outcome.message)) ? undefined : likeFresh();
+  const likeFresh = () =>
+    JSON.stringify(outcome) === JSON.stringify(fresh)
+      ? undefined
+      : `differs from a fresh copy: ${describeOutcome(outcome)} vs ${describeOutcome(fresh)}`;
   switch (contract.type) {
     case "digest":
       return kind === "d32" ? likeFresh() : paramError();
     case "packed":
       if (kind === "d32") return likeFresh();
       if (kind === "detached") return detachedOk();
-      if (kind === "u8") return outcome.threw === "RangeError" && param.test(outcome.message) ? undefined : `expected a RangeError naming ${param}, ${describeOutcome(outcome)}`;
-      return outcome.threw === "TypeError" && param.test(outcome.message) ? undefined : `expected a TypeError naming ${param}, ${describeOutcome(outcome)}`;
+      if (kind === "u8")
+        return outcome.threw === "RangeError" && param.test(outcome.message)
+          ? undefined
+          : `expected a RangeError naming ${param}, ${describeOutcome(outcome)}`;
+      return outcome.threw === "TypeError" && param.test(outcome.message)
+        ? undefined
+        : `expected a TypeError naming ${param}, ${describeOutcome(outcome)}`;
     case "bytes":
     case "item":
       if (kind === "detached") return detachedOk();
@@ -197,10 +232,12 @@ function violation(contract, label, kind, outcome, fresh, baseline) {
     case "throws":
       return paramError();
     case "failure":
-      return "ok" in outcome && outcome.ok?.kind === "failure" && outcome.ok.error === contract.code ? undefined
+      return "ok" in outcome && outcome.ok?.kind === "failure" && outcome.ok.error === contract.code
+        ? undefined
         : `expected { kind: "failure", error: "${contract.code}" }, ${describeOutcome(outcome)}`;
     case "ignored":
-      return JSON.stringify(outcome) === JSON.stringify(baseline) ? undefined
+      return JSON.stringify(outcome) === JSON.stringify(baseline)
+        ? undefined
         : `an extra argument changed the outcome: ${describeOutcome(outcome)} vs ${describeOutcome(baseline)}`;
     case "accepts":
       return "ok" in outcome ? undefined : `options should default, ${describeOutcome(outcome)}`;
@@ -226,9 +263,12 @@ const item = (param) => ({
 function ok(outcome) {
   return "ok" in outcome ? undefined : `expected an answer, ${describeOutcome(outcome)}`;
 }
-const okResult = (outcome) => ("ok" in outcome && outcome.ok?.kind === "success" ? undefined : `expected success, ${describeOutcome(outcome)}`);
-const okValue = (expected) => (outcome) => (JSON.stringify(outcome) === JSON.stringify({ ok: expected }) ? undefined
-  : `expected ${JSON.stringify(expected)}, ${describeOutcome(outcome)}`);
+const okResult = (outcome) =>
+  "ok" in outcome && outcome.ok?.kind === "success" ? undefined : `expected success, ${describeOutcome(outcome)}`;
+const okValue = (expected) => (outcome) =>
+  JSON.stringify(outcome) === JSON.stringify({ ok: expected })
+    ? undefined
+    : `expected ${JSON.stringify(expected)}, ${describeOutcome(outcome)}`;
 
 // ---------------------------------------------------------------------------
 // Fixtures
@@ -287,65 +327,235 @@ const NO_ARG = Symbol("no argument");
 const ROWS = [
   // ArtifactBloomFilter
   ["ArtifactBloomFilter", "constructor", "token", throws(/create/), (v) => new ArtifactBloomFilter(v)],
-  ["ArtifactBloomFilter", "create", "digests", failure("invalidDigest", { valid: { "[]": okResult } }), (v) => ArtifactBloomFilter.create(v, SPEC)],
-  ["ArtifactBloomFilter", "create", "digests[i]", { ...failure("invalidDigest"), valid: Object.fromEntries(["Uint8Array(32)", "Uint8Array subarray at byteOffset 5", "Uint8Array over a SharedArrayBuffer"].map((l) => [l, (o, f) => (JSON.stringify(o) === JSON.stringify(f) && o.ok?.kind === "success" ? undefined : `expected the filter of a fresh copy, ${describeOutcome(o)}`)])) }, (v) => ArtifactBloomFilter.create([MEMBERS[0], v], SPEC)],
-  ["ArtifactBloomFilter", "create", "spec", failure("invalidExpectedItemCount"), (v) => ArtifactBloomFilter.create([], v)],
-  ["ArtifactBloomFilter", "createPacked", "packed", {
-    ...failure("invalidDigest"),
-    valid: {
-      ...Object.fromEntries(["Uint8Array(32)", "Uint8Array subarray at byteOffset 5", "Uint8Array over a SharedArrayBuffer"].map((l) => [l, (o, f) => (JSON.stringify(o) === JSON.stringify(f) && o.ok?.kind === "success" ? undefined : `expected the filter of a fresh copy, ${describeOutcome(o)}`)])),
-      // 0 bytes = 0 digests (documented: a length that is a multiple of 32).
-      "detached Uint8Array (buffer transferred)": (o) => (o.ok?.kind === "success" && o.ok.value.inserted === 0) || o.ok?.error === "invalidDigest"
-        || isParamError(o, /packed/) || (o.threw === "TypeError" && /detached/.test(o.message)) ? undefined : describeOutcome(o),
+  [
+    "ArtifactBloomFilter",
+    "create",
+    "digests",
+    failure("invalidDigest", { valid: { "[]": okResult } }),
+    (v) => ArtifactBloomFilter.create(v, SPEC),
+  ],
+  [
+    "ArtifactBloomFilter",
+    "create",
+    "digests[i]",
+    {
+      ...failure("invalidDigest"),
+      valid: Object.fromEntries(
+        ["Uint8Array(32)", "Uint8Array subarray at byteOffset 5", "Uint8Array over a SharedArrayBuffer"].map((l) => [
+          l,
+          (o, f) =>
+            JSON.stringify(o) === JSON.stringify(f) && o.ok?.kind === "success"
+              ? undefined
+              : `expected the filter of a fresh copy, ${describeOutcome(o)}`,
+        ]),
+      ),
     },
-  }, (v) => ArtifactBloomFilter.createPacked(v, SPEC)],
-  ["ArtifactBloomFilter", "createPacked", "spec", failure("invalidExpectedItemCount"), (v) => ArtifactBloomFilter.createPacked(new Uint8Array(0), v)],
+    (v) => ArtifactBloomFilter.create([MEMBERS[0], v], SPEC),
+  ],
+  ["ArtifactBloomFilter", "create", "spec", failure("invalidExpectedItemCount"), (v) => ArtifactBloomFilter.create([], v)],
+  [
+    "ArtifactBloomFilter",
+    "createPacked",
+    "packed",
+    {
+      ...failure("invalidDigest"),
+      valid: {
+        ...Object.fromEntries(
+          ["Uint8Array(32)", "Uint8Array subarray at byteOffset 5", "Uint8Array over a SharedArrayBuffer"].map((l) => [
+            l,
+            (o, f) =>
+              JSON.stringify(o) === JSON.stringify(f) && o.ok?.kind === "success"
+                ? undefined
+                : `expected the filter of a fresh copy, ${describeOutcome(o)}`,
+          ]),
+        ),
+        // 0 bytes = 0 digests (documented: a length that is a multiple of 32).
+        "detached Uint8Array (buffer transferred)": (o) =>
+          (o.ok?.kind === "success" && o.ok.value.inserted === 0)
+          || o.ok?.error === "invalidDigest"
+          || isParamError(o, /packed/)
+          || (o.threw === "TypeError" && /detached/.test(o.message))
+            ? undefined
+            : describeOutcome(o),
+      },
+    },
+    (v) => ArtifactBloomFilter.createPacked(v, SPEC),
+  ],
+  [
+    "ArtifactBloomFilter",
+    "createPacked",
+    "spec",
+    failure("invalidExpectedItemCount"),
+    (v) => ArtifactBloomFilter.createPacked(new Uint8Array(0), v),
+  ],
   ["ArtifactBloomFilter", "union", "a", throws(/union/), (v) => ArtifactBloomFilter.union(v, FILTER)],
   ["ArtifactBloomFilter", "union", "b", throws(/union/), (v) => ArtifactBloomFilter.union(FILTER, v)],
   ["ArtifactBloomFilter", "mightContain", "digest", digest(/digest/), (v) => FILTER.mightContain(v)],
   ["ArtifactBloomFilter", "mightContainMany", "packed", packed(/packed/), (v) => FILTER.mightContainMany(v)],
   ["ArtifactBloomFilter", "countMaybe", "packed", packed(/packed/), (v) => FILTER.countMaybe(v)],
-  ...["getBitCount", "getHashCount", "getInsertedItemCount", "getExpectedItemCount", "getTargetFalsePositiveRate",
-    "estimateFalsePositiveRate", "getFillRatio", "serializeBits"].map((m) => ["ArtifactBloomFilter", m, "(none)", ignored, (v) => (v === NO_ARG ? FILTER[m]() : FILTER[m](v))]),
+  ...[
+    "getBitCount",
+    "getHashCount",
+    "getInsertedItemCount",
+    "getExpectedItemCount",
+    "getTargetFalsePositiveRate",
+    "estimateFalsePositiveRate",
+    "getFillRatio",
+    "serializeBits",
+  ].map((m) => ["ArtifactBloomFilter", m, "(none)", ignored, (v) => (v === NO_ARG ? FILTER[m]() : FILTER[m](v))]),
   ["ArtifactBloomFilter", "freed", "(getter)", ignored, () => FILTER.freed],
-  ["ArtifactBloomFilter", "free", "(none)", ignored, (v) => { const f = buildFilter(); if (v === NO_ARG) f.free(); else f.free(v); return f.freed; }],
-  ["ArtifactBloomFilter", "Symbol.dispose", "(none)", ignored, (v) => { const f = buildFilter(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
+  [
+    "ArtifactBloomFilter",
+    "free",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = buildFilter();
+      if (v === NO_ARG) f.free();
+      else f.free(v);
+      return f.freed;
+    },
+  ],
+  [
+    "ArtifactBloomFilter",
+    "Symbol.dispose",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = buildFilter();
+      if (v === NO_ARG) f[Symbol.dispose]();
+      else f[Symbol.dispose](v);
+      return f.freed;
+    },
+  ],
 
   // Sha256 / sha256 / dedupePacked / wasmMemoryBytes / init
   ["Sha256", "constructor", "(none)", ignored, (v) => (v === NO_ARG ? new Sha256() : new Sha256(v)).update(MEMBER).digest()],
   ["Sha256", "update", "bytes", bytes(/bytes/), (v) => new Sha256().update(v).digest()],
   ["Sha256", "digest", "(none)", ignored, (v) => (v === NO_ARG ? new Sha256().digest() : new Sha256().digest(v))],
-  ["Sha256", "free", "(none)", ignored, (v) => { const h = new Sha256(); if (v === NO_ARG) h.free(); else h.free(v); return "freed"; }],
-  ["Sha256", "Symbol.dispose", "(none)", ignored, (v) => { const h = new Sha256(); if (v === NO_ARG) h[Symbol.dispose](); else h[Symbol.dispose](v); return "freed"; }],
+  [
+    "Sha256",
+    "free",
+    "(none)",
+    ignored,
+    (v) => {
+      const h = new Sha256();
+      if (v === NO_ARG) h.free();
+      else h.free(v);
+      return "freed";
+    },
+  ],
+  [
+    "Sha256",
+    "Symbol.dispose",
+    "(none)",
+    ignored,
+    (v) => {
+      const h = new Sha256();
+      if (v === NO_ARG) h[Symbol.dispose]();
+      else h[Symbol.dispose](v);
+      return "freed";
+    },
+  ],
   ["sha256", "(function)", "bytes", bytes(/bytes/), (v) => pkg.sha256(v)],
   ["dedupePacked", "(function)", "packed", packed(/packed/), (v) => pkg.dedupePacked(v)],
-  ["wasmMemoryBytes", "(function)", "(none)", { type: "custom", check: (o) => (typeof o.ok === "number" && o.ok > 0 ? undefined : describeOutcome(o)) }, (v) => (v === NO_ARG ? pkg.wasmMemoryBytes() : pkg.wasmMemoryBytes(v))],
-  ["variantsMemoryBytes", "(function)", "(none)", { type: "custom", check: (o) => (typeof o.ok === "number" && o.ok > 0 ? undefined : describeOutcome(o)) }, (v) => (v === NO_ARG ? variantsEntry.variantsMemoryBytes() : variantsEntry.variantsMemoryBytes(v))],
-  ["init", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.init(v)],
-  ["default", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.default(v)],
-  ["initSync", "(function)", "options", { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) }, (v) => pkg.initSync(v)],
-  ["ABF1_HEADER_LENGTH", "(constant)", "(none)", { type: "custom", check: (o) => (o.ok === 96 ? undefined : describeOutcome(o)) }, () => pkg.ABF1_HEADER_LENGTH],
+  [
+    "wasmMemoryBytes",
+    "(function)",
+    "(none)",
+    { type: "custom", check: (o) => (typeof o.ok === "number" && o.ok > 0 ? undefined : describeOutcome(o)) },
+    (v) => (v === NO_ARG ? pkg.wasmMemoryBytes() : pkg.wasmMemoryBytes(v)),
+  ],
+  [
+    "variantsMemoryBytes",
+    "(function)",
+    "(none)",
+    { type: "custom", check: (o) => (typeof o.ok === "number" && o.ok > 0 ? undefined : describeOutcome(o)) },
+    (v) => (v === NO_ARG ? variantsEntry.variantsMemoryBytes() : variantsEntry.variantsMemoryBytes(v)),
+  ],
+  [
+    "init",
+    "(function)",
+    "options",
+    { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) },
+    (v) => pkg.init(v),
+  ],
+  [
+    "default",
+    "(function)",
+    "options",
+    { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) },
+    (v) => pkg.default(v),
+  ],
+  [
+    "initSync",
+    "(function)",
+    "options",
+    { type: "custom", check: (o) => ("ok" in o ? undefined : describeOutcome(o)) },
+    (v) => pkg.initSync(v),
+  ],
+  [
+    "ABF1_HEADER_LENGTH",
+    "(constant)",
+    "(none)",
+    { type: "custom", check: (o) => (o.ok === 96 ? undefined : describeOutcome(o)) },
+    () => pkg.ABF1_HEADER_LENGTH,
+  ],
 
   // hashFiles (in Node: node:crypto in this thread). An empty list is valid;
   // strings are refused (a name is not a file).
-  ["hashFiles", "(function)", "files", throws(/files/, { valid: { "[]": okValue([]), "detached Uint8Array (buffer transferred)": okValue([]) } }), (v) => pkg.hashFiles(v)],
+  [
+    "hashFiles",
+    "(function)",
+    "files",
+    throws(/files/, { valid: { "[]": okValue([]), "detached Uint8Array (buffer transferred)": okValue([]) } }),
+    (v) => pkg.hashFiles(v),
+  ],
   ["hashFiles", "(function)", "options", accepts, (v) => pkg.hashFiles([new Blob(["x"])], v)],
-  ...[["concurrency"], ["wholeFileLimit", ["0"]], ["onProgress"], ["onFile"], ["signal"], ["workerUrl", ['""', '"ab"']]].map(([field, alsoValid = []]) => {
-    const hashed = (o) => ("ok" in o && o.ok?.[0]?.kind === "success" ? undefined : `expected a digest, ${describeOutcome(o)}`);
-    const valid = Object.fromEntries(["undefined", ...alsoValid].map((label) => [label, hashed]));
-    return ["hashFiles", "(function)", `options.${field}`, throws(new RegExp(`^${field}`), { valid }), (v) => pkg.hashFiles([new Blob(["x"])], { [field]: v })];
-  }),
-  ["DEFAULT_WHOLE_FILE_LIMIT", "(constant)", "(none)", { type: "custom", check: (o) => (o.ok === 256 * 1024 * 1024 ? undefined : describeOutcome(o)) }, () => pkg.DEFAULT_WHOLE_FILE_LIMIT],
+  ...[["concurrency"], ["wholeFileLimit", ["0"]], ["onProgress"], ["onFile"], ["signal"], ["workerUrl", ['""', '"ab"']]].map(
+    ([field, alsoValid = []]) => {
+      const hashed = (o) => ("ok" in o && o.ok?.[0]?.kind === "success" ? undefined : `expected a digest, ${describeOutcome(o)}`);
+      const valid = Object.fromEntries(["undefined", ...alsoValid].map((label) => [label, hashed]));
+      return [
+        "hashFiles",
+        "(function)",
+        `options.${field}`,
+        throws(new RegExp(`^${field}`), { valid }),
+        (v) => pkg.hashFiles([new Blob(["x"])], { [field]: v }),
+      ];
+    },
+  ),
+  [
+    "DEFAULT_WHOLE_FILE_LIMIT",
+    "(constant)",
+    "(none)",
+    { type: "custom", check: (o) => (o.ok === 256 * 1024 * 1024 ? undefined : describeOutcome(o)) },
+    () => pkg.DEFAULT_WHOLE_FILE_LIMIT,
+  ],
 
   // Snapshots
   ["loadSnapshot", "(function)", "bytes", bytes(/bytes/), (v) => pkg.loadSnapshot(v)],
   ["readSnapshotHeader", "(function)", "bytes", bytes(/bytes/), (v) => pkg.readSnapshotHeader(v)],
   ["encodeSnapshot", "(function)", "filter", throws(/filter/), (v) => pkg.encodeSnapshot(v, { catalogVersion: 1 })],
   ["encodeSnapshot", "(function)", "options", throws(/catalogVersion/), (v) => pkg.encodeSnapshot(FILTER, v)],
-  ["encodeSnapshot", "(function)", "options.catalogVersion", throws(/catalogVersion/, { valid: { 0: (o) => (o.ok?.u8?.length === SNAPSHOT_BYTES.byteLength * 2 ? undefined : describeOutcome(o)) } }), (v) => pkg.encodeSnapshot(FILTER, { catalogVersion: v })],
+  [
+    "encodeSnapshot",
+    "(function)",
+    "options.catalogVersion",
+    throws(/catalogVersion/, {
+      valid: { 0: (o) => (o.ok?.u8?.length === SNAPSHOT_BYTES.byteLength * 2 ? undefined : describeOutcome(o)) },
+    }),
+    (v) => pkg.encodeSnapshot(FILTER, { catalogVersion: v }),
+  ],
   // A string is an iterable: "" and [] are zero chunks (→ truncated); a
   // non-Uint8Array chunk is a TypeError naming "source chunk".
-  ["loadSnapshotStream", "(function)", "source", throws(/source/, { valid: { '""': isTruncated, "[]": isTruncated } }), (v) => pkg.loadSnapshotStream(v)],
+  [
+    "loadSnapshotStream",
+    "(function)",
+    "source",
+    throws(/source/, { valid: { '""': isTruncated, "[]": isTruncated } }),
+    (v) => pkg.loadSnapshotStream(v),
+  ],
   ["loadSnapshotStream", "(function)", "source chunk", bytes(/source chunk/), (v) => pkg.loadSnapshotStream([v])],
   ["loadSnapshotStream", "(function)", "options", accepts, (v) => pkg.loadSnapshotStream([SNAPSHOT_BYTES], v)],
   ["fetchSnapshot", "(function)", "url", throws(/url/i), (v) => pkg.fetchSnapshot(v)],
@@ -365,59 +575,276 @@ const ROWS = [
   // HttpArtifactRepository (against the package's own `serve`)
   ["HttpArtifactRepository", "constructor", "baseUrl", throws(/baseUrl/), (v) => new HttpArtifactRepository(v)],
   ["HttpArtifactRepository", "constructor", "options", accepts, (v) => new HttpArtifactRepository(server.url, v)],
-  ["HttpArtifactRepository", "existsAtVersionAsync", "digest", digest(/digest/), (v) => new HttpArtifactRepository(server.url).existsAtVersionAsync(v, CATALOG_VERSION)],
+  [
+    "HttpArtifactRepository",
+    "existsAtVersionAsync",
+    "digest",
+    digest(/digest/),
+    (v) => new HttpArtifactRepository(server.url).existsAtVersionAsync(v, CATALOG_VERSION),
+  ],
   // Not validated by the client: the server answers 409, so it rejects (never "absent").
-  ["HttpArtifactRepository", "existsAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { allowErrors: ["Error"], valid: Object.fromEntries(VALUES.map(([l]) => [l, rejectsNotAbsent])) }), (v) => new HttpArtifactRepository(server.url).existsAtVersionAsync(MEMBER, v)],
-  ["HttpArtifactRepository", "existsAtVersionAsync", "signal", throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }), (v) => new HttpArtifactRepository(server.url).existsAtVersionAsync(MEMBER, CATALOG_VERSION, v)],
-  ["HttpArtifactRepository", "existsManyAtVersionAsync", "digests", throws(/digests/, { valid: { "[]": okValue([]) } }), (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync(v, CATALOG_VERSION)],
-  ["HttpArtifactRepository", "existsManyAtVersionAsync", "digests[i]", digest(/digest/), (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync([v], CATALOG_VERSION)],
-  ["HttpArtifactRepository", "existsManyAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { allowErrors: ["Error"], valid: Object.fromEntries(VALUES.map(([l]) => [l, rejectsNotAbsent])) }), (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync([MEMBER], v)],
+  [
+    "HttpArtifactRepository",
+    "existsAtVersionAsync",
+    "catalogVersion",
+    throws(/catalogVersion/, { allowErrors: ["Error"], valid: Object.fromEntries(VALUES.map(([l]) => [l, rejectsNotAbsent])) }),
+    (v) => new HttpArtifactRepository(server.url).existsAtVersionAsync(MEMBER, v),
+  ],
+  [
+    "HttpArtifactRepository",
+    "existsAtVersionAsync",
+    "signal",
+    throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }),
+    (v) => new HttpArtifactRepository(server.url).existsAtVersionAsync(MEMBER, CATALOG_VERSION, v),
+  ],
+  [
+    "HttpArtifactRepository",
+    "existsManyAtVersionAsync",
+    "digests",
+    throws(/digests/, { valid: { "[]": okValue([]) } }),
+    (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync(v, CATALOG_VERSION),
+  ],
+  [
+    "HttpArtifactRepository",
+    "existsManyAtVersionAsync",
+    "digests[i]",
+    digest(/digest/),
+    (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync([v], CATALOG_VERSION),
+  ],
+  [
+    "HttpArtifactRepository",
+    "existsManyAtVersionAsync",
+    "catalogVersion",
+    throws(/catalogVersion/, { allowErrors: ["Error"], valid: Object.fromEntries(VALUES.map(([l]) => [l, rejectsNotAbsent])) }),
+    (v) => new HttpArtifactRepository(server.url).existsManyAtVersionAsync([MEMBER], v),
+  ],
   ["HttpArtifactRepository", "requests", "(property)", ignored, () => new HttpArtifactRepository(server.url).requests],
 
   // OciRegistryRepository (against the stand-in registry) and its error type
   ["OciRegistryRepository", "constructor", "registryUrl", throws(/registryUrl/), (v) => new OciRegistryRepository(v, "lib")],
-  ["OciRegistryRepository", "constructor", "repository", throws(/repository/, { valid: { '"ab"': ok } }), (v) => new OciRegistryRepository(registry.url, v)],
+  [
+    "OciRegistryRepository",
+    "constructor",
+    "repository",
+    throws(/repository/, { valid: { '"ab"': ok } }),
+    (v) => new OciRegistryRepository(registry.url, v),
+  ],
   ["OciRegistryRepository", "constructor", "options", accepts, (v) => new OciRegistryRepository(registry.url, "lib", v)],
-  ["OciRegistryRepository", "existsAtVersionAsync", "digest", digest(/digest/), (v) => oci().existsAtVersionAsync(v, CATALOG_VERSION)],
-  ["OciRegistryRepository", "existsAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { valid: { 0: okValue(true) } }), (v) => oci().existsAtVersionAsync(MEMBER, v)],
-  ["OciRegistryRepository", "existsAtVersionAsync", "signal", throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }), (v) => oci().existsAtVersionAsync(MEMBER, CATALOG_VERSION, v)],
-  ["OciRegistryRepository", "existsManyAtVersionAsync", "digests", throws(/digests/, { valid: { "[]": okValue([]) } }), (v) => oci().existsManyAtVersionAsync(v, CATALOG_VERSION)],
-  ["OciRegistryRepository", "existsManyAtVersionAsync", "digests[i]", digest(/digests\[1\]/), (v) => oci().existsManyAtVersionAsync([MEMBERS[0], v], CATALOG_VERSION)],
-  ["OciRegistryRepository", "existsManyAtVersionAsync", "catalogVersion", throws(/catalogVersion/, { valid: { 0: okValue([true]) } }), (v) => oci().existsManyAtVersionAsync([MEMBER], v)],
-  ["OciRegistryRepository", "existsManyAtVersionAsync", "signal", throws(/signal/, { valid: { undefined: okValue([true]), null: okValue([true]) } }), (v) => oci().existsManyAtVersionAsync([MEMBER], CATALOG_VERSION, v)],
-  ["OciRegistryRepository", "findMissingAsync", "digests", throws(/digests/, { valid: { "[]": okValue([]) } }), (v) => oci().findMissingAsync(v)],
-  ["OciRegistryRepository", "findMissingAsync", "digests[i]", digest(/digests\[1\]/), (v) => oci().findMissingAsync([MEMBERS[0], v])],
-  ["OciRegistryRepository", "findMissingAsync", "signal", throws(/signal/, { valid: { undefined: okValue([]), null: okValue([]) } }), (v) => oci().findMissingAsync([MEMBER], v)],
+  [
+    "OciRegistryRepository",
+    "existsAtVersionAsync",
+    "digest",
+    digest(/digest/),
+    (v) => oci().existsAtVersionAsync(v, CATALOG_VERSION),
+  ],
+  [
+    "OciRegistryRepository",
+    "existsAtVersionAsync",
+    "catalogVersion",
+    throws(/catalogVersion/, { valid: { 0: okValue(true) } }),
+    (v) => oci().existsAtVersionAsync(MEMBER, v),
+  ],
+  [
+    "OciRegistryRepository",
+    "existsAtVersionAsync",
+    "signal",
+    throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }),
+    (v) => oci().existsAtVersionAsync(MEMBER, CATALOG_VERSION, v),
+  ],
+  [
+    "OciRegistryRepository",
+    "existsManyAtVersionAsync",
+    "digests",
+    throws(/digests/, { valid: { "[]": okValue([]) } }),
+    (v) => oci().existsManyAtVersionAsync(v, CATALOG_VERSION),
+  ],
+  [
+    "OciRegistryRepository",
+    "existsManyAtVersionAsync",
+    "digests[i]",
+    digest(/digests\[1\]/),
+    (v) => oci().existsManyAtVersionAsync([MEMBERS[0], v], CATALOG_VERSION),
+  ],
+  [
+    "OciRegistryRepository",
+    "existsManyAtVersionAsync",
+    "catalogVersion",
+    throws(/catalogVersion/, { valid: { 0: okValue([true]) } }),
+    (v) => oci().existsManyAtVersionAsync([MEMBER], v),
+  ],
+  [
+    "OciRegistryRepository",
+    "existsManyAtVersionAsync",
+    "signal",
+    throws(/signal/, { valid: { undefined: okValue([true]), null: okValue([true]) } }),
+    (v) => oci().existsManyAtVersionAsync([MEMBER], CATALOG_VERSION, v),
+  ],
+  [
+    "OciRegistryRepository",
+    "findMissingAsync",
+    "digests",
+    throws(/digests/, { valid: { "[]": okValue([]) } }),
+    (v) => oci().findMissingAsync(v),
+  ],
+  [
+    "OciRegistryRepository",
+    "findMissingAsync",
+    "digests[i]",
+    digest(/digests\[1\]/),
+    (v) => oci().findMissingAsync([MEMBERS[0], v]),
+  ],
+  [
+    "OciRegistryRepository",
+    "findMissingAsync",
+    "signal",
+    throws(/signal/, { valid: { undefined: okValue([]), null: okValue([]) } }),
+    (v) => oci().findMissingAsync([MEMBER], v),
+  ],
   ...["repository", "requests"].map((g) => ["OciRegistryRepository", g, "(getter)", ignored, () => oci()[g]]),
   ["OciRegistryError", "constructor", "message", accepts, (v) => new OciRegistryError(v, { code: "timeout" })],
   ["OciRegistryError", "constructor", "details", throws(/details/), (v) => new OciRegistryError("m", v)],
 
   // ArtifactExistenceService
-  ["ArtifactExistenceService", "constructor", "snapshotSource", throws(/snapshotSource/), (v) => new ArtifactExistenceService(v, repository())],
-  ["ArtifactExistenceService", "constructor", "repository", throws(/repository/), (v) => new ArtifactExistenceService(snapshot(), v)],
-  ["ArtifactExistenceService", "constructor", "options", accepts, (v) => new ArtifactExistenceService(snapshot(), repository(), v)],
+  [
+    "ArtifactExistenceService",
+    "constructor",
+    "snapshotSource",
+    throws(/snapshotSource/),
+    (v) => new ArtifactExistenceService(v, repository()),
+  ],
+  [
+    "ArtifactExistenceService",
+    "constructor",
+    "repository",
+    throws(/repository/),
+    (v) => new ArtifactExistenceService(snapshot(), v),
+  ],
+  [
+    "ArtifactExistenceService",
+    "constructor",
+    "options",
+    accepts,
+    (v) => new ArtifactExistenceService(snapshot(), repository(), v),
+  ],
   ["ArtifactExistenceService", "existsAsync", "digest", digest(/digest/), (v) => service().existsAsync(v)],
-  ["ArtifactExistenceService", "existsAsync", "signal", throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }), (v) => service().existsAsync(MEMBER, v)],
-  ["ArtifactExistenceService", "findMissingAsync", "digests", throws(/digests/, { valid: { "[]": okValue([]) } }), (v) => service().findMissingAsync(v)],
-  ["ArtifactExistenceService", "findMissingAsync", "digests[i]", digest(/digests\[1\]/), (v) => service().findMissingAsync([MEMBERS[0], v])],
-  ["ArtifactExistenceService", "findMissingAsync", "signal", throws(/signal/, { valid: { undefined: okValue([]), null: okValue([]) } }), (v) => service().findMissingAsync([MEMBER], v)],
+  [
+    "ArtifactExistenceService",
+    "existsAsync",
+    "signal",
+    throws(/signal/, { valid: { undefined: okValue(true), null: okValue(true) } }),
+    (v) => service().existsAsync(MEMBER, v),
+  ],
+  [
+    "ArtifactExistenceService",
+    "findMissingAsync",
+    "digests",
+    throws(/digests/, { valid: { "[]": okValue([]) } }),
+    (v) => service().findMissingAsync(v),
+  ],
+  [
+    "ArtifactExistenceService",
+    "findMissingAsync",
+    "digests[i]",
+    digest(/digests\[1\]/),
+    (v) => service().findMissingAsync([MEMBERS[0], v]),
+  ],
+  [
+    "ArtifactExistenceService",
+    "findMissingAsync",
+    "signal",
+    throws(/signal/, { valid: { undefined: okValue([]), null: okValue([]) } }),
+    (v) => service().findMissingAsync([MEMBER], v),
+  ],
   ["ArtifactExistenceService", "snapshot", "(getter)", ignored, () => service().snapshot.catalogVersion],
   ["ArtifactExistenceService", "metrics", "(none)", ignored, (v) => (v === NO_ARG ? service().metrics() : service().metrics(v))],
-  ["ArtifactExistenceService", "prometheus", "(none)", ignored, (v) => (v === NO_ARG ? service().prometheus() : service().prometheus(v))],
+  [
+    "ArtifactExistenceService",
+    "prometheus",
+    "(none)",
+    ignored,
+    (v) => (v === NO_ARG ? service().prometheus() : service().prometheus(v)),
+  ],
 
   // SnapshotHolder
   ["SnapshotHolder", "constructor", "initialSnapshot", throws(/initialSnapshot/), (v) => new SnapshotHolder(v)],
   ["SnapshotHolder", "constructor", "options", accepts, (v) => new SnapshotHolder(snapshot(), v).current().catalogVersion],
-  ["SnapshotHolder", "current", "(none)", ignored, (v) => (v === NO_ARG ? holder().current() : holder().current(v)).catalogVersion],
-  ["SnapshotHolder", "replace", "snapshot", throws(/snapshot/), (v) => { const h = holder(); try { return h.replace(v); } finally { assert.equal(h.current().catalogVersion, CATALOG_VERSION, "the old snapshot stays"); } }],
+  [
+    "SnapshotHolder",
+    "current",
+    "(none)",
+    ignored,
+    (v) => (v === NO_ARG ? holder().current() : holder().current(v)).catalogVersion,
+  ],
+  [
+    "SnapshotHolder",
+    "replace",
+    "snapshot",
+    throws(/snapshot/),
+    (v) => {
+      const h = holder();
+      try {
+        return h.replace(v);
+      } finally {
+        assert.equal(h.current().catalogVersion, CATALOG_VERSION, "the old snapshot stays");
+      }
+    },
+  ],
   ["SnapshotHolder", "onReplace", "callback", throws(/callback/), (v) => holder().onReplace(v)],
   ["SnapshotHolder", "refreshFrom", "loader", throws(/loader/), (v) => holder().refreshFrom(v)],
   // A string is a URL to poll (a bad one fails each poll, counted); stopped at once.
-  ["SnapshotHolder", "startPolling", "url", throws(/url/, { valid: { '""': ok, '"ab"': ok } }), (v) => { const h = holder(); try { return h.startPolling(v, { intervalMs: 3_600_000 }); } finally { h.stopPolling(); } }],
-  ["SnapshotHolder", "startPolling", "options", throws(/intervalMs/), (v) => { const h = holder(); try { return h.startPolling(`${server.url}snapshot`, v); } finally { h.stopPolling(); } }],
-  ["SnapshotHolder", "stopPolling", "(none)", ignored, (v) => { const h = holder(); if (v === NO_ARG) h.stopPolling(); else h.stopPolling(v); return h.polling; }],
-  ...["polling", "replaceCount", "loadFailureCount", "staleCount", "notModifiedCount", "versionConflictCount", "lastFailure",
-    "deltaRefreshCount", "fullRefreshCount", "bytesTransferred", "bytesSaved"].map((g) => ["SnapshotHolder", g, "(getter)", ignored, () => holder()[g]]),
+  [
+    "SnapshotHolder",
+    "startPolling",
+    "url",
+    throws(/url/, { valid: { '""': ok, '"ab"': ok } }),
+    (v) => {
+      const h = holder();
+      try {
+        return h.startPolling(v, { intervalMs: 3_600_000 });
+      } finally {
+        h.stopPolling();
+      }
+    },
+  ],
+  [
+    "SnapshotHolder",
+    "startPolling",
+    "options",
+    throws(/intervalMs/),
+    (v) => {
+      const h = holder();
+      try {
+        return h.startPolling(`${server.url}snapshot`, v);
+      } finally {
+        h.stopPolling();
+      }
+    },
+  ],
+  [
+    "SnapshotHolder",
+    "stopPolling",
+    "(none)",
+    ignored,
+    (v) => {
+      const h = holder();
+      if (v === NO_ARG) h.stopPolling();
+      else h.stopPolling(v);
+      return h.polling;
+    },
+  ],
+  ...[
+    "polling",
+    "replaceCount",
+    "loadFailureCount",
+    "staleCount",
+    "notModifiedCount",
+    "versionConflictCount",
+    "lastFailure",
+    "deltaRefreshCount",
+    "fullRefreshCount",
+    "bytesTransferred",
+    "bytesSaved",
+  ].map((g) => ["SnapshotHolder", g, "(getter)", ignored, () => holder()[g]]),
 
   ["renderPrometheus", "(function)", "metrics", throws(/metrics/), (v) => pkg.renderPrometheus(v)],
 
@@ -431,8 +858,30 @@ const ROWS = [
   ["TlBloom", "union", "other", throws(/other/), (v) => tlbf().union(v)],
   ...["toBytes"].map((m) => ["TlBloom", m, "(none)", ignored, (v) => (v === NO_ARG ? tlbf()[m]() : tlbf()[m](v))]),
   ...["m", "k", "insertedCount", "fillRatio", "freed"].map((g) => ["TlBloom", g, "(getter)", ignored, () => tlbf()[g]]),
-  ["TlBloom", "free", "(none)", ignored, (v) => { const f = tlbf(); if (v === NO_ARG) f.free(); else f.free(v); return f.freed; }],
-  ["TlBloom", "Symbol.dispose", "(none)", ignored, (v) => { const f = tlbf(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
+  [
+    "TlBloom",
+    "free",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = tlbf();
+      if (v === NO_ARG) f.free();
+      else f.free(v);
+      return f.freed;
+    },
+  ],
+  [
+    "TlBloom",
+    "Symbol.dispose",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = tlbf();
+      if (v === NO_ARG) f[Symbol.dispose]();
+      else f[Symbol.dispose](v);
+      return f.freed;
+    },
+  ],
 
   // MergeableBloomFilter / MergeableDelta
   ["MergeableBloomFilter", "constructor", "token", throws(/create/), (v) => new MergeableBloomFilter(v)],
@@ -443,30 +892,135 @@ const ROWS = [
   ["MergeableBloomFilter", "mightContain", "item", item(/item/), (v) => mergeable().mightContain(v)],
   ["MergeableBloomFilter", "piece", "deltaOrFilter", throws(/deltaOrFilter/), (v) => mergeable().piece(v)],
   ["MergeableBloomFilter", "encode", "(none)", ignored, (v) => (v === NO_ARG ? mergeable().encode() : mergeable().encode(v))],
-  ...["wordCount", "nonZeroWordCount", "bitCount", "hashCount", "fillRatio", "freed"].map((g) => ["MergeableBloomFilter", g, "(getter)", ignored, () => mergeable()[g]]),
-  ["MergeableBloomFilter", "free", "(none)", ignored, (v) => { const f = mergeable(); if (v === NO_ARG) f.free(); else f.free(v); return f.freed; }],
-  ["MergeableBloomFilter", "Symbol.dispose", "(none)", ignored, (v) => { const f = mergeable(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
+  ...["wordCount", "nonZeroWordCount", "bitCount", "hashCount", "fillRatio", "freed"].map((g) => [
+    "MergeableBloomFilter",
+    g,
+    "(getter)",
+    ignored,
+    () => mergeable()[g],
+  ]),
+  [
+    "MergeableBloomFilter",
+    "free",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = mergeable();
+      if (v === NO_ARG) f.free();
+      else f.free(v);
+      return f.freed;
+    },
+  ],
+  [
+    "MergeableBloomFilter",
+    "Symbol.dispose",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = mergeable();
+      if (v === NO_ARG) f[Symbol.dispose]();
+      else f[Symbol.dispose](v);
+      return f.freed;
+    },
+  ],
   ["MergeableDelta", "constructor", "token", throws(/MergeableDelta/), (v) => new MergeableDelta(v)],
   ["MergeableDelta", "decode", "bytes", bytes(/bytes/), (v) => MergeableDelta.decode(v)],
   ["MergeableDelta", "encode", "(none)", ignored, (v) => (v === NO_ARG ? delta().encode() : delta().encode(v))],
   ...["bitCount", "hashCount", "entries", "freed"].map((g) => ["MergeableDelta", g, "(getter)", ignored, () => delta()[g]]),
-  ["MergeableDelta", "free", "(none)", ignored, (v) => { const d = delta(); if (v === NO_ARG) d.free(); else d.free(v); return d.freed; }],
-  ["MergeableDelta", "Symbol.dispose", "(none)", ignored, (v) => { const f = delta(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
+  [
+    "MergeableDelta",
+    "free",
+    "(none)",
+    ignored,
+    (v) => {
+      const d = delta();
+      if (v === NO_ARG) d.free();
+      else d.free(v);
+      return d.freed;
+    },
+  ],
+  [
+    "MergeableDelta",
+    "Symbol.dispose",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = delta();
+      if (v === NO_ARG) f[Symbol.dispose]();
+      else f[Symbol.dispose](v);
+      return f.freed;
+    },
+  ],
 
   // ScalableBloomFilter
   ["ScalableBloomFilter", "constructor", "options", throws(/options|initialCapacity/), (v) => new ScalableBloomFilter(v)],
-  ["ScalableBloomFilter", "constructor", "options.initialCapacity", throws(/initialCapacity/), (v) => new ScalableBloomFilter({ initialCapacity: v, targetFalsePositiveRate: 0.01 })],
-  ["ScalableBloomFilter", "constructor", "options.targetFalsePositiveRate", throws(/targetFalsePositiveRate/), (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: v })],
-  ["ScalableBloomFilter", "constructor", "options.growthFactor", throws(/growthFactor/, { valid: { undefined: ok } }), (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: 0.01, growthFactor: v })],
-  ["ScalableBloomFilter", "constructor", "options.tighteningRatio", throws(/tighteningRatio/, { valid: { undefined: ok } }), (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: 0.01, tighteningRatio: v })],
+  [
+    "ScalableBloomFilter",
+    "constructor",
+    "options.initialCapacity",
+    throws(/initialCapacity/),
+    (v) => new ScalableBloomFilter({ initialCapacity: v, targetFalsePositiveRate: 0.01 }),
+  ],
+  [
+    "ScalableBloomFilter",
+    "constructor",
+    "options.targetFalsePositiveRate",
+    throws(/targetFalsePositiveRate/),
+    (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: v }),
+  ],
+  [
+    "ScalableBloomFilter",
+    "constructor",
+    "options.growthFactor",
+    throws(/growthFactor/, { valid: { undefined: ok } }),
+    (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: 0.01, growthFactor: v }),
+  ],
+  [
+    "ScalableBloomFilter",
+    "constructor",
+    "options.tighteningRatio",
+    throws(/tighteningRatio/, { valid: { undefined: ok } }),
+    (v) => new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: 0.01, tighteningRatio: v }),
+  ],
   ["ScalableBloomFilter", "decode", "bytes", bytes(/bytes/), (v) => ScalableBloomFilter.decode(v)],
   ["ScalableBloomFilter", "add", "item", item(/item/), (v) => scalable().add(v)],
   ["ScalableBloomFilter", "mightContain", "item", item(/item/), (v) => scalable().mightContain(v)],
   ["ScalableBloomFilter", "encode", "(none)", ignored, (v) => (v === NO_ARG ? scalable().encode() : scalable().encode(v))],
-  ...["stageCount", "itemCount", "bitCount", "estimatedFalsePositiveRate", "initialCapacity", "targetFalsePositiveRate",
-    "growthFactor", "tighteningRatio", "freed"].map((g) => ["ScalableBloomFilter", g, "(getter)", ignored, () => scalable()[g]]),
-  ["ScalableBloomFilter", "free", "(none)", ignored, (v) => { const f = scalable(); if (v === NO_ARG) f.free(); else f.free(v); return f.freed; }],
-  ["ScalableBloomFilter", "Symbol.dispose", "(none)", ignored, (v) => { const f = scalable(); if (v === NO_ARG) f[Symbol.dispose](); else f[Symbol.dispose](v); return f.freed; }],
+  ...[
+    "stageCount",
+    "itemCount",
+    "bitCount",
+    "estimatedFalsePositiveRate",
+    "initialCapacity",
+    "targetFalsePositiveRate",
+    "growthFactor",
+    "tighteningRatio",
+    "freed",
+  ].map((g) => ["ScalableBloomFilter", g, "(getter)", ignored, () => scalable()[g]]),
+  [
+    "ScalableBloomFilter",
+    "free",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = scalable();
+      if (v === NO_ARG) f.free();
+      else f.free(v);
+      return f.freed;
+    },
+  ],
+  [
+    "ScalableBloomFilter",
+    "Symbol.dispose",
+    "(none)",
+    ignored,
+    (v) => {
+      const f = scalable();
+      if (v === NO_ARG) f[Symbol.dispose]();
+      else f[Symbol.dispose](v);
+      return f.freed;
+    },
+  ],
 
   // Sizing helpers
   ["optimalParams", "(function)", "n", throws(/\bn\b/), (v) => pkg.optimalParams(v, 0.01)],
@@ -475,17 +1029,27 @@ const ROWS = [
   ["fppFromFillRatio", "(function)", "k", throws(/\bk\b/), (v) => pkg.fppFromFillRatio(0.5, v)],
   ["alertFillRatio", "(function)", "p", throws(/\bp\b/), (v) => pkg.alertFillRatio(v, 3)],
   ["alertFillRatio", "(function)", "k", throws(/\bk\b/), (v) => pkg.alertFillRatio(0.01, v)],
-  ["expectedFillRatio", "(function)", "n", throws(/\bn\b/, { valid: { 0: okValue(0) } }), (v) => pkg.expectedFillRatio(v, 128, 3)],
+  [
+    "expectedFillRatio",
+    "(function)",
+    "n",
+    throws(/\bn\b/, { valid: { 0: okValue(0) } }),
+    (v) => pkg.expectedFillRatio(v, 128, 3),
+  ],
   ["expectedFillRatio", "(function)", "m", throws(/\bm\b/), (v) => pkg.expectedFillRatio(10, v, 3)],
   ["expectedFillRatio", "(function)", "k", throws(/\bk\b/), (v) => pkg.expectedFillRatio(10, 128, v)],
 ];
 
 function isTruncated(outcome) {
-  return outcome.ok?.kind === "failure" && outcome.ok.error === "truncated" ? undefined : `expected failure truncated, ${describeOutcome(outcome)}`;
+  return outcome.ok?.kind === "failure" && outcome.ok.error === "truncated"
+    ? undefined
+    : `expected failure truncated, ${describeOutcome(outcome)}`;
 }
 /** A bad catalogVersion reaches the server, which refuses it (409): the call must reject, never answer. */
 function rejectsNotAbsent(outcome) {
-  return outcome.threw !== undefined && outcome.threw !== "Timeout" ? undefined : `expected a rejection, ${describeOutcome(outcome)}`;
+  return outcome.threw !== undefined && outcome.threw !== "Timeout"
+    ? undefined
+    : `expected a rejection, ${describeOutcome(outcome)}`;
 }
 
 // Byte parameters also get a VALID input in the three valid wrappers: a real

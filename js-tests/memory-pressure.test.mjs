@@ -79,7 +79,9 @@ describe("maxBytes is compared with the header before anything is reserved", () 
       const afterChunk = wasmMemoryBytes();
       console.log(JSON.stringify({ before, afterHeader, afterChunk, onlyHeader, withPayload }));
     `);
-    t.diagnostic(`wasm memory MiB: before ${mib(r.before)}, after the header ${mib(r.afterHeader)}, after header + payload chunk ${mib(r.afterChunk)}`);
+    t.diagnostic(
+      `wasm memory MiB: before ${mib(r.before)}, after the header ${mib(r.afterHeader)}, after header + payload chunk ${mib(r.afterChunk)}`,
+    );
     for (const result of [r.onlyHeader, r.withPayload]) {
       assert.equal(result.kind, "failure");
       assert.equal(result.error, "tooLarge");
@@ -145,7 +147,9 @@ describe("33 concurrent stalled streams of a 2^30-bit header", () => {
     const r = runChild(`${PRELUDE}${STALLED}
       console.log(JSON.stringify(await stalledLoads(33, 0)));
     `);
-    t.diagnostic(`wasm memory MiB: before ${mib(r.before)}, with 33 stalled streams ${mib(r.during)}; outcomes ${JSON.stringify(r.tally)}`);
+    t.diagnostic(
+      `wasm memory MiB: before ${mib(r.before)}, with 33 stalled streams ${mib(r.during)}; outcomes ${JSON.stringify(r.tally)}`,
+    );
     assert.equal(r.stalledOrEarly, "stalled");
     // The old decoder reserved 128 MiB per header: 33 would need 4.1 GiB.
     assert.ok(r.during - r.before < MIB, `33 stalled headers grew wasm memory by ${mib(r.during - r.before)} MiB`);
@@ -164,7 +168,9 @@ describe("33 concurrent stalled streams of a 2^30-bit header", () => {
     // buffer (and a page or two) for all of them. The old decoder reserved
     // 128 MiB per stream (4.1 GiB for 33).
     const bound = 33 * 7 * MIB + 2 * MIB;
-    t.diagnostic(`wasm memory MiB: before ${mib(r.before)}, with 33 streams stalled after 3 MiB ${mib(r.during)} (bound ${mib(bound)}); outcomes ${JSON.stringify(r.tally)}`);
+    t.diagnostic(
+      `wasm memory MiB: before ${mib(r.before)}, with 33 streams stalled after 3 MiB ${mib(r.during)} (bound ${mib(bound)}); outcomes ${JSON.stringify(r.tally)}`,
+    );
     assert.equal(r.stalledOrEarly, "stalled");
     assert.ok(r.during - r.before <= bound, `grew ${mib(r.during - r.before)} MiB`);
     assert.deepEqual(r.tally, { aborted: 33 });
@@ -257,7 +263,9 @@ describe("wasm memory exhausted: typed outOfMemory answers, then the module stil
       report.finally = stillWorks();
       console.log(JSON.stringify(report));
     `);
-    t.diagnostic(`${r.made} forgotten 24 MB filters before outOfMemory; wasm memory at the limit ${mib(r.peak)} MiB; reclaimed after ${r.reclaimed.rounds} gc rounds; ${r.held} kept filters fill it again`);
+    t.diagnostic(
+      `${r.made} forgotten 24 MB filters before outOfMemory; wasm memory at the limit ${mib(r.peak)} MiB; reclaimed after ${r.reclaimed.rounds} gc rounds; ${r.held} kept filters fill it again`,
+    );
     // Phase 1: a typed failure, not an exception, and the limit was reached.
     assert.equal(r.exhaustion.failure, "outOfMemory", JSON.stringify(r.exhaustion));
     assert.match(r.exhaustion.message, /4 GiB/);

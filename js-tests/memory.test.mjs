@@ -73,13 +73,25 @@ describe("10,000 create/free and 10,000 load/free cycles leave memory flat", () 
       console.log(JSON.stringify({ warm, afterCreate, afterLoad, createMs, loadMs, fileBytes: file.byteLength }));
     `);
     const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
-    t.diagnostic(`snapshot ${r.fileBytes} bytes; 10,000 create/free ${r.createMs.toFixed(0)} ms, 10,000 load/free ${r.loadMs.toFixed(0)} ms`);
-    t.diagnostic(`wasm memory MB: after warm-up ${mb(r.warm.wasm)}, after 10k create/free ${mb(r.afterCreate.wasm)}, after 10k load/free ${mb(r.afterLoad.wasm)}`);
-    t.diagnostic(`RSS MB:         after warm-up ${mb(r.warm.rss)}, after 10k create/free ${mb(r.afterCreate.rss)}, after 10k load/free ${mb(r.afterLoad.rss)}`);
+    t.diagnostic(
+      `snapshot ${r.fileBytes} bytes; 10,000 create/free ${r.createMs.toFixed(0)} ms, 10,000 load/free ${r.loadMs.toFixed(0)} ms`,
+    );
+    t.diagnostic(
+      `wasm memory MB: after warm-up ${mb(r.warm.wasm)}, after 10k create/free ${mb(r.afterCreate.wasm)}, after 10k load/free ${mb(r.afterLoad.wasm)}`,
+    );
+    t.diagnostic(
+      `RSS MB:         after warm-up ${mb(r.warm.rss)}, after 10k create/free ${mb(r.afterCreate.rss)}, after 10k load/free ${mb(r.afterLoad.rss)}`,
+    );
     assert.equal(r.afterCreate.wasm, r.warm.wasm, "create/free cycles grew wasm memory");
     assert.equal(r.afterLoad.wasm, r.warm.wasm, "load/free cycles grew wasm memory");
-    assert.ok(r.afterCreate.rss - r.warm.rss < 24 * 2 ** 20, `RSS grew ${mb(r.afterCreate.rss - r.warm.rss)} MB over create/free`);
-    assert.ok(r.afterLoad.rss - r.warm.rss < 24 * 2 ** 20, `RSS grew ${mb(r.afterLoad.rss - r.warm.rss)} MB over create+load/free`);
+    assert.ok(
+      r.afterCreate.rss - r.warm.rss < 24 * 2 ** 20,
+      `RSS grew ${mb(r.afterCreate.rss - r.warm.rss)} MB over create/free`,
+    );
+    assert.ok(
+      r.afterLoad.rss - r.warm.rss < 24 * 2 ** 20,
+      `RSS grew ${mb(r.afterLoad.rss - r.warm.rss)} MB over create+load/free`,
+    );
   });
 });
 
@@ -91,7 +103,8 @@ describe("dropped filters (never freed) are reclaimed by the FinalizationRegistr
   // The control keeps 150 filters referenced: memory then does grow by
   // ~1 MiB per filter, so the flat line above is the registry's doing.
   test("2,000 × 1 MiB filters dropped: wasm memory stays < 256 MiB (vs ~2 GiB unreclaimed)", (t) => {
-    const r = runChild(`${PRELUDE}
+    const r = runChild(
+      `${PRELUDE}
       const big = { expectedItemCount: 874_000, targetFalsePositiveRate: 0.01 };
       const start = wasmMemoryBytes();
       let peak = start;
@@ -114,12 +127,18 @@ describe("dropped filters (never freed) are reclaimed by the FinalizationRegistr
       }
       const controlEnd = wasmMemoryBytes();
       console.log(JSON.stringify({ start, peak, end, bytesEach, controlStart, controlEnd, kept: kept.length }));
-    `, 120_000);
+    `,
+      120_000,
+    );
     const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
     const unreclaimed = 2000 * r.bytesEach;
-    t.diagnostic(`each filter ${mib(r.bytesEach)} MiB of bits; 2,000 dropped would need ${mib(unreclaimed)} MiB if nothing were reclaimed`);
+    t.diagnostic(
+      `each filter ${mib(r.bytesEach)} MiB of bits; 2,000 dropped would need ${mib(unreclaimed)} MiB if nothing were reclaimed`,
+    );
     t.diagnostic(`wasm memory MiB: start ${mib(r.start)}, peak ${mib(r.peak)}, end ${mib(r.end)}`);
-    t.diagnostic(`control (150 kept alive): ${mib(r.controlStart)} → ${mib(r.controlEnd)} MiB (+${mib(r.controlEnd - r.controlStart)})`);
+    t.diagnostic(
+      `control (150 kept alive): ${mib(r.controlStart)} → ${mib(r.controlEnd)} MiB (+${mib(r.controlEnd - r.controlStart)})`,
+    );
     assert.ok(r.bytesEach >= 2 ** 20 * 0.95, `filters are ~1 MiB: ${r.bytesEach} bytes`);
     assert.ok(r.peak < 256 * 2 ** 20, `peak wasm memory ${mib(r.peak)} MiB`);
     assert.ok(r.peak < unreclaimed / 8, "peak is far below the unreclaimed total");
@@ -162,7 +181,9 @@ describe("inputs staged into wasm memory are released", () => {
       await settle();
       console.log(JSON.stringify({ warm, after: wasmMemoryBytes(), variantsWarm, variantsAfter: variantsMemoryBytes(), maybes }));
     `);
-    t.diagnostic(`wasm memory MiB: after warm-up ${(r.warm / 2 ** 20).toFixed(1)}, after 2,000 rounds and 100 large hashes ${(r.after / 2 ** 20).toFixed(1)}`);
+    t.diagnostic(
+      `wasm memory MiB: after warm-up ${(r.warm / 2 ** 20).toFixed(1)}, after 2,000 rounds and 100 large hashes ${(r.after / 2 ** 20).toFixed(1)}`,
+    );
     assert.equal(r.maybes, 2200 * 2049, "every member answered maybe");
     assert.equal(r.after, r.warm, "staged inputs grew wasm memory");
     assert.equal(r.variantsAfter, r.variantsWarm, "staged inputs grew the variants module's wasm memory");

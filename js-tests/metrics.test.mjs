@@ -189,7 +189,10 @@ describe("Prometheus exposition", () => {
     assert.ok(text.endsWith("\n"));
     const lines = text.trimEnd().split("\n");
     for (const [key, name] of Object.entries(NAMES)) {
-      assert.ok(lines.some((line) => line.startsWith(`# HELP ${name} `)), `HELP ${name}`);
+      assert.ok(
+        lines.some((line) => line.startsWith(`# HELP ${name} `)),
+        `HELP ${name}`,
+      );
       assert.ok(lines.includes(`# TYPE ${name} ${COUNTERS.has(name) ? "counter" : "gauge"}`), `TYPE ${name}`);
       const sample = lines.find((line) => line.startsWith(`${name} `));
       assert.ok(sample, `sample ${name}`);

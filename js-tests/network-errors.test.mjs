@@ -13,7 +13,8 @@ import { fetchSnapshot as fetchSnapshotDelta } from "artifact-bloom/delta";
 import { sha256 } from "./helpers/abf1.mjs";
 
 const WAIT_MS = 60_000; // the bound on any wait below: generous, never a timing assertion
-const listen = (server) => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${server.address().port}`)));
+const listen = (server) =>
+  new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${server.address().port}`)));
 const close = (server) => new Promise((resolve) => server.close(resolve));
 
 function snapshotBytes() {
@@ -52,13 +53,19 @@ after(async () => {
 });
 
 describe("fetchSnapshot", () => {
-  for (const [name, fetchImpl] of [["main entry", fetchSnapshot], ["delta entry", fetchSnapshotDelta]]) {
+  for (const [name, fetchImpl] of [
+    ["main entry", fetchSnapshot],
+    ["delta entry", fetchSnapshotDelta],
+  ]) {
     test(`${name}: a reset connection → networkError with causeCode ECONNRESET`, async () => {
       const result = await fetchImpl(`${urls.reset}/snapshot`);
       assert.equal(result.kind, "failure");
       assert.equal(result.error, "networkError");
       assert.equal(result.causeCode, "ECONNRESET");
-      assert.match(result.message, /^GET http:\/\/127\.0\.0\.1:\d+\/snapshot: no HTTP answer: the connection failed \(ECONNRESET/);
+      assert.match(
+        result.message,
+        /^GET http:\/\/127\.0\.0\.1:\d+\/snapshot: no HTTP answer: the connection failed \(ECONNRESET/,
+      );
     });
   }
 
@@ -78,13 +85,18 @@ describe("fetchSnapshot", () => {
 
   test("a caller's bad URL or header is not a network failure: it still throws a TypeError naming it", async () => {
     await assert.rejects(fetchSnapshot("not a url"), (error) => error instanceof TypeError && /URL/.test(error.message));
-    await assert.rejects(fetchSnapshot(`${urls.reset}/snapshot`, { headers: { "x-bad": "a\nb" } }),
-      (error) => error instanceof TypeError && /header/.test(error.message));
+    await assert.rejects(
+      fetchSnapshot(`${urls.reset}/snapshot`, { headers: { "x-bad": "a\nb" } }),
+      (error) => error instanceof TypeError && /header/.test(error.message),
+    );
   });
 
   test("a caller's abort still rejects with its reason", async () => {
     const reason = new Error("caller gave up");
-    await assert.rejects(fetchSnapshot(`${urls.reset}/snapshot`, { signal: AbortSignal.abort(reason) }), (error) => error === reason);
+    await assert.rejects(
+      fetchSnapshot(`${urls.reset}/snapshot`, { signal: AbortSignal.abort(reason) }),
+      (error) => error === reason,
+    );
   });
 });
 
@@ -93,7 +105,10 @@ describe("HttpArtifactRepository", () => {
 
   test("a reset connection rejects with code networkError and causeCode ECONNRESET (HEAD and findMissing)", async () => {
     const repository = new HttpArtifactRepository(`${urls.reset}/`);
-    for (const call of [() => repository.existsAtVersionAsync(digest, 1), () => repository.existsManyAtVersionAsync([digest], 1)]) {
+    for (const call of [
+      () => repository.existsAtVersionAsync(digest, 1),
+      () => repository.existsManyAtVersionAsync([digest], 1),
+    ]) {
       await assert.rejects(call(), (error) => {
         assert.equal(error.code, "networkError");
         assert.equal(error.causeCode, "ECONNRESET");
@@ -111,8 +126,12 @@ describe("SnapshotHolder polling", () => {
     const holder = new SnapshotHolder({ catalogVersion: 1, filter });
     let timer;
     const result = await Promise.race([
-      new Promise((resolve) => holder.startPolling(`${urls.reset}/snapshot`, { intervalMs: 3_600_000, immediate: true, onRefresh: resolve })),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no poll within ${WAIT_MS} ms`)), WAIT_MS); }),
+      new Promise((resolve) =>
+        holder.startPolling(`${urls.reset}/snapshot`, { intervalMs: 3_600_000, immediate: true, onRefresh: resolve }),
+      ),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no poll within ${WAIT_MS} ms`)), WAIT_MS);
+      }),
     ]).finally(() => {
       clearTimeout(timer);
       holder.stopPolling();

@@ -23,9 +23,12 @@ const BUNDLES = {
 for (const [bundle, modules] of Object.entries(BUNDLES)) {
   test(`${bundle} embeds ${modules.join(" and ")} as plain base64 that decodes to the shipped .wasm`, () => {
     const source = readFileSync(join(root, bundle), "utf8");
-    const embedded = [...source.matchAll(/bytesFromBase64\d*\("([A-Za-z0-9+/=]+)"\)/g)].map((match) => Buffer.from(match[1], "base64"));
+    const embedded = [...source.matchAll(/bytesFromBase64\d*\("([A-Za-z0-9+/=]+)"\)/g)].map((match) =>
+      Buffer.from(match[1], "base64"),
+    );
     assert.equal(embedded.length, modules.length, `${bundle}: ${embedded.length} embeddings`);
-    for (const [index, name] of modules.entries()) assert.ok(embedded[index].equals(wasm(name)), `${bundle}: embedding ${index} is not ${name}_bg.wasm`);
+    for (const [index, name] of modules.entries())
+      assert.ok(embedded[index].equals(wasm(name)), `${bundle}: embedding ${index} is not ${name}_bg.wasm`);
     assert.doesNotMatch(source, /unpackWasm|lzmaDecode|LZMA_UNPACK_WASM/, `${bundle} still carries the LZMA decoder`);
   });
 }

@@ -39,8 +39,16 @@ test("publish --from-registry = every blob reachable from the tags (storage dir)
   const oci = layout.image({ layers: [shared, layout.layer("catalog-oci", 1500)], label: "oci" });
   const docker = layout.image({ layers: [shared, layout.layer("catalog-docker", 1600)], label: "docker", flavor: "docker" });
   const amd = layout.image({ layers: [layout.layer("catalog-amd64", 1700)], label: "amd64" });
-  const arm = layout.image({ layers: [layout.layer("catalog-arm64", 1800)], label: "arm64", platform: { architecture: "arm64", os: "linux" } });
-  const riscv = layout.image({ layers: [layout.layer("catalog-riscv", 1900)], label: "riscv", platform: { architecture: "riscv64", os: "linux" } });
+  const arm = layout.image({
+    layers: [layout.layer("catalog-arm64", 1800)],
+    label: "arm64",
+    platform: { architecture: "arm64", os: "linux" },
+  });
+  const riscv = layout.image({
+    layers: [layout.layer("catalog-riscv", 1900)],
+    label: "riscv",
+    platform: { architecture: "riscv64", os: "linux" },
+  });
   const inner = layout.index([amd, arm]);
   const nested = layout.index([inner, riscv]); // index → index → manifests
   const listA = layout.image({ layers: [layout.layer("catalog-list-a", 1000)], label: "list-a", flavor: "docker" });
@@ -73,14 +81,21 @@ test("publish --from-registry = every blob reachable from the tags (storage dir)
 
   const saved = at("digests.txt");
   const before = paging.stats.log.length;
-  const { run, summary } = await publishFromRegistry(paging.url, "catalog", at("catalog.abf1"), { version: 7, extra: ["--save-digests", saved] });
+  const { run, summary } = await publishFromRegistry(paging.url, "catalog", at("catalog.abf1"), {
+    version: 7,
+    extra: ["--save-digests", saved],
+  });
   assert.equal(run.code, 0, run.stderr);
   const tagPages = paging.stats.log.slice(before).filter((entry) => entry.path.includes("/tags/list")).length;
   assert.equal(tagPages, Math.ceil((4 + EXTRA_TAGS + 1) / PAGE), "the tag list was followed through its Link headers");
 
   const published = new Set((await readFile(saved, "utf8")).trim().split("\n"));
   const inStorage = await reachableInStorage(registry.storage, "catalog");
-  assert.deepEqual([...published].sort(), [...inStorage].sort(), "the published set is what the storage dir reaches from the tags");
+  assert.deepEqual(
+    [...published].sort(),
+    [...inStorage].sort(),
+    "the published set is what the storage dir reaches from the tags",
+  );
   assert.deepEqual([...published].sort(), [...tagged].sort(), "and what the layout builder put under those tags");
   for (const outsider of [untaggedLayer.descriptor.digest, untagged.digest, foreignLayer.descriptor.digest, foreign.digest]) {
     assert.equal(published.has(hexOf(outsider)), false, `${outsider} is not reachable from catalog's tags`);
@@ -88,8 +103,10 @@ test("publish --from-registry = every blob reachable from the tags (storage dir)
   assert.equal(summary.insertedItemCount, published.size);
   assert.equal(summary.registry.tags, 4 + EXTRA_TAGS + 1);
   assert.equal(summary.registry.repository, "catalog");
-  t.diagnostic(`snapshot from the registry: ${summary.registry.tags} tags, ${summary.registry.manifests} manifests, `
-    + `${published.size} digests in ${summary.registry.milliseconds.toFixed(0)} ms (${summary.registry.requests.get} GETs)`);
+  t.diagnostic(
+    `snapshot from the registry: ${summary.registry.tags} tags, ${summary.registry.manifests} manifests, `
+      + `${published.size} digests in ${summary.registry.milliseconds.toFixed(0)} ms (${summary.registry.requests.get} GETs)`,
+  );
 
   const loaded = loadSnapshot(new Uint8Array(await readFile(at("catalog.abf1"))));
   assert.equal(loaded.kind, "success");

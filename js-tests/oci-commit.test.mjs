@@ -31,7 +31,9 @@ after(async () => {
 });
 
 test("a blob PUT answered 201 without Docker-Content-Digest and not stored: notStored, not reported uploaded", async () => {
-  const faking = await proxies.start({ fault: (req) => (req.method === "PUT" && req.url.includes("/blobs/uploads/") ? { status: 201 } : undefined) });
+  const faking = await proxies.start({
+    fault: (req) => (req.method === "PUT" && req.url.includes("/blobs/uploads/") ? { status: 201 } : undefined),
+  });
   const { run, summary } = await pushLayout(layout, `${faking.host}/fake-blob:b`, empty, { extra: ["--concurrency", "1"] });
   assert.equal(run.code, 3, run.stderr);
   assert.equal(summary.error.code, "notStored", summary.error.message);
@@ -41,7 +43,9 @@ test("a blob PUT answered 201 without Docker-Content-Digest and not stored: notS
 });
 
 test("a manifest PUT answered 201 without Docker-Content-Digest and not stored: notStored, exit 3, not tagged", async () => {
-  const faking = await proxies.start({ fault: (req) => (req.method === "PUT" && req.url.includes("/manifests/") ? { status: 201 } : undefined) });
+  const faking = await proxies.start({
+    fault: (req) => (req.method === "PUT" && req.url.includes("/manifests/") ? { status: 201 } : undefined),
+  });
   const { run, summary } = await pushLayout(layout, `${faking.host}/fake-manifest:b`, empty);
   assert.equal(run.code, 3, run.stderr);
   assert.equal(summary.error.code, "notStored", summary.error.message);

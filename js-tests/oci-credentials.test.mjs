@@ -42,24 +42,28 @@ before(async () => {
   fakeBin = join(dir.path, "bin");
   await mkdir(fakeBin);
   // The docker credential-helper protocol: `get`, the server address on stdin.
-  await writeFile(join(fakeBin, "docker-credential-fake"), [
-    "#!/bin/sh",
-    "[ \"$1\" = get ] || { echo \"unexpected action $1\" >&2; exit 3; }",
-    "IFS= read -r server",
-    "printf '%s' \"$server\" > \"$FAKE_HELPER_LOG\"",
-    "case \"$FAKE_HELPER_MODE\" in",
-    "  found) printf '{\"ServerURL\":\"%s\",\"Username\":\"%s\",\"Secret\":\"%s\"}\\n' \"$server\" \"$FAKE_USER\" \"$FAKE_SECRET\" ;;",
-    "  token) printf '{\"ServerURL\":\"%s\",\"Username\":\"<token>\",\"Secret\":\"%s\"}\\n' \"$server\" \"$FAKE_SECRET\" ;;",
-    "  missing) echo 'credentials not found in native keychain'; exit 1 ;;",
-    "  garbage) echo \"not json $FAKE_SECRET\" ;;",
-    "  hang) exec sleep 120 ;;",
-    "esac",
-    "",
-  ].join("\n"));
+  await writeFile(
+    join(fakeBin, "docker-credential-fake"),
+    [
+      "#!/bin/sh",
+      '[ "$1" = get ] || { echo "unexpected action $1" >&2; exit 3; }',
+      "IFS= read -r server",
+      'printf \'%s\' "$server" > "$FAKE_HELPER_LOG"',
+      'case "$FAKE_HELPER_MODE" in',
+      '  found) printf \'{"ServerURL":"%s","Username":"%s","Secret":"%s"}\\n\' "$server" "$FAKE_USER" "$FAKE_SECRET" ;;',
+      '  token) printf \'{"ServerURL":"%s","Username":"<token>","Secret":"%s"}\\n\' "$server" "$FAKE_SECRET" ;;',
+      "  missing) echo 'credentials not found in native keychain'; exit 1 ;;",
+      '  garbage) echo "not json $FAKE_SECRET" ;;',
+      "  hang) exec sleep 120 ;;",
+      "esac",
+      "",
+    ].join("\n"),
+  );
   await chmod(join(fakeBin, "docker-credential-fake"), 0o755);
   const empty = join(dir.path, "empty.abf1");
   const { run } = await publishFromRegistry(registry.url, "seed", empty, {
-    extra: ["--username", USER], env: { ...(await isolatedEnv("seed")).env, ARTIFACT_BLOOM_REGISTRY_PASSWORD: PASSWORD },
+    extra: ["--username", USER],
+    env: { ...(await isolatedEnv("seed")).env, ARTIFACT_BLOOM_REGISTRY_PASSWORD: PASSWORD },
   });
   assert.equal(run.code, 0, run.stderr);
   snapshot = empty;
@@ -118,7 +122,11 @@ describe("credential files", () => {
     assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /push: unauthorized \(HTTP 401\)/);
     assert.match(run.stderr, /no credentials for 127\.0\.0\.1:\d+ were found/);
-    for (const path of [join(runDir, "containers", "auth.json"), join(config, "containers", "auth.json"), join(env.HOME, ".docker", "config.json")]) {
+    for (const path of [
+      join(runDir, "containers", "auth.json"),
+      join(config, "containers", "auth.json"),
+      join(env.HOME, ".docker", "config.json"),
+    ]) {
       assert.ok(run.stderr.includes(`${path} (absent)`), `stderr names ${path}: ${run.stderr}`);
     }
     assert.match(run.stderr, /--username NAME and ARTIFACT_BLOOM_REGISTRY_PASSWORD/);
@@ -131,7 +139,9 @@ describe("credential files", () => {
   test("docker config.json via DOCKER_CONFIG, keyed the docker way (https://HOST/v1/): publish and push succeed", async () => {
     const { env, root } = await isolatedEnv("docker");
     const dockerDir = join(root, "docker-config");
-    await writeJson(join(dockerDir, "config.json"), { auths: { [`https://${registry.host}/v1/`]: { auth: basic(USER, PASSWORD) } } });
+    await writeJson(join(dockerDir, "config.json"), {
+      auths: { [`https://${registry.host}/v1/`]: { auth: basic(USER, PASSWORD) } },
+    });
     env.DOCKER_CONFIG = dockerDir;
     const published = await publishFromRegistry(registry.url, "docker", join(dir.path, "docker.abf1"), { env });
     assert.equal(published.run.code, 0, published.run.stderr);
@@ -150,7 +160,12 @@ describe("credential files", () => {
     assert.equal(run.code, 0, run.stderr);
     const other = await push("team/other", env);
     assert.equal(other.run.code, 3, "team/other gets the HOST entry, whose password is wrong");
-    assert.ok(other.run.stderr.includes(`the credentials used came from $REGISTRY_AUTH_FILE ${env.REGISTRY_AUTH_FILE} auths["${registry.host}"]`), other.run.stderr);
+    assert.ok(
+      other.run.stderr.includes(
+        `the credentials used came from $REGISTRY_AUTH_FILE ${env.REGISTRY_AUTH_FILE} auths["${registry.host}"]`,
+      ),
+      other.run.stderr,
+    );
     assertNoSecret(other.run);
   });
 
@@ -179,7 +194,9 @@ describe("credential files", () => {
   test("a wrong password from a file: exit 3, the message names the file and key, and neither it nor --json holds the secret", async () => {
     const { env, root } = await isolatedEnv("wrong");
     env.DOCKER_CONFIG = join(root, "docker");
-    const path = await writeJson(join(env.DOCKER_CONFIG, "config.json"), { auths: { [registry.host]: { auth: basic(USER, WRONG) } } });
+    const path = await writeJson(join(env.DOCKER_CONFIG, "config.json"), {
+      auths: { [registry.host]: { auth: basic(USER, WRONG) } },
+    });
     const { run, summary } = await push("wrong", env);
     assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /refused the credentials|unauthorized/);
@@ -191,7 +208,10 @@ describe("credential files", () => {
   test("a malformed config: exit 2 naming the file, no request sent", async () => {
     const { env, root } = await isolatedEnv("malformed");
     env.DOCKER_CONFIG = join(root, "docker");
-    const path = await writeJson(join(env.DOCKER_CONFIG, "config.json"), `{"auths": {"${registry.host}": {"auth": "${basic(USER, PASSWORD)}"`);
+    const path = await writeJson(
+      join(env.DOCKER_CONFIG, "config.json"),
+      `{"auths": {"${registry.host}": {"auth": "${basic(USER, PASSWORD)}"`,
+    );
     await registry.settle();
     const mark = registry.mark();
     const { run } = await push("malformed", env);
@@ -203,7 +223,11 @@ describe("credential files", () => {
     assert.equal(second.run.code, 2, second.run.stderr);
     assert.match(second.run.stderr, /auths\["127\.0\.0\.1:\d+"\]: "auth" must be base64 of USER:PASSWORD/);
     await registry.settle();
-    assert.deepEqual(registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")), [], "nothing reached the registry");
+    assert.deepEqual(
+      registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")),
+      [],
+      "nothing reached the registry",
+    );
   });
 });
 
@@ -211,7 +235,10 @@ describe("credential helpers (docker-credential-NAME get)", () => {
   test("credHelpers[HOST]: the helper gets the host on stdin and its answer is used", async () => {
     const { env, root } = await isolatedEnv("helper", { FAKE_HELPER_MODE: "found", FAKE_USER: USER, FAKE_SECRET: PASSWORD });
     env.DOCKER_CONFIG = join(root, "docker");
-    await writeJson(join(env.DOCKER_CONFIG, "config.json"), { auths: { [registry.host]: {} }, credHelpers: { [registry.host]: "fake" } });
+    await writeJson(join(env.DOCKER_CONFIG, "config.json"), {
+      auths: { [registry.host]: {} },
+      credHelpers: { [registry.host]: "fake" },
+    });
     const { run } = await push("helper", env);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(await readFile(env.FAKE_HELPER_LOG, "utf8"), registry.host);
@@ -220,7 +247,10 @@ describe("credential helpers (docker-credential-NAME get)", () => {
 
   test("credsStore, and a helper that has none falls back to the file's auths entry", async () => {
     const { env, root } = await isolatedEnv("store", { FAKE_HELPER_MODE: "found", FAKE_USER: USER, FAKE_SECRET: PASSWORD });
-    env.REGISTRY_AUTH_FILE = await writeJson(join(root, "auth.json"), { credsStore: "fake", auths: { [registry.host]: { auth: basic(USER, WRONG) } } });
+    env.REGISTRY_AUTH_FILE = await writeJson(join(root, "auth.json"), {
+      credsStore: "fake",
+      auths: { [registry.host]: { auth: basic(USER, WRONG) } },
+    });
     const stored = await push("store", env);
     assert.equal(stored.run.code, 0, `the store's answer wins over the entry: ${stored.run.stderr}`);
     const missing = await push("store", { ...env, FAKE_HELPER_MODE: "missing" });
@@ -248,12 +278,15 @@ describe("credential helpers (docker-credential-NAME get)", () => {
 });
 
 describe("identity tokens (OAuth2 refresh grant at the Bearer realm)", () => {
-  const pushViaProxy = (repository, env, snapshotPath) => pushLayout(layout, `${proxy.host}/${repository}:v1`, snapshotPath, { env });
+  const pushViaProxy = (repository, env, snapshotPath) =>
+    pushLayout(layout, `${proxy.host}/${repository}:v1`, snapshotPath, { env });
 
   test("config.json identitytoken: publish and push get their tokens by POST grant_type=refresh_token", async () => {
     const { env, root } = await isolatedEnv("identity");
     env.DOCKER_CONFIG = join(root, "docker");
-    await writeJson(join(env.DOCKER_CONFIG, "config.json"), { auths: { [proxy.host]: { auth: basic(USER, WRONG), identitytoken: IDENTITY_TOKEN } } });
+    await writeJson(join(env.DOCKER_CONFIG, "config.json"), {
+      auths: { [proxy.host]: { auth: basic(USER, WRONG), identitytoken: IDENTITY_TOKEN } },
+    });
     const before = proxy.stats.refreshForms.length;
     const out = join(dir.path, "identity.abf1");
     const published = await publishFromRegistry(proxy.url, "identity", out, { env });
@@ -271,9 +304,15 @@ describe("identity tokens (OAuth2 refresh grant at the Bearer realm)", () => {
       assert.equal(form.service, "test-registry");
       assert.match(form.scope, /^repository:identity:pull/);
     }
-    assert.ok(forms.some(({ form }) => form.scope === "repository:identity:pull,push"), "the push asked for push rights");
-    assert.equal(proxy.stats.log.filter((entry) => entry.path.startsWith("/token") && entry.authorization !== undefined).length, 0,
-      "no Basic credentials went to the realm beside the identity token");
+    assert.ok(
+      forms.some(({ form }) => form.scope === "repository:identity:pull,push"),
+      "the push asked for push rights",
+    );
+    assert.equal(
+      proxy.stats.log.filter((entry) => entry.path.startsWith("/token") && entry.authorization !== undefined).length,
+      0,
+      "no Basic credentials went to the realm beside the identity token",
+    );
   });
 
   test("a helper's <token> answer is an identity token; a refused one is exit 3 without the token in the message", async () => {
@@ -287,7 +326,10 @@ describe("identity tokens (OAuth2 refresh grant at the Bearer realm)", () => {
     assert.equal(run.code, 0, run.stderr);
     const refused = await pushViaProxy("helper-token", { ...env, FAKE_SECRET: "refresh-unknown-token" }, out);
     assert.equal(refused.run.code, 3, refused.run.stderr);
-    assert.match(refused.run.stderr, /unauthorized[^\n]*POST http:\/\/127\.0\.0\.1:\d+\/token[^\n]*credentials used came from \$DOCKER_CONFIG/);
+    assert.match(
+      refused.run.stderr,
+      /unauthorized[^\n]*POST http:\/\/127\.0\.0\.1:\d+\/token[^\n]*credentials used came from \$DOCKER_CONFIG/,
+    );
     assertNoSecret(refused.run, "refresh-unknown-token");
   });
 });
@@ -296,8 +338,17 @@ test("push --help and publish --help say where credentials are looked for", asyn
   for (const command of ["push", "publish"]) {
     const { code, stdout } = await runCli([command, "--help"]);
     assert.equal(code, 0);
-    for (const place of ["$REGISTRY_AUTH_FILE", "$XDG_RUNTIME_DIR/containers/auth.json", "$XDG_CONFIG_HOME/containers/auth.json",
-      "$DOCKER_CONFIG/config.json", "~/.docker/config.json", "credHelpers[HOST]", "credsStore", "docker-credential-NAME get", "identitytoken"]) {
+    for (const place of [
+      "$REGISTRY_AUTH_FILE",
+      "$XDG_RUNTIME_DIR/containers/auth.json",
+      "$XDG_CONFIG_HOME/containers/auth.json",
+      "$DOCKER_CONFIG/config.json",
+      "~/.docker/config.json",
+      "credHelpers[HOST]",
+      "credsStore",
+      "docker-credential-NAME get",
+      "identitytoken",
+    ]) {
       assert.ok(stdout.includes(place), `${command} --help names ${place}`);
     }
   }

@@ -45,13 +45,20 @@ async function registryAnswering(kind, answer) {
     if (kind === "token") {
       if (url.pathname === "/token") return answer(res);
       if (req.headers.authorization === undefined) {
-        return sendJson(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "token" }] }, {
-          "www-authenticate": `Bearer realm="http://${req.headers.host}/token",service="limits"`,
-        });
+        return sendJson(
+          res,
+          401,
+          { errors: [{ code: "UNAUTHORIZED", message: "token" }] },
+          {
+            "www-authenticate": `Bearer realm="http://${req.headers.host}/token",service="limits"`,
+          },
+        );
       }
     }
-    if (url.pathname === "/v2/app/tags/list") return kind === "tags" ? answer(res) : sendJson(res, 200, { name: "app", tags: ["a"] });
-    if (url.pathname === "/v2/app/manifests/a") return kind === "manifest" || kind === "error" ? answer(res) : sendManifest(res, manifest);
+    if (url.pathname === "/v2/app/tags/list")
+      return kind === "tags" ? answer(res) : sendJson(res, 200, { name: "app", tags: ["a"] });
+    if (url.pathname === "/v2/app/manifests/a")
+      return kind === "manifest" || kind === "error" ? answer(res) : sendManifest(res, manifest);
     return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
   });
   servers.push(server);
@@ -62,7 +69,10 @@ async function registryAnswering(kind, answer) {
 async function publishAgainstHuge(kind, { status = 200, declareLength = false } = {}) {
   let written;
   const registry = await registryAnswering(kind, (res) => {
-    written = streamBody(res, status, HOSTILE, { declareLength, contentType: kind === "manifest" ? OCI_MANIFEST : "application/json" });
+    written = streamBody(res, status, HOSTILE, {
+      declareLength,
+      contentType: kind === "manifest" ? OCI_MANIFEST : "application/json",
+    });
   });
   const { run } = await publishFromRegistry(registry.url, "app", at(`${kind}-${status}-${declareLength}.abf1`));
   assert.ok(written !== undefined, `the ${kind} answer was asked for: ${run.stderr}`);
@@ -83,12 +93,14 @@ describe("manifests: 4 MiB", () => {
 
   test("exactly 4 MiB is read; one byte more is tooLarge", async () => {
     const padded = (bytes) => {
-      const json = Buffer.from(JSON.stringify({
-        schemaVersion: 2,
-        mediaType: OCI_MANIFEST,
-        config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: `sha256:${"1".repeat(64)}`, size: 2 },
-        layers: [],
-      }));
+      const json = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: OCI_MANIFEST,
+          config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: `sha256:${"1".repeat(64)}`, size: 2 },
+          layers: [],
+        }),
+      );
       const body = Buffer.concat([json, Buffer.alloc(bytes - json.length, 0x20)]); // JSON allows trailing spaces
       return { bytes: body, digest: `sha256:${createHash("sha256").update(body).digest("hex")}` };
     };

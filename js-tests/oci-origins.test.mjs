@@ -41,12 +41,13 @@ async function serve(handle) {
 }
 
 /** "Another host": answers anything with 200 and a plausible body, and records it. */
-const otherHost = () => serve((req, res, url) => {
-  req.resume();
-  if (url.pathname.endsWith("/tags/list")) return sendJson(res, 200, { name: "app", tags: ["elsewhere"] });
-  if (url.pathname === "/token") return sendJson(res, 200, { token: "good-token", expires_in: 300 });
-  return sendJson(res, 201, {});
-});
+const otherHost = () =>
+  serve((req, res, url) => {
+    req.resume();
+    if (url.pathname.endsWith("/tags/list")) return sendJson(res, 200, { name: "app", tags: ["elsewhere"] });
+    if (url.pathname === "/token") return sendJson(res, 200, { token: "good-token", expires_in: 300 });
+    return sendJson(res, 201, {});
+  });
 
 const at = (name) => join(dir.path, name);
 
@@ -56,7 +57,12 @@ describe("tag-list Link", () => {
     const registry = await serve((req, res, url) => {
       if (refuseWithoutBasic(req, res, USER, PASSWORD)) return undefined;
       if (url.pathname === "/v2/app/tags/list") {
-        return sendJson(res, 200, { name: "app", tags: ["a"] }, { link: `<${other.url}/v2/app/tags/list?n=100&last=a>; rel="next"` });
+        return sendJson(
+          res,
+          200,
+          { name: "app", tags: ["a"] },
+          { link: `<${other.url}/v2/app/tags/list?n=100&last=a>; rel="next"` },
+        );
       }
       if (url.pathname === "/v2/app/manifests/a") return sendManifest(res, manifest);
       return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
@@ -73,7 +79,12 @@ describe("tag-list Link", () => {
       if (refuseWithoutBasic(req, res, USER, PASSWORD)) return undefined;
       if (url.pathname === "/v2/app/tags/list") {
         if (url.searchParams.get("last") === "a") return sendJson(res, 200, { name: "app", tags: ["b"] });
-        return sendJson(res, 200, { name: "app", tags: ["a"] }, { link: `<http://${req.headers.host}/v2/app/tags/list?n=100&last=a>; rel="next"` });
+        return sendJson(
+          res,
+          200,
+          { name: "app", tags: ["a"] },
+          { link: `<http://${req.headers.host}/v2/app/tags/list?n=100&last=a>; rel="next"` },
+        );
       }
       if (/^\/v2\/app\/manifests\/[ab]$/.test(url.pathname)) return sendManifest(res, manifest);
       return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
@@ -101,7 +112,10 @@ describe("blob upload Location", () => {
     layout.tag("b", image);
     const layoutDir = await layout.write(at("layout"));
     const snapshot = await publishDigests(["ab".repeat(32)], at("unrelated.abf1")); // every blob: definitely absent
-    const { run, summary } = await pushLayout(layoutDir, `${registry.host}/app:b`, snapshot, { ...WITH_CREDENTIALS, extra: [...WITH_CREDENTIALS.extra, "--concurrency", "1"] });
+    const { run, summary } = await pushLayout(layoutDir, `${registry.host}/app:b`, snapshot, {
+      ...WITH_CREDENTIALS,
+      extra: [...WITH_CREDENTIALS.extra, "--concurrency", "1"],
+    });
     assert.equal(run.code, 3, run.stderr);
     assert.equal(summary.error.code, "crossOrigin", summary.error.message);
     assert.match(summary.error.message, /Location/);
@@ -116,7 +130,8 @@ describe("redirects", () => {
     const registry = await serve((req, res, url) => {
       if (refuseWithoutBasic(req, res, USER, PASSWORD)) return undefined;
       if (url.pathname === "/v2/app/tags/list") return sendJson(res, 200, { name: "app", tags: ["a"] });
-      if (url.pathname === "/v2/app/manifests/a") return res.writeHead(307, { location: `${other.url}/v2/app/manifests/a` }).end();
+      if (url.pathname === "/v2/app/manifests/a")
+        return res.writeHead(307, { location: `${other.url}/v2/app/manifests/a` }).end();
       return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
     });
     const { run } = await publishFromRegistry(registry.url, "app", at("redirect.abf1"), WITH_CREDENTIALS);
@@ -128,18 +143,24 @@ describe("redirects", () => {
 
 describe("Bearer token realm on another host", () => {
   /** A registry whose every request needs "Bearer good-token", with its realm at `realm`. */
-  const bearerRegistry = (realm) => serve((req, res, url) => {
-    req.resume();
-    if (req.headers.authorization !== "Bearer good-token") {
-      return sendJson(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "token needed" }] }, {
-        "www-authenticate": `Bearer realm="${realm}/token",service="scripted",scope="repository:app:pull"`,
-      });
-    }
-    if (url.pathname === "/v2/app/tags/list") return sendJson(res, 200, { name: "app", tags: ["a"] });
-    if (url.pathname === "/v2/app/manifests/a") return sendManifest(res, manifest);
-    if (req.method === "HEAD") return res.writeHead(404).end();
-    return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
-  });
+  const bearerRegistry = (realm) =>
+    serve((req, res, url) => {
+      req.resume();
+      if (req.headers.authorization !== "Bearer good-token") {
+        return sendJson(
+          res,
+          401,
+          { errors: [{ code: "UNAUTHORIZED", message: "token needed" }] },
+          {
+            "www-authenticate": `Bearer realm="${realm}/token",service="scripted",scope="repository:app:pull"`,
+          },
+        );
+      }
+      if (url.pathname === "/v2/app/tags/list") return sendJson(res, 200, { name: "app", tags: ["a"] });
+      if (url.pathname === "/v2/app/manifests/a") return sendManifest(res, manifest);
+      if (req.method === "HEAD") return res.writeHead(404).end();
+      return sendJson(res, 404, { errors: [{ code: "NOT_FOUND", message: "no" }] });
+    });
 
   test("with credentials and a realm the user did not name: refused (crossOrigin), the realm sees nothing", async () => {
     const realm = await otherHost();
@@ -160,8 +181,13 @@ describe("Bearer token realm on another host", () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summary.registry.tags, 1);
     const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
-    assert.deepEqual(realm.requests.map((entry) => entry.authorization), [basic], "one token request, with the credentials");
-    for (const entry of registry.requests) assert.notEqual(entry.authorization, basic, `${entry.method} ${entry.path} carried no Basic credentials`);
+    assert.deepEqual(
+      realm.requests.map((entry) => entry.authorization),
+      [basic],
+      "one token request, with the credentials",
+    );
+    for (const entry of registry.requests)
+      assert.notEqual(entry.authorization, basic, `${entry.method} ${entry.path} carried no Basic credentials`);
   });
 
   test("anonymous: the token request goes to any realm, without an Authorization header", async () => {

@@ -13,7 +13,9 @@ import { OciLayoutBuilder } from "./helpers/oci-layout.mjs";
 import { getManifest, publishFromRegistry, pushLayout } from "./helpers/oci-steps.mjs";
 import { startRegistry } from "./helpers/registry.mjs";
 
-const { parseImageReference } = await import(new URL("./node_modules/artifact-bloom/cli/registry/image-reference.mjs", import.meta.url).href);
+const { parseImageReference } = await import(
+  new URL("./node_modules/artifact-bloom/cli/registry/image-reference.mjs", import.meta.url).href
+);
 
 let registry;
 let dir;
@@ -68,26 +70,56 @@ describe("push by digest", () => {
     assert.deepEqual(read.bytes, new Uint8Array(builder.bytes(v2.digest)));
     assert.deepEqual(await tagsOf("by-digest"), [], "no tag was written");
     const manifestPuts = registry.log().filter((entry) => entry.method === "PUT" && entry.path.includes("/by-digest/manifests/"));
-    assert.deepEqual(manifestPuts.map((entry) => entry.path), [`/v2/by-digest/manifests/${v2.digest}`]);
+    assert.deepEqual(
+      manifestPuts.map((entry) => entry.path),
+      [`/v2/by-digest/manifests/${v2.digest}`],
+    );
   });
 
   test("text output says no tag was written", async () => {
-    const run = await runCli(["push", `${layout}:v1`, `${registry.host}/by-digest-text@${v1.digest}`, "--snapshot", snapshot, "--plain-http"]);
+    const run = await runCli([
+      "push",
+      `${layout}:v1`,
+      `${registry.host}/by-digest-text@${v1.digest}`,
+      "--snapshot",
+      snapshot,
+      "--plain-http",
+    ]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(`^pushed ${registry.host}/by-digest-text@${v1.digest} \\(${v1.digest}\\), no tag written`, "m"));
+    assert.match(
+      run.stdout,
+      new RegExp(`^pushed ${registry.host}/by-digest-text@${v1.digest} \\(${v1.digest}\\), no tag written`, "m"),
+    );
   });
 
   test("a digest that is not the entry's manifest: exit 2 naming both, before any request", async () => {
     await registry.settle();
     const mark = registry.mark();
     const wrong = `sha256:${"0".repeat(64)}`;
-    const named = await runCli(["push", `${layout}:v1`, `${registry.host}/mismatch@${v2.digest}`, "--snapshot", snapshot, "--plain-http"]);
+    const named = await runCli([
+      "push",
+      `${layout}:v1`,
+      `${registry.host}/mismatch@${v2.digest}`,
+      "--snapshot",
+      snapshot,
+      "--plain-http",
+    ]);
     assert.equal(named.code, 2, named.stderr);
-    assert.ok(named.stderr.includes(`names ${v2.digest}, but the layout's entry "v1" is ${v1.digest}; nothing was pushed`), named.stderr);
+    assert.ok(
+      named.stderr.includes(`names ${v2.digest}, but the layout's entry "v1" is ${v1.digest}; nothing was pushed`),
+      named.stderr,
+    );
     const unknown = await runCli(["push", layout, `${registry.host}/mismatch@${wrong}`, "--snapshot", snapshot, "--plain-http"]);
     assert.equal(unknown.code, 2, unknown.stderr);
     assert.match(unknown.stderr, new RegExp(`index.json has no entry digest ${wrong}`));
-    const both = await runCli(["push", layout, `${registry.host}/mismatch:v1@${v1.digest}`, "--snapshot", snapshot, "--plain-http"]);
+    const both = await runCli([
+      "push",
+      layout,
+      `${registry.host}/mismatch:v1@${v1.digest}`,
+      "--snapshot",
+      snapshot,
+      "--plain-http",
+    ]);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /give :TAG or @sha256:DIGEST, not both/);
     assert.deepEqual(await requestsSince(mark), [], "nothing reached the registry");
@@ -124,7 +156,15 @@ describe("a reference must name its registry host", () => {
       await registry.settle();
       const mark = registry.mark();
       for (const reference of ["team/app:b", "app:b", `team/app@${v1.digest}`, "Registry/app:b"]) {
-        const run = await runCli(["push", layout, reference, "--snapshot", `${snapshotServer.url}/snapshot`, "--plain-http", "--json"]);
+        const run = await runCli([
+          "push",
+          layout,
+          reference,
+          "--snapshot",
+          `${snapshotServer.url}/snapshot`,
+          "--plain-http",
+          "--json",
+        ]);
         assert.equal(run.code, 2, `${reference}: ${run.stderr}`);
         assert.equal(run.stdout, "", "no summary: nothing was attempted");
         assert.match(run.stderr, /^artifact-bloom: expected HOST\[:PORT\]\/NAME:TAG or HOST\[:PORT\]\/NAME@sha256:DIGEST/);
@@ -142,7 +182,11 @@ describe("a reference must name its registry host", () => {
 
   test("docker's rule: a first component with '.' or ':' or 'localhost' is a host", () => {
     assert.deepEqual(parseImageReference("localhost/app:v1"), { host: "localhost", name: "app", tag: "v1" });
-    assert.deepEqual(parseImageReference("registry.example/team/app:v1"), { host: "registry.example", name: "team/app", tag: "v1" });
+    assert.deepEqual(parseImageReference("registry.example/team/app:v1"), {
+      host: "registry.example",
+      name: "team/app",
+      tag: "v1",
+    });
     assert.deepEqual(parseImageReference("registry:5000/app:v1"), { host: "registry:5000", name: "app", tag: "v1" });
     assert.deepEqual(parseImageReference(`[::1]:5000/app@${v1.digest}`), { host: "[::1]:5000", name: "app", digest: v1.digest });
     assert.throws(() => parseImageReference("localhost:5000/app"), /no :TAG or @sha256:DIGEST/);

@@ -9,7 +9,15 @@ import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { tempDir } from "./helpers/cli.mjs";
-import { blobStatus, getManifest, hexOf, proxyPool, publishFromRegistry, pushLayout, seededRegistry } from "./helpers/oci-steps.mjs";
+import {
+  blobStatus,
+  getManifest,
+  hexOf,
+  proxyPool,
+  publishFromRegistry,
+  pushLayout,
+  seededRegistry,
+} from "./helpers/oci-steps.mjs";
 import { startDeadRegistry } from "./helpers/registry-proxy.mjs";
 
 let registry;
@@ -46,7 +54,8 @@ async function assertCleanFailure(result, repository, code, status) {
   if (status !== undefined) assert.equal(summary.error.status, status);
   assert.match(run.stderr, new RegExp(`^push: ${code}`, "m"));
   assert.equal((await getManifest(registry.url, repository, "b")).status, 404, "the tag was not written");
-  for (const digest of summary.uploadedDigests) assert.equal(await blobStatus(registry.url, repository, digest), 200, `${digest} reported uploaded: it is there`);
+  for (const digest of summary.uploadedDigests)
+    assert.equal(await blobStatus(registry.url, repository, digest), 200, `${digest} reported uploaded: it is there`);
   assert.equal(summary.uploaded, summary.uploadedDigests.length);
 }
 
@@ -93,9 +102,15 @@ describe("credentials", () => {
     const refused = await pushLayout(layout, `${basic.host}/basic:b`, snapshotA);
     await assertCleanFailure(refused, "basic", "unauthorized", 401);
     assert.match(refused.summary.error.message, /needs credentials/);
-    const wrong = await pushLayout(layout, `${basic.host}/basic:b`, snapshotA, { extra: ["--username", "ci"], env: { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "nope" } });
+    const wrong = await pushLayout(layout, `${basic.host}/basic:b`, snapshotA, {
+      extra: ["--username", "ci"],
+      env: { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "nope" },
+    });
     await assertCleanFailure(wrong, "basic", "unauthorized", 401);
-    const { run, summary } = await pushLayout(layout, `${basic.host}/basic:b`, snapshotA, { extra: ["--username", "ci", "--password-stdin"], input: "s3cret\n" });
+    const { run, summary } = await pushLayout(layout, `${basic.host}/basic:b`, snapshotA, {
+      extra: ["--username", "ci", "--password-stdin"],
+      input: "s3cret\n",
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summary.tagged, true);
     assert.equal((await getManifest(registry.url, "basic", "b")).status, 200);
@@ -104,10 +119,16 @@ describe("credentials", () => {
   test("Bearer: the challenge's realm gives a token, cached per scope; a wrong password is 'unauthorized'", async () => {
     const bearer = await proxy({ auth: "bearer", users: { ci: "s3cret" } });
     await seedA("bearer");
-    const wrong = await pushLayout(layout, `${bearer.host}/bearer:b`, snapshotA, { extra: ["--username", "ci"], env: { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "nope" } });
+    const wrong = await pushLayout(layout, `${bearer.host}/bearer:b`, snapshotA, {
+      extra: ["--username", "ci"],
+      env: { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "nope" },
+    });
     await assertCleanFailure(wrong, "bearer", "unauthorized", 401);
     const tokensBefore = bearer.stats.tokens;
-    const { run, summary } = await pushLayout(layout, `${bearer.host}/bearer:b`, snapshotA, { extra: ["--username", "ci"], env: { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "s3cret" } });
+    const { run, summary } = await pushLayout(layout, `${bearer.host}/bearer:b`, snapshotA, {
+      extra: ["--username", "ci"],
+      env: { ARTIFACT_BLOOM_REGISTRY_PASSWORD: "s3cret" },
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summary.tagged, true);
     // One token for the HEADs (pull), one when the first upload asks for
@@ -120,7 +141,9 @@ describe("credentials", () => {
 describe("one blob fails", () => {
   test("a 500 on one shared blob's HEAD: serverError 500, nothing uploaded, no tag", async () => {
     const victim = images.base[2].descriptor.digest;
-    const faulty = await proxy({ fault: (req) => (req.method === "HEAD" && req.url.endsWith(victim) ? { status: 500 } : undefined) });
+    const faulty = await proxy({
+      fault: (req) => (req.method === "HEAD" && req.url.endsWith(victim) ? { status: 500 } : undefined),
+    });
     await seedA("head-500");
     const result = await pushLayout(layout, `${faulty.host}/head-500:b`, snapshotA);
     await assertCleanFailure(result, "head-500", "serverError", 500);
@@ -130,7 +153,9 @@ describe("one blob fails", () => {
 
   test("a 500 on one blob's upload: the others are reported, that one is not, no tag", async () => {
     const victim = images.fresh[1].descriptor.digest;
-    const faulty = await proxy({ fault: (req) => (req.method === "PUT" && req.url.includes(encodeURIComponent(victim)) ? { status: 500 } : undefined) });
+    const faulty = await proxy({
+      fault: (req) => (req.method === "PUT" && req.url.includes(encodeURIComponent(victim)) ? { status: 500 } : undefined),
+    });
     await seedA("put-500");
     const result = await pushLayout(layout, `${faulty.host}/put-500:b`, snapshotA, { extra: ["--concurrency", "1"] });
     await assertCleanFailure(result, "put-500", "serverError", 500);
@@ -141,7 +166,10 @@ describe("one blob fails", () => {
   test("the registry names another digest than the one sent: digestMismatch, not reported uploaded", async () => {
     const victim = images.fresh[2].descriptor.digest;
     const lying = `sha256:${"0".repeat(64)}`;
-    const faulty = await proxy({ fault: (req) => (req.method === "PUT" && req.url.includes(encodeURIComponent(victim)) ? { digestHeader: lying } : undefined) });
+    const faulty = await proxy({
+      fault: (req) =>
+        req.method === "PUT" && req.url.includes(encodeURIComponent(victim)) ? { digestHeader: lying } : undefined,
+    });
     await seedA("mismatch");
     const result = await pushLayout(layout, `${faulty.host}/mismatch:b`, snapshotA, { extra: ["--concurrency", "1"] });
     await assertCleanFailure(result, "mismatch", "digestMismatch");
@@ -149,7 +177,10 @@ describe("one blob fails", () => {
     assert.equal(result.summary.uploadedDigests.includes(victim), false);
   });
 
-  for (const [label, chunk] of [["monolithic", []], ["chunked", ["--chunk-size", "1024"]]]) {
+  for (const [label, chunk] of [
+    ["monolithic", []],
+    ["chunked", ["--chunk-size", "1024"]],
+  ]) {
     test(`a layout blob whose bytes do not hash to its name (${label}): digestMismatch, never committed`, async () => {
       const corrupt = await tempDir("oci-corrupt");
       try {
@@ -159,13 +190,19 @@ describe("one blob fails", () => {
         await seedA(`corrupt-${label}`);
         await registry.settle();
         const mark = registry.mark();
-        const result = await pushLayout(copy, `${registry.host}/corrupt-${label}:b`, snapshotA, { extra: ["--concurrency", "1", ...chunk] });
+        const result = await pushLayout(copy, `${registry.host}/corrupt-${label}:b`, snapshotA, {
+          extra: ["--concurrency", "1", ...chunk],
+        });
         await assertCleanFailure(result, `corrupt-${label}`, "digestMismatch");
         assert.match(result.summary.error.message, /hashes to sha256:[0-9a-f]{64}, not/);
         assert.equal(await blobStatus(registry.url, `corrupt-${label}`, victim.digest), 404);
         await registry.settle();
         const log = registry.since(mark);
-        if (label === "chunked") assert.ok(log.some((entry) => entry.method === "DELETE"), "the upload session was cancelled");
+        if (label === "chunked")
+          assert.ok(
+            log.some((entry) => entry.method === "DELETE"),
+            "the upload session was cancelled",
+          );
         else assert.equal(log.filter((entry) => entry.method === "PUT" && entry.path.includes(hexOf(victim.digest))).length, 0);
       } finally {
         await corrupt.remove();

@@ -48,7 +48,9 @@ async function emptySnapshot(repository) {
 describe("push, then read back with skopeo", () => {
   test("skopeo inspect --raw and skopeo copy docker://… oci:OUT give the manifest and every blob byte for byte", async () => {
     const snapshot = await emptySnapshot("roundtrip");
-    const { run, summary } = await pushLayout(layout, `${registry.host}/roundtrip:b`, snapshot, { extra: ["--chunk-size", "65536"] });
+    const { run, summary } = await pushLayout(layout, `${registry.host}/roundtrip:b`, snapshot, {
+      extra: ["--chunk-size", "65536"],
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summary.ok, true);
     assert.equal(summary.blobs, 10);
@@ -96,7 +98,8 @@ describe("precheck before push", () => {
 
     const absent = [images.configB.digest, ...images.fresh.map((layer) => layer.descriptor.digest)];
     for (const digest of absent) assert.equal(headsOf(ours, digest), 0, `no HEAD for the absent blob ${digest}`);
-    for (const { descriptor } of images.base) assert.equal(headsOf(ours, descriptor.digest), 1, `one HEAD for the shared ${descriptor.digest}`);
+    for (const { descriptor } of images.base)
+      assert.equal(headsOf(ours, descriptor.digest), 1, `one HEAD for the shared ${descriptor.digest}`);
     const heads = ours.filter((entry) => entry.method === "HEAD");
     // Every blob that is not shared is absent from the snapshot's set, so a
     // HEAD beyond the shared ones could only be a Bloom false positive.
@@ -107,11 +110,21 @@ describe("precheck before push", () => {
     assert.equal(summary.alreadyPresent, 6);
 
     // skopeo, same starting state (A in the repository), same push of B.
-    const skopeoA = await runSkopeo(["copy", "--dest-tls-verify=false", `oci:${layout}:a`, `docker://${registry.host}/precheck-skopeo:a`]);
+    const skopeoA = await runSkopeo([
+      "copy",
+      "--dest-tls-verify=false",
+      `oci:${layout}:a`,
+      `docker://${registry.host}/precheck-skopeo:a`,
+    ]);
     assert.equal(skopeoA.code, 0, skopeoA.stderr);
     await registry.settle();
     const skopeoMark = registry.mark();
-    const skopeoB = await runSkopeo(["copy", "--dest-tls-verify=false", `oci:${layout}:b`, `docker://${registry.host}/precheck-skopeo:b`]);
+    const skopeoB = await runSkopeo([
+      "copy",
+      "--dest-tls-verify=false",
+      `oci:${layout}:b`,
+      `docker://${registry.host}/precheck-skopeo:b`,
+    ]);
     assert.equal(skopeoB.code, 0, skopeoB.stderr);
     await registry.settle();
     const theirs = registry.since(skopeoMark);
@@ -160,12 +173,21 @@ describe("push: arguments and input", () => {
       [["push", layout, "no-host-or-tag", "--snapshot", snapshot], /expected HOST\[:PORT\]\/NAME:TAG .*names no registry host/],
       [["push", layout, `${registry.host}/Bad_Name:b`, "--snapshot", snapshot], /bad repository name/],
       [["push", layout, `${registry.host}/args:b`], /--snapshot is required/],
-      [["push", at("not-a-layout"), `${registry.host}/args:b`, "--snapshot", snapshot], /not an OCI image layout: cannot read oci-layout/],
+      [
+        ["push", at("not-a-layout"), `${registry.host}/args:b`, "--snapshot", snapshot],
+        /not an OCI image layout: cannot read oci-layout/,
+      ],
       [["push", layout, `${registry.host}/args:nope`, "--snapshot", snapshot], /no entry named "nope"/],
       [["push", layout, `${registry.host}/args:b`, "--snapshot", at("missing.abf1")], /cannot read --snapshot/],
       [["push", layout, `${registry.host}/args:b`, "--snapshot", at("garbage.abf1")], /--snapshot .*: (truncated|badMagic)/],
-      [["push", layout, `${registry.host}/args:b`, "--snapshot", snapshot, "--chunk-size", "0"], /--chunk-size must be an integer/],
-      [["push", layout, `${registry.host}/args:b`, "--snapshot", snapshot, "--password-stdin"], /--password-stdin needs --username/],
+      [
+        ["push", layout, `${registry.host}/args:b`, "--snapshot", snapshot, "--chunk-size", "0"],
+        /--chunk-size must be an integer/,
+      ],
+      [
+        ["push", layout, `${registry.host}/args:b`, "--snapshot", snapshot, "--password-stdin"],
+        /--password-stdin needs --username/,
+      ],
     ];
     await registry.settle();
     const mark = registry.mark();
@@ -175,7 +197,11 @@ describe("push: arguments and input", () => {
       assert.match(run.stderr, message);
     }
     await registry.settle();
-    assert.deepEqual(registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")), [], "no request reached the registry");
+    assert.deepEqual(
+      registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")),
+      [],
+      "no request reached the registry",
+    );
   });
 
   test("--snapshot can be a URL (fetched like any published snapshot)", async () => {

@@ -71,7 +71,14 @@ describe("HEAD /v2/<name>/blobs/<digest>", () => {
     });
     await registry.settle();
     const mark = registry.mark();
-    for (const [status, code] of [[307, "redirect"], [500, "serverError"], [503, "serverError"], [403, "denied"], [429, "tooManyRequests"], [400, "unexpectedStatus"]]) {
+    for (const [status, code] of [
+      [307, "redirect"],
+      [500, "serverError"],
+      [503, "serverError"],
+      [403, "denied"],
+      [429, "tooManyRequests"],
+      [400, "unexpectedStatus"],
+    ]) {
       const repository = new OciRegistryRepository(faulty.url, "lib", {
         fetch: (url, init) => fetch(url, { ...init, headers: { ...init.headers, "x-test-status": String(status) } }),
       });
@@ -113,7 +120,10 @@ describe("catalogVersion", () => {
     assert.equal(await free.existsAtVersionAsync(present[0], 99), true);
     const pinned = new OciRegistryRepository(registry.url, "lib", { catalogVersion: 7 });
     assert.equal(await pinned.existsAtVersionAsync(present[0], 7), true);
-    await assert.rejects(pinned.existsAtVersionAsync(present[0], 8), (error) => error instanceof RangeError && error.code === "catalogVersionMismatch");
+    await assert.rejects(
+      pinned.existsAtVersionAsync(present[0], 8),
+      (error) => error instanceof RangeError && error.code === "catalogVersionMismatch",
+    );
   });
 });
 
@@ -134,34 +144,68 @@ describe("auth", () => {
   test("Bearer: concurrent 401s share one token request", async () => {
     const bearer = await proxy({ auth: "bearer" });
     const repository = new OciRegistryRepository(bearer.url, "lib", { concurrency: 7 });
-    assert.deepEqual(await repository.existsManyAtVersionAsync(present, 0), present.map(() => true));
+    assert.deepEqual(
+      await repository.existsManyAtVersionAsync(present, 0),
+      present.map(() => true),
+    );
     assert.equal(bearer.stats.tokens, 1);
   });
 
   test("Basic without credentials: unauthorized 401; a static bearer token that is refused: unauthorized", async () => {
     const basic = await proxy({ auth: "basic", users: { ci: "pw" } });
-    await assert.rejects(new OciRegistryRepository(basic.url, "lib").existsAtVersionAsync(present[0], 0),
-      (error) => error.code === "unauthorized" && error.status === 401 && /needs credentials/.test(error.message));
+    await assert.rejects(
+      new OciRegistryRepository(basic.url, "lib").existsAtVersionAsync(present[0], 0),
+      (error) => error.code === "unauthorized" && error.status === 401 && /needs credentials/.test(error.message),
+    );
     const ok = new OciRegistryRepository(basic.url, "lib", { credentials: { username: "ci", password: "pw" } });
     assert.equal(await ok.existsAtVersionAsync(present[0], 0), true);
     const bearer = await proxy({ auth: "bearer" });
-    await assert.rejects(new OciRegistryRepository(bearer.url, "lib", { credentials: { token: "forged" } }).existsAtVersionAsync(present[0], 0),
-      (error) => error.code === "unauthorized" && error.status === 401);
+    await assert.rejects(
+      new OciRegistryRepository(bearer.url, "lib", { credentials: { token: "forged" } }).existsAtVersionAsync(present[0], 0),
+      (error) => error.code === "unauthorized" && error.status === 401,
+    );
   });
 
   test("identityToken: the realm gets POST grant_type=refresh_token (no Basic); a Basic registry refuses it clearly", async () => {
     const bearer = await proxy({ auth: "bearer", refreshTokens: { "refresh-lib": "ci" } });
     const repository = new OciRegistryRepository(bearer.url, "lib", { credentials: { identityToken: "refresh-lib" } });
     assert.equal(await repository.existsAtVersionAsync(present[0], 0), true);
-    assert.deepEqual(bearer.stats.refreshForms.map(({ query, form }) => ({ query, ...form })), [{
-      query: "", grant_type: "refresh_token", refresh_token: "refresh-lib", client_id: "artifact-bloom", service: "test-registry", scope: "repository:lib:pull",
-    }]);
-    assert.equal(bearer.stats.log.filter((entry) => entry.path.startsWith("/token") && entry.authorization !== undefined).length, 0);
-    await assert.rejects(new OciRegistryRepository(bearer.url, "lib", { credentials: { identityToken: "forged" } }).existsAtVersionAsync(present[0], 0),
-      (error) => error.code === "unauthorized" && error.status === 401 && /POST .*\/token/.test(error.message) && !error.message.includes("forged"));
+    assert.deepEqual(
+      bearer.stats.refreshForms.map(({ query, form }) => ({ query, ...form })),
+      [
+        {
+          query: "",
+          grant_type: "refresh_token",
+          refresh_token: "refresh-lib",
+          client_id: "artifact-bloom",
+          service: "test-registry",
+          scope: "repository:lib:pull",
+        },
+      ],
+    );
+    assert.equal(
+      bearer.stats.log.filter((entry) => entry.path.startsWith("/token") && entry.authorization !== undefined).length,
+      0,
+    );
+    await assert.rejects(
+      new OciRegistryRepository(bearer.url, "lib", { credentials: { identityToken: "forged" } }).existsAtVersionAsync(
+        present[0],
+        0,
+      ),
+      (error) =>
+        error.code === "unauthorized"
+        && error.status === 401
+        && /POST .*\/token/.test(error.message)
+        && !error.message.includes("forged"),
+    );
     const basic = await proxy({ auth: "basic", users: { ci: "pw" } });
-    await assert.rejects(new OciRegistryRepository(basic.url, "lib", { credentials: { identityToken: "refresh-lib" } }).existsAtVersionAsync(present[0], 0),
-      (error) => error.code === "unauthorized" && /an identity token is only for a Bearer token realm/.test(error.message));
+    await assert.rejects(
+      new OciRegistryRepository(basic.url, "lib", { credentials: { identityToken: "refresh-lib" } }).existsAtVersionAsync(
+        present[0],
+        0,
+      ),
+      (error) => error.code === "unauthorized" && /an identity token is only for a Bearer token realm/.test(error.message),
+    );
   });
 });
 
@@ -170,7 +214,10 @@ describe("transport", () => {
     const counting = await proxy({});
     const repository = new OciRegistryRepository(counting.url, "lib", { concurrency: 3 });
     const many = Array.from({ length: 40 }, (_, index) => deterministicBytes(`probe-${index}`, 32));
-    assert.deepEqual(await repository.existsManyAtVersionAsync(many, 0), many.map(() => false));
+    assert.deepEqual(
+      await repository.existsManyAtVersionAsync(many, 0),
+      many.map(() => false),
+    );
     assert.ok(counting.stats.maxInFlightHeads <= 3, `max in flight ${counting.stats.maxInFlightHeads}`);
     assert.ok(counting.stats.maxInFlightHeads >= 1);
   });
@@ -178,14 +225,18 @@ describe("transport", () => {
   test("down: networkError; no answer: timeout (status undefined); the caller's abort rejects with its reason", async () => {
     const dead = await startDeadRegistry();
     try {
-      await assert.rejects(new OciRegistryRepository(dead.url, "lib").existsAtVersionAsync(present[0], 0),
-        (error) => error instanceof OciRegistryError && error.code === "networkError" && error.status === undefined);
+      await assert.rejects(
+        new OciRegistryRepository(dead.url, "lib").existsAtVersionAsync(present[0], 0),
+        (error) => error instanceof OciRegistryError && error.code === "networkError" && error.status === undefined,
+      );
     } finally {
       await dead.stop();
     }
     const hanging = await proxy({ fault: () => ({ hang: true }) });
-    await assert.rejects(new OciRegistryRepository(hanging.url, "lib", { timeoutMs: 200 }).existsAtVersionAsync(present[0], 0),
-      (error) => error.code === "timeout" && error.status === undefined);
+    await assert.rejects(
+      new OciRegistryRepository(hanging.url, "lib", { timeoutMs: 200 }).existsAtVersionAsync(present[0], 0),
+      (error) => error.code === "timeout" && error.status === undefined,
+    );
     const controller = new AbortController();
     const pending = new OciRegistryRepository(hanging.url, "lib").existsManyAtVersionAsync(present, 0, controller.signal);
     const reason = new Error("caller gave up");

@@ -124,8 +124,11 @@ describe("a push with a stale snapshot", () => {
   test("exact counts: deleted-since digests are staleDeleted (not false positives), pushed-since ones uploaded again", async () => {
     const { snapshot, deleted } = await staleRepository("stale-exact");
     const expected = await expectedCounts("stale-exact", snapshot, builtFromA(), 16 * 1024 * 1024);
-    assert.deepEqual({ maybe: expected.maybe, staleDeleted: expected.staleDeleted, absent: expected.absent },
-      { maybe: 6, staleDeleted: 2, absent: 5 }, "the scenario: 6 base layers maybe (2 deleted), 3 pushed-since + 2 new absent");
+    assert.deepEqual(
+      { maybe: expected.maybe, staleDeleted: expected.staleDeleted, absent: expected.absent },
+      { maybe: 6, staleDeleted: 2, absent: 5 },
+      "the scenario: 6 base layers maybe (2 deleted), 3 pushed-since + 2 new absent",
+    );
     const { run, summary, log } = await pushC("stale-exact", snapshot);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summary.keySetKnown, true);
@@ -153,7 +156,10 @@ describe("a push with a stale snapshot", () => {
   test("--verify-absent-above 100000: the pushed-since large layer is HEADed and not uploaded again", async () => {
     const { snapshot } = await staleRepository("stale-verify");
     const expected = await expectedCounts("stale-verify", snapshot, builtFromA(), 100_000);
-    assert.deepEqual({ verified: expected.verified, absentButPresent: expected.absentButPresent }, { verified: 2, absentButPresent: 1 });
+    assert.deepEqual(
+      { verified: expected.verified, absentButPresent: expected.absentButPresent },
+      { verified: 2, absentButPresent: 1 },
+    );
     const { run, summary, log } = await pushC("stale-verify", snapshot, ["--verify-absent-above", "100000"]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(summary.verifyAbsentAbove, 100_000);
@@ -169,7 +175,10 @@ describe("a push with a stale snapshot", () => {
     assert.ok(summary.uploadedDigests.includes(cOnly.descriptor.digest));
     assert.equal(summary.headRequests, expected.maybe + 2);
     assert.equal(summary.headsSkipped, 3);
-    assert.equal((await runCli(["push", layout, `${registry.host}/x:c`, "--snapshot", snapshot, "--verify-absent-above", "1M"])).code, 2);
+    assert.equal(
+      (await runCli(["push", layout, `${registry.host}/x:c`, "--snapshot", snapshot, "--verify-absent-above", "1M"])).code,
+      2,
+    );
   });
 
   test("without the sidecar the same 404s count as false positives, with one note", async () => {
@@ -191,7 +200,10 @@ describe("a push with a stale snapshot", () => {
     assert.equal(summary.snapshotRepository, `${registry.host}/stale-mine`);
     assert.equal(summary.keySetKnown, false);
     assert.equal(summary.warnings.length, 1);
-    assert.match(summary.warnings[0], new RegExp(`the snapshot is of ${registry.host}/stale-mine, not ${registry.host}/stale-theirs`));
+    assert.match(
+      summary.warnings[0],
+      new RegExp(`the snapshot is of ${registry.host}/stale-mine, not ${registry.host}/stale-theirs`),
+    );
     assert.match(run.stderr, /push: warning: the snapshot is of .*stale-mine/);
   });
 
@@ -214,8 +226,22 @@ describe("a push with a stale snapshot", () => {
 
 describe("publish --from-registry of an empty repository", () => {
   test("publishes without --allow-empty (with a sidecar), but still refuses to empty a non-empty snapshot", async () => {
-    const args = (out, repository, version = 1) => ["publish", "--catalog-version", String(version), "--expected-items", "100", "--fpp", "0.01",
-      "--out", out, "--from-registry", registry.url, "--repository", repository, "--json"];
+    const args = (out, repository, version = 1) => [
+      "publish",
+      "--catalog-version",
+      String(version),
+      "--expected-items",
+      "100",
+      "--fpp",
+      "0.01",
+      "--out",
+      out,
+      "--from-registry",
+      registry.url,
+      "--repository",
+      repository,
+      "--json",
+    ];
     const empty = await runCli(args(at("nobody.abf1"), "nobody-pushed-here"));
     assert.equal(empty.code, 0, empty.stderr);
     assert.equal(JSON.parse(empty.stdout).insertedItemCount, 0);
@@ -252,7 +278,10 @@ describe("--snapshot URL of serve, --snapshot-cache", () => {
       await copyFile(cache, at("served-v1.abf1"));
 
       // Version 2 (A and B): the catalog list first, then the snapshot (serve switches once both changed).
-      const v2 = await publishFromRegistry(registry.url, "served", at("served-next.abf1"), { version: 2, extra: ["--save-digests", `${catalog}.next`] });
+      const v2 = await publishFromRegistry(registry.url, "served", at("served-next.abf1"), {
+        version: 2,
+        extra: ["--save-digests", `${catalog}.next`],
+      });
       assert.equal(v2.run.code, 0, v2.run.stderr);
       await rename(`${catalog}.next`, catalog);
       await rename(at("served-next.abf1.meta.json"), `${snapshot}.meta.json`);
@@ -285,7 +314,16 @@ describe("--snapshot URL of serve, --snapshot-cache", () => {
     } finally {
       await stopServe(server);
     }
-    const misuse = await runCli(["push", layout, `${registry.host}/served:d`, "--snapshot", snapshot, "--snapshot-cache", at("x.abf1"), "--plain-http"]);
+    const misuse = await runCli([
+      "push",
+      layout,
+      `${registry.host}/served:d`,
+      "--snapshot",
+      snapshot,
+      "--snapshot-cache",
+      at("x.abf1"),
+      "--plain-http",
+    ]);
     assert.equal(misuse.code, 2);
     assert.match(misuse.stderr, /--snapshot-cache needs --snapshot URL/);
   });

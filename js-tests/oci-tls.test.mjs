@@ -24,7 +24,9 @@ import { makeTestCertificates } from "./helpers/tls-certs.mjs";
 // The commands' own exit codes: a registry failure is EXIT_REGISTRY for
 // push and publish --from-registry alike; a --snapshot URL
 // that cannot be fetched is unusable input (EXIT_USAGE).
-const { EXIT_REGISTRY, EXIT_USAGE } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/common.mjs", import.meta.url)));
+const { EXIT_REGISTRY, EXIT_USAGE } = await import(
+  fileURLToPath(new URL("node_modules/artifact-bloom/cli/common.mjs", import.meta.url))
+);
 const PUSH_REGISTRY_FAILURE = EXIT_REGISTRY;
 const PUBLISH_REGISTRY_FAILURE = EXIT_REGISTRY;
 const UNTRUSTED = /certificate not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*--ca-file PEM.*NODE_EXTRA_CA_CERTS/;
@@ -51,9 +53,12 @@ before(async () => {
   const published = await publishFromRegistry(registry.url, "tls/empty", emptySnapshot, { extra: ["--ca-file", certs.ca] });
   assert.equal(published.run.code, 0, published.run.stderr);
   const bytes = await readFile(emptySnapshot);
-  snapshotServer = createServer({ cert: await readFile(certs.server.certificate), key: await readFile(certs.server.key) }, (_request, response) => {
-    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.byteLength }).end(bytes);
-  });
+  snapshotServer = createServer(
+    { cert: await readFile(certs.server.certificate), key: await readFile(certs.server.key) },
+    (_request, response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes.byteLength }).end(bytes);
+    },
+  );
   await new Promise((resolve) => snapshotServer.listen(0, "127.0.0.1", resolve));
   snapshotUrl = `https://127.0.0.1:${snapshotServer.address().port}/snapshot.abf1`;
   plainSnapshotServer = createHttpServer((_request, response) => response.end(bytes));
@@ -72,12 +77,20 @@ after(async () => {
 
 /** push LAYOUT HOST/REPO:a --snapshot S --json … (no --plain-http unless given). */
 function push(host, repository, extra = [], { snapshot = emptySnapshot, env } = {}) {
-  return runCli(["push", layout, `${host}/${repository}:a`, "--snapshot", snapshot, "--json", ...extra], { env, timeoutMs: 120_000 });
+  return runCli(["push", layout, `${host}/${repository}:a`, "--snapshot", snapshot, "--json", ...extra], {
+    env,
+    timeoutMs: 120_000,
+  });
 }
 
 /** publish --from-registry URL --repository REPO → a fresh snapshot path. */
 function publish(url, repository, extra = [], { env } = {}) {
-  return publishFromRegistry(url, repository, join(dir.path, `${repository.replaceAll("/", "-")}-${Math.random().toString(36).slice(2)}.abf1`), { extra, env });
+  return publishFromRegistry(
+    url,
+    repository,
+    join(dir.path, `${repository.replaceAll("/", "-")}-${Math.random().toString(36).slice(2)}.abf1`),
+    { extra, env },
+  );
 }
 
 describe("an untrusted registry certificate", () => {
@@ -152,7 +165,7 @@ describe("push --snapshot https://…", () => {
   test("with --ca-file: the snapshot is fetched and the push succeeds", async () => {
     const run = await push(registry.host, "tls/snapshot", ["--ca-file", certs.ca], { snapshot: snapshotUrl });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal((await getManifestOverTls("tls/snapshot", "a")), 200);
+    assert.equal(await getManifestOverTls("tls/snapshot", "a"), 200);
   });
 });
 
@@ -161,20 +174,28 @@ describe("push --snapshot with the wrong scheme", () => {
     const url = plainSnapshotUrl.replace("http:", "https:");
     const run = await push(registry.host, "tls/snapshot-scheme", ["--ca-file", certs.ca], { snapshot: url });
     assert.equal(run.code, EXIT_USAGE, run.stderr);
-    assert.match(run.stderr, /the server speaks plain HTTP, not TLS \(\w+\); try --snapshot http:\/\/127\.0\.0\.1:\d+\/snapshot\.abf1$/m);
+    assert.match(
+      run.stderr,
+      /the server speaks plain HTTP, not TLS \(\w+\); try --snapshot http:\/\/127\.0\.0\.1:\d+\/snapshot\.abf1$/m,
+    );
   });
 
   test("http:// to the TLS server (which hangs up): the probe finds TLS, try the https:// URL", async () => {
     const url = snapshotUrl.replace("https:", "http:");
     const run = await push(registry.host, "tls/snapshot-scheme", ["--ca-file", certs.ca], { snapshot: url });
     assert.equal(run.code, EXIT_USAGE, run.stderr);
-    assert.match(run.stderr, /networkError: .*; the server speaks TLS; try --snapshot https:\/\/127\.0\.0\.1:\d+\/snapshot\.abf1$/m);
+    assert.match(
+      run.stderr,
+      /networkError: .*; the server speaks TLS; try --snapshot https:\/\/127\.0\.0\.1:\d+\/snapshot\.abf1$/m,
+    );
   });
 });
 
 /** The TLS registry's status for GET manifest, asked through the CLI's own transport with the test CA. */
 async function getManifestOverTls(repository, reference) {
-  const { createNodeFetch } = await import(fileURLToPath(new URL("node_modules/artifact-bloom/cli/registry/https-fetch.mjs", import.meta.url)));
+  const { createNodeFetch } = await import(
+    fileURLToPath(new URL("node_modules/artifact-bloom/cli/registry/https-fetch.mjs", import.meta.url))
+  );
   const response = await createNodeFetch({ ca: [certs.caPem] })(`${registry.url}/v2/${repository}/manifests/${reference}`, {
     headers: { accept: "application/vnd.oci.image.manifest.v1+json, application/vnd.oci.image.index.v1+json" },
   });
@@ -186,7 +207,10 @@ describe("the wrong scheme", () => {
   test("push --plain-http to the TLS registry: the server speaks TLS; drop --plain-http", async () => {
     const run = await push(registry.host, "tls/plain-to-tls", ["--plain-http"]);
     assert.equal(run.code, PUSH_REGISTRY_FAILURE, run.stderr);
-    assert.match(run.stderr, /\(HTTP 400\): (?:\d+ blobs failed alike \([^)]*\): )?POST http:.* answered 400 \("Client sent an HTTP request to an HTTPS server"\): the server speaks TLS, so the URL must be https:\/\/; drop --plain-http$/m);
+    assert.match(
+      run.stderr,
+      /\(HTTP 400\): (?:\d+ blobs failed alike \([^)]*\): )?POST http:.* answered 400 \("Client sent an HTTP request to an HTTPS server"\): the server speaks TLS, so the URL must be https:\/\/; drop --plain-http$/m,
+    );
   });
 
   test("push --plain-http whose first request is a HEAD (no body to read): found by probing the port", async () => {
@@ -201,13 +225,19 @@ describe("the wrong scheme", () => {
   test("publish --from-registry http:// to the TLS registry: try the https:// URL", async () => {
     const { run } = await publish(registry.url.replace("https:", "http:"), "tls/plain-to-tls");
     assert.equal(run.code, PUBLISH_REGISTRY_FAILURE, run.stderr);
-    assert.match(run.stderr, /the server speaks TLS, so the URL must be https:\/\/; try --from-registry https:\/\/127\.0\.0\.1:\d+$/m);
+    assert.match(
+      run.stderr,
+      /the server speaks TLS, so the URL must be https:\/\/; try --from-registry https:\/\/127\.0\.0\.1:\d+$/m,
+    );
   });
 
   test("push without --plain-http to a plain registry: the server speaks plain HTTP; use --plain-http", async () => {
     const run = await push(plain.host, "tls/tls-to-plain");
     assert.equal(run.code, PUSH_REGISTRY_FAILURE, run.stderr);
-    assert.match(run.stderr, /the server speaks plain HTTP, not TLS \((ERR_SSL_WRONG_VERSION_NUMBER|EPROTO)\); use --plain-http$/m);
+    assert.match(
+      run.stderr,
+      /the server speaks plain HTTP, not TLS \((ERR_SSL_WRONG_VERSION_NUMBER|EPROTO)\); use --plain-http$/m,
+    );
   });
 
   test("publish --from-registry https:// to a plain registry: try the http:// URL", async () => {
@@ -222,7 +252,11 @@ describe("bad TLS options are one clear usage line", () => {
     ["a missing --ca-file", () => ["--ca-file", join(dir.path, "missing.pem")], /cannot read --ca-file .*missing\.pem/],
     ["a --ca-file with no certificate", () => ["--ca-file", join(dir.path, "layout", "index.json")], /holds no PEM certificate/],
     ["--tls-verify=maybe", () => ["--tls-verify=maybe"], /--tls-verify must be true or false .* got "maybe"/],
-    ["--ca-file with --tls-verify=false", () => ["--ca-file", certs.ca, "--tls-verify=false"], /--ca-file and --tls-verify=false contradict/],
+    [
+      "--ca-file with --tls-verify=false",
+      () => ["--ca-file", certs.ca, "--tls-verify=false"],
+      /--ca-file and --tls-verify=false contradict/,
+    ],
   ];
   for (const [name, extra, message] of cases) {
     test(`${name}: exit 2 on push and publish, nothing sent`, async () => {
@@ -234,7 +268,10 @@ describe("bad TLS options are one clear usage line", () => {
       assert.equal(published.code, EXIT_USAGE, published.stderr);
       assert.match(published.stderr, message);
       await registry.settle();
-      assert.deepEqual(registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")), []);
+      assert.deepEqual(
+        registry.since(mark).filter((entry) => !entry.path.startsWith("/v2/?settle=")),
+        [],
+      );
     });
   }
 

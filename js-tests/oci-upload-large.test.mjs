@@ -60,18 +60,33 @@ async function digestOfStoredBlob(repository, digest) {
 async function push(layout, repository, extra = []) {
   await registry.settle();
   const mark = registry.mark();
-  const run = await runCliWithPeak(["push", layout.dir, `${registry.host}/${repository}:big`, "--snapshot", empty, "--plain-http", "--json", ...extra]);
+  const run = await runCliWithPeak([
+    "push",
+    layout.dir,
+    `${registry.host}/${repository}:big`,
+    "--snapshot",
+    empty,
+    "--plain-http",
+    "--json",
+    ...extra,
+  ]);
   assert.equal(run.code, 0, run.stderr);
   await registry.settle();
   return { run, summary: JSON.parse(run.stdout), log: registry.since(mark) };
 }
 
-test("a 256 MiB layer: one upload request per blob, peak RSS within the 1 MiB push's + 64 MiB, read back intact", { timeout: 600_000 }, async (t) => {
+test("a 256 MiB layer: one upload request per blob, peak RSS within the 1 MiB push's + 64 MiB, read back intact", {
+  timeout: 600_000,
+}, async (t) => {
   const baseline = await push(small, "small");
   const pushed = await push(large, "large");
-  t.diagnostic(`peak RSS: 1 MiB layer ${baseline.run.peakMiB.toFixed(1)} MiB, 256 MiB layer ${pushed.run.peakMiB.toFixed(1)} MiB`);
-  assert.ok(pushed.run.peakMiB <= baseline.run.peakMiB + BUDGET_MIB,
-    `peak ${pushed.run.peakMiB.toFixed(1)} MiB > baseline ${baseline.run.peakMiB.toFixed(1)} + ${BUDGET_MIB} MiB`);
+  t.diagnostic(
+    `peak RSS: 1 MiB layer ${baseline.run.peakMiB.toFixed(1)} MiB, 256 MiB layer ${pushed.run.peakMiB.toFixed(1)} MiB`,
+  );
+  assert.ok(
+    pushed.run.peakMiB <= baseline.run.peakMiB + BUDGET_MIB,
+    `peak ${pushed.run.peakMiB.toFixed(1)} MiB > baseline ${baseline.run.peakMiB.toFixed(1)} + ${BUDGET_MIB} MiB`,
+  );
 
   assert.equal(pushed.summary.uploaded, 2, "config and layer");
   assert.equal(pushed.summary.uploadedBytes, LARGE + large.config.size);
@@ -88,9 +103,13 @@ test("a 256 MiB layer: one upload request per blob, peak RSS within the 1 MiB pu
 test("--chunk-size 64 MiB: 5 streamed PATCH chunks for the layer, the same memory bound", { timeout: 600_000 }, async (t) => {
   const baseline = await push(small, "small-chunked", ["--chunk-size", String(64 * MIB)]);
   const pushed = await push(large, "large-chunked", ["--chunk-size", String(64 * MIB)]);
-  t.diagnostic(`peak RSS: 1 MiB layer ${baseline.run.peakMiB.toFixed(1)} MiB, 256 MiB layer in 64 MiB chunks ${pushed.run.peakMiB.toFixed(1)} MiB`);
-  assert.ok(pushed.run.peakMiB <= baseline.run.peakMiB + BUDGET_MIB,
-    `peak ${pushed.run.peakMiB.toFixed(1)} MiB > baseline ${baseline.run.peakMiB.toFixed(1)} + ${BUDGET_MIB} MiB`);
+  t.diagnostic(
+    `peak RSS: 1 MiB layer ${baseline.run.peakMiB.toFixed(1)} MiB, 256 MiB layer in 64 MiB chunks ${pushed.run.peakMiB.toFixed(1)} MiB`,
+  );
+  assert.ok(
+    pushed.run.peakMiB <= baseline.run.peakMiB + BUDGET_MIB,
+    `peak ${pushed.run.peakMiB.toFixed(1)} MiB > baseline ${baseline.run.peakMiB.toFixed(1)} + ${BUDGET_MIB} MiB`,
+  );
   const table = requestTable(pushed.log);
   assert.equal(table["PATCH upload"], Math.ceil(LARGE / (64 * MIB)), JSON.stringify(table));
   assert.deepEqual(await digestOfStoredBlob("large-chunked", large.layer.digest), { digest: large.layer.digest, length: LARGE });

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { createUploadProgress, DEFAULT_INTERVAL_MS } = await import(new URL("./node_modules/artifact-bloom/cli/registry/upload-progress.mjs", import.meta.url).href);
+const { createUploadProgress, DEFAULT_INTERVAL_MS } = await import(
+  new URL("./node_modules/artifact-bloom/cli/registry/upload-progress.mjs", import.meta.url).href
+);
 
 const MIB = 1024 * 1024;
 const A = `sha256:${"a".repeat(64)}`;
@@ -67,10 +69,13 @@ test("a TTY: two blobs in flight are two live lines, redrawn in place; a finishe
   clock.ms += 1000;
   a.update(5 * MIB);
   const block = writes.at(-1);
-  assert.equal(block, "\x1b[2A\r"
-    + "uploading sha256:aaaaaaaaaaaa… 5.0/10.0 MiB (50%), 5.0 MiB/s\x1b[K\n"
-    + "uploading sha256:bbbbbbbbbbbb… 0.0/20.0 MiB (0%), 0.0 MiB/s\x1b[K\n\x1b[J",
-  "cursor up over both lines, each rewritten and cleared to its end");
+  assert.equal(
+    block,
+    "\x1b[2A\r"
+      + "uploading sha256:aaaaaaaaaaaa… 5.0/10.0 MiB (50%), 5.0 MiB/s\x1b[K\n"
+      + "uploading sha256:bbbbbbbbbbbb… 0.0/20.0 MiB (0%), 0.0 MiB/s\x1b[K\n\x1b[J",
+    "cursor up over both lines, each rewritten and cleared to its end",
+  );
   clock.ms += 50;
   b.update(MIB);
   assert.equal(writes.at(-1), block, "at most one redraw per 100 ms");
@@ -78,9 +83,16 @@ test("a TTY: two blobs in flight are two live lines, redrawn in place; a finishe
   b.update(2 * MIB);
   assert.match(writes.at(-1), /bbbbbbbbbbbb… 2\.0\/20\.0 MiB/);
   a.committed();
-  assert.equal(writes.at(-1), "\x1b[2A\r"
-    + "uploaded sha256:aaaaaaaaaaaa… 10.0 MiB in 1.1 s (9.1 MiB/s)\x1b[K\n"
-    + "uploading sha256:bbbbbbbbbbbb… 2.0/20.0 MiB (10%), 1.8 MiB/s\x1b[K\n\x1b[J");
+  assert.equal(
+    writes.at(-1),
+    "\x1b[2A\r"
+      + "uploaded sha256:aaaaaaaaaaaa… 10.0 MiB in 1.1 s (9.1 MiB/s)\x1b[K\n"
+      + "uploading sha256:bbbbbbbbbbbb… 2.0/20.0 MiB (10%), 1.8 MiB/s\x1b[K\n\x1b[J",
+  );
   b.failed("serverError");
-  assert.equal(writes.at(-1), "\x1b[1A\rfailed sha256:bbbbbbbbbbbb… after 2.0/20.0 MiB: serverError\x1b[K\n\x1b[J", "no live line left");
+  assert.equal(
+    writes.at(-1),
+    "\x1b[1A\rfailed sha256:bbbbbbbbbbbb… after 2.0/20.0 MiB: serverError\x1b[K\n\x1b[J",
+    "no live line left",
+  );
 });

@@ -33,32 +33,40 @@ after(async () => {
 
 /** fetch over node:http: the body stream is written piece by piece, honouring backpressure. */
 function httpFetch(seen) {
-  return (url, init) => new Promise((resolve, reject) => {
-    seen.push({ method: init.method, duplex: init.duplex, redirect: init.redirect, stream: init.body instanceof ReadableStream });
-    const req = httpRequest(url, { method: init.method, headers: init.headers, signal: init.signal }, (res) => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(res.headers)) headers.set(name, String(value));
-      const body = new ReadableStream({
-        start(controller) {
-          res.on("data", (chunk) => controller.enqueue(new Uint8Array(chunk)));
-          res.on("end", () => controller.close());
-          res.on("error", (error) => controller.error(error));
-        },
+  return (url, init) =>
+    new Promise((resolve, reject) => {
+      seen.push({
+        method: init.method,
+        duplex: init.duplex,
+        redirect: init.redirect,
+        stream: init.body instanceof ReadableStream,
       });
-      resolve(new Response(res.statusCode === 204 || init.method === "HEAD" ? null : body, { status: res.statusCode, headers }));
-    });
-    req.on("error", reject);
-    (async () => {
-      if (init.body instanceof ReadableStream) {
-        for await (const piece of init.body) {
-          if (!req.write(piece)) await new Promise((drained) => req.once("drain", drained));
+      const req = httpRequest(url, { method: init.method, headers: init.headers, signal: init.signal }, (res) => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) headers.set(name, String(value));
+        const body = new ReadableStream({
+          start(controller) {
+            res.on("data", (chunk) => controller.enqueue(new Uint8Array(chunk)));
+            res.on("end", () => controller.close());
+            res.on("error", (error) => controller.error(error));
+          },
+        });
+        resolve(
+          new Response(res.statusCode === 204 || init.method === "HEAD" ? null : body, { status: res.statusCode, headers }),
+        );
+      });
+      req.on("error", reject);
+      (async () => {
+        if (init.body instanceof ReadableStream) {
+          for await (const piece of init.body) {
+            if (!req.write(piece)) await new Promise((drained) => req.once("drain", drained));
+          }
+        } else if (init.body !== undefined) {
+          req.write(init.body);
         }
-      } else if (init.body !== undefined) {
-        req.write(init.body);
-      }
-      req.end();
-    })().catch((error) => req.destroy(error));
-  });
+        req.end();
+      })().catch((error) => req.destroy(error));
+    });
 }
 
 test("a blob of several pieces streams through a fetch over node:http, in one PUT, and is stored", async () => {

@@ -23,8 +23,21 @@ const digests = (prefix, count, start = 0) => Array.from({ length: count }, (_, 
 // Every publish here is catalogVersion 1 over catalogVersion 1: these tests
 // are about the other guards, so they lift the version rule (its own tests
 // are in publish-versions.test.mjs).
-const publishArgs = (out, input, ...extra) => ["publish", "--catalog-version", "1", "--expected-items", "200", "--fpp", "0.01",
-  "--input", input, "--out", out, "--allow-version-reuse", ...extra];
+const publishArgs = (out, input, ...extra) => [
+  "publish",
+  "--catalog-version",
+  "1",
+  "--expected-items",
+  "200",
+  "--fpp",
+  "0.01",
+  "--input",
+  input,
+  "--out",
+  out,
+  "--allow-version-reuse",
+  ...extra,
+];
 
 /** Loads a snapshot file through the package (free its filter). */
 async function loadFile(path) {
@@ -56,7 +69,9 @@ before(async () => {
   await writeHexList(at("89.txt"), digests("d", 89));
   await writeFile(at("empty.txt"), "# no digests, only a comment\n\n");
 });
-after(async () => { await dir?.remove(); });
+after(async () => {
+  await dir?.remove();
+});
 
 /** `live.abf1` holds the 100-digest snapshot again; returns its bytes. */
 async function resetLive() {
@@ -74,7 +89,11 @@ describe("publish refuses an empty catalog", () => {
       assert.match(run.stderr, /refusing to publish an empty snapshot.*definitely absent.*--allow-empty/);
       assert.deepEqual(await readFile(at("live.abf1")), live);
     }
-    assert.deepEqual((await readdir(dir.path)).filter((n) => isTempOf(n, "live.abf1")), [], "no temp file left");
+    assert.deepEqual(
+      (await readdir(dir.path)).filter((n) => isTempOf(n, "live.abf1")),
+      [],
+      "no temp file left",
+    );
   });
 
   test("--allow-empty publishes it to a new path; over a non-empty snapshot it also needs --allow-shrink", async () => {
@@ -135,7 +154,8 @@ describe("a temp file left by a killed publish is removed by the next one", () =
     // The test hook sleeps after each written chunk: 5 s leaves ample time
     // to see the temp file and kill the writer before its rename.
     const child = spawn(process.execPath, [CLI, ...publishArgs(at("live.abf1"), at("100.txt"))], {
-      env: { ...process.env, ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS: "5000" }, stdio: "ignore",
+      env: { ...process.env, ARTIFACT_BLOOM_TEST_WRITE_DELAY_MS: "5000" },
+      stdio: "ignore",
     });
     const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
     let stale;
@@ -176,14 +196,19 @@ describe("output-side errors: one line naming the path and cause, exit 2", () =>
 
   test("--out in a directory that does not exist → ENOENT naming the directory", async () => {
     const out = at("no/such/dir/x.abf1");
-    for (const args of [publishArgs(out, at("3.txt")), ["merge", at("live.abf1"), at("new-empty.abf1"), "--catalog-version", "1", "--out", out]]) {
+    for (const args of [
+      publishArgs(out, at("3.txt")),
+      ["merge", at("live.abf1"), at("new-empty.abf1"), "--catalog-version", "1", "--out", out],
+    ]) {
       const run = await runCli(args);
       assert.equal(run.code, 2, run.stderr);
       assertOneLine(run.stderr, out, /ENOENT \(the directory .*no\/such\/dir does not exist\)/);
     }
   });
 
-  test("--out in a directory without write permission → EACCES", { skip: process.getuid?.() === 0 && "root ignores permission bits (EACCES is covered by the injected writer below)" }, async () => {
+  test("--out in a directory without write permission → EACCES", {
+    skip: process.getuid?.() === 0 && "root ignores permission bits (EACCES is covered by the injected writer below)",
+  }, async () => {
     await mkdir(at("read-only"));
     await chmod(at("read-only"), 0o555);
     const run = await runCli(publishArgs(at("read-only/x.abf1"), at("3.txt")));
@@ -191,7 +216,10 @@ describe("output-side errors: one line naming the path and cause, exit 2", () =>
     assertOneLine(run.stderr, at("read-only/x.abf1"), /EACCES/);
   });
 
-  for (const [code, cause, failAt] of [["ENOSPC", "no space left on the device", "write"], ["EACCES", "permission denied", "open"]]) {
+  for (const [code, cause, failAt] of [
+    ["ENOSPC", "no space left on the device", "write"],
+    ["EACCES", "permission denied", "open"],
+  ]) {
     test(`a writer failing with ${code} (injected at ${failAt}) → a one-line error, the temp file removed, the old file intact`, async () => {
       const live = await resetLive();
       const { replaceSnapshotFile } = await import(REPLACE);
@@ -199,29 +227,57 @@ describe("output-side errors: one line naming the path and cause, exit 2", () =>
       const failingOpen = async (path, flags, mode) => {
         if (failAt === "open") throw fail("open");
         const handle = await open(path, flags, mode);
-        return { write: async () => { throw fail("write"); }, sync: () => handle.sync(), close: () => handle.close() };
+        return {
+          write: async () => {
+            throw fail("write");
+          },
+          sync: () => handle.sync(),
+          close: () => handle.close(),
+        };
       };
       const bytes = new Uint8Array(await readFile(at("live.abf1")));
-      await assert.rejects(replaceSnapshotFile(at("live.abf1"), bytes, () => undefined, { open: failingOpen }), (error) => {
-        assert.equal(error.name, "UsageError"); // the CLI prints its message alone and exits 2
-        assert.equal(error.message, `cannot write ${at("live.abf1")}: ${code} (${cause})`);
-        return true;
-      });
+      await assert.rejects(
+        replaceSnapshotFile(at("live.abf1"), bytes, () => undefined, { open: failingOpen }),
+        (error) => {
+          assert.equal(error.name, "UsageError"); // the CLI prints its message alone and exits 2
+          assert.equal(error.message, `cannot write ${at("live.abf1")}: ${code} (${cause})`);
+          return true;
+        },
+      );
       assert.deepEqual(await readFile(at("live.abf1")), live);
-      assert.deepEqual((await readdir(dir.path)).filter((n) => isTempOf(n, "live.abf1")), []);
+      assert.deepEqual(
+        (await readdir(dir.path)).filter((n) => isTempOf(n, "live.abf1")),
+        [],
+      );
     });
   }
 });
 
 describe("merge: overlapping shards follow the documented rule", () => {
-  const shardArgs = (out, input, expected) => ["publish", "--catalog-version", "1", "--expected-items", String(expected), "--fpp", "0.01",
-    "--input", input, "--out", out];
+  const shardArgs = (out, input, expected) => [
+    "publish",
+    "--catalog-version",
+    "1",
+    "--expected-items",
+    String(expected),
+    "--fpp",
+    "0.01",
+    "--input",
+    input,
+    "--out",
+    out,
+  ];
   before(async () => {
     await writeHexList(at("shard-a.txt"), digests("s", 60));
     await writeHexList(at("shard-b.txt"), digests("s", 60, 40)); // shares s:40..s:59 with a
     await writeHexList(at("two.txt"), digests("t", 2));
-    for (const [out, input, expected] of [["a100.abf1", "shard-a.txt", 100], ["b100.abf1", "shard-b.txt", 100],
-      ["a200.abf1", "shard-a.txt", 200], ["b200.abf1", "shard-b.txt", 200], ["two.abf1", "two.txt", 10]]) {
+    for (const [out, input, expected] of [
+      ["a100.abf1", "shard-a.txt", 100],
+      ["b100.abf1", "shard-b.txt", 100],
+      ["a200.abf1", "shard-a.txt", 200],
+      ["b200.abf1", "shard-b.txt", 200],
+      ["two.abf1", "two.txt", 10],
+    ]) {
       const run = await runCli(shardArgs(at(out), at(input), expected));
       assert.equal(run.code, 0, run.stderr);
     }
@@ -264,7 +320,9 @@ describe("merge: overlapping shards follow the documented rule", () => {
 
 test("publish --help and merge --help state the rules", async () => {
   const publish = (await runCli(["publish", "--help"])).stdout;
-  for (const flag of [/--allow-empty/, /--max-shrink F/, /default 0\.1/, /--allow-shrink/, /writer .*is gone|once its writer/]) assert.match(publish, flag);
+  for (const flag of [/--allow-empty/, /--max-shrink F/, /default 0\.1/, /--allow-shrink/, /writer .*is gone|once its writer/])
+    assert.match(publish, flag);
   const merge = (await runCli(["merge", "--help"])).stdout;
-  for (const rule of [/identical/, /SUM of the inputs' counts/, /upper bound/, /exceeds the layout's expectedItemCount/]) assert.match(merge, rule);
+  for (const rule of [/identical/, /SUM of the inputs' counts/, /upper bound/, /exceeds the layout's expectedItemCount/])
+    assert.match(merge, rule);
 });

@@ -19,8 +19,20 @@ const MAX_LINE_LENGTH = 4096; // documented in `publish --help`
 let dir;
 const at = (name) => join(dir.path, name);
 const digests = (prefix, count) => Array.from({ length: count }, (_, i) => sha256(`${prefix}:${i}`));
-const publishArgs = (version, input, out, ...extra) => ["publish", "--catalog-version", String(version),
-  "--expected-items", "200", "--fpp", "0.01", "--input", at(input), "--out", at(out), ...extra];
+const publishArgs = (version, input, out, ...extra) => [
+  "publish",
+  "--catalog-version",
+  String(version),
+  "--expected-items",
+  "200",
+  "--fpp",
+  "0.01",
+  "--input",
+  at(input),
+  "--out",
+  at(out),
+  ...extra,
+];
 
 /** The catalogVersion of a snapshot file. */
 async function versionOf(path) {
@@ -43,7 +55,9 @@ before(async () => {
   await writeHexList(at("a.txt"), digests("a", 100));
   await writeHexList(at("b.txt"), digests("b", 100));
 });
-after(async () => { await dir?.remove(); });
+after(async () => {
+  await dir?.remove();
+});
 
 describe("publish: the version rule", () => {
   test("the same catalogVersion with other digests → exit 1, the old file intact, both versions in one line", async () => {
@@ -51,8 +65,12 @@ describe("publish: the version rule", () => {
     const old = await readFile(at("same.abf1"));
     const run = await runCli(publishArgs(5, "b.txt", "same.abf1"));
     assert.equal(run.code, 1, run.stderr);
-    assertOneLine(run.stderr, /refusing to write catalogVersion 5 to .*same\.abf1, which holds catalogVersion 5 with other content/,
-      /greater than 5/, /--allow-version-reuse/);
+    assertOneLine(
+      run.stderr,
+      /refusing to write catalogVersion 5 to .*same\.abf1, which holds catalogVersion 5 with other content/,
+      /greater than 5/,
+      /--allow-version-reuse/,
+    );
     assert.deepEqual(await readFile(at("same.abf1")), old);
   });
 
@@ -106,12 +124,23 @@ describe("publish: the version rule", () => {
 
 describe("merge: the version rule", () => {
   before(async () => {
-    for (const [out, input] of [["shard-a.abf1", "a.txt"], ["shard-b.abf1", "b.txt"]]) {
+    for (const [out, input] of [
+      ["shard-a.abf1", "a.txt"],
+      ["shard-b.abf1", "b.txt"],
+    ]) {
       assert.equal((await runCli(publishArgs(1, input, out))).code, 0);
     }
   });
-  const mergeArgs = (version, out, ...extra) => ["merge", at("shard-a.abf1"), at("shard-b.abf1"),
-    "--catalog-version", String(version), "--out", at(out), ...extra];
+  const mergeArgs = (version, out, ...extra) => [
+    "merge",
+    at("shard-a.abf1"),
+    at("shard-b.abf1"),
+    "--catalog-version",
+    String(version),
+    "--out",
+    at(out),
+    ...extra,
+  ];
 
   test("over a newer or same-version different OUT → exit 1, OUT intact; identical or greater → merged", async () => {
     assert.equal((await runCli(publishArgs(7, "a.txt", "merged.abf1"))).code, 0);
@@ -147,10 +176,15 @@ describe("digest lists: bounded lines (D5)", () => {
   test("an endless line with no newline on stdin is refused at once, not read to its end", async () => {
     // The writer never stops by itself: only a reader that gives up at the
     // limit ends this (the old reader joined and re-split the line forever).
-    const child = spawn(process.execPath, [CLI, ...publishArgs(1, "a.txt", "endless.abf1").filter((arg, i, all) => arg !== "--input" && all[i - 1] !== "--input")],
-      { stdio: ["pipe", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, ...publishArgs(1, "a.txt", "endless.abf1").filter((arg, i, all) => arg !== "--input" && all[i - 1] !== "--input")],
+      { stdio: ["pipe", "ignore", "pipe"] },
+    );
     let stderr = "";
-    child.stderr.on("data", (chunk) => { stderr += chunk; });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
     const chunk = Buffer.alloc(64 * 1024, "A");
     let written = 0;
     const pump = () => {
@@ -164,7 +198,10 @@ describe("digest lists: bounded lines (D5)", () => {
         child.kill("SIGKILL");
         reject(new Error(`publish still reading after ${written} bytes and ${WAIT_MS} ms`));
       }, WAIT_MS);
-      child.once("exit", (exitCode) => { clearTimeout(timer); resolve(exitCode); });
+      child.once("exit", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
     });
     assert.equal(code, 2, stderr);
     assertOneLine(stderr, new RegExp(`line 1: longer than ${MAX_LINE_LENGTH} characters`));

@@ -37,11 +37,21 @@ function runModule(path) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
-    child.stdout.on("data", (chunk) => { output += chunk; });
-    child.stderr.on("data", (chunk) => { output += chunk; });
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`${path} ran over 30 s`)); }, 30_000);
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${path} ran over 30 s`));
+    }, 30_000);
     child.on("error", reject);
-    child.on("close", (code, signal) => { clearTimeout(timer); resolve({ code, signal, output }); });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
   });
 }
 

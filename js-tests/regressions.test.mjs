@@ -7,7 +7,13 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import test from "node:test";
 import {
-  ArtifactBloomFilter, HttpArtifactRepository, SnapshotHolder, encodeSnapshot, fetchSnapshot, loadSnapshot, wasmMemoryBytes,
+  ArtifactBloomFilter,
+  HttpArtifactRepository,
+  SnapshotHolder,
+  encodeSnapshot,
+  fetchSnapshot,
+  loadSnapshot,
+  wasmMemoryBytes,
 } from "artifact-bloom";
 import { hex, packedDigests, readVector, sha256 } from "./helpers/abf1.mjs";
 import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
@@ -29,7 +35,12 @@ test("a valid header followed by 64 MiB of junk is lengthMismatch, decided witho
 
 test("a findMissing reply without a proper missing list rejects instead of answering 'exists'", async () => {
   const digest = sha256("blob");
-  for (const body of [{}, { catalogVersion: 7, missing: null }, { catalogVersion: 7, missing: "x" }, { catalogVersion: 8, missing: [] }]) {
+  for (const body of [
+    {},
+    { catalogVersion: 7, missing: null },
+    { catalogVersion: 7, missing: "x" },
+    { catalogVersion: 8, missing: [] },
+  ]) {
     const fetch = async () => new Response(JSON.stringify(body), { status: 200 });
     const repository = new HttpArtifactRepository("http://127.0.0.1:1/", { fetch });
     await assert.rejects(repository.existsManyAtVersionAsync([digest], 7), /malformed/, JSON.stringify(body));
@@ -49,7 +60,10 @@ test("fetchSnapshot refuses bad options before sending any request", async () =>
 
 test("polling with freeReplacedAfterMs frees the snapshot it replaced", async () => {
   const build = (version) => {
-    const filter = ArtifactBloomFilter.createPacked(packedDigests(`v${version}`, 10), { expectedItemCount: 10, targetFalsePositiveRate: 0.01 }).value;
+    const filter = ArtifactBloomFilter.createPacked(packedDigests(`v${version}`, 10), {
+      expectedItemCount: 10,
+      targetFalsePositiveRate: 0.01,
+    }).value;
     const bytes = encodeSnapshot(filter, { catalogVersion: version });
     filter.free();
     return bytes;
@@ -59,7 +73,11 @@ test("polling with freeReplacedAfterMs frees the snapshot it replaced", async ()
   const holder = new SnapshotHolder(loadSnapshot(build(0)).value);
   const refreshed = [];
   holder.startPolling("http://127.0.0.1:1/snapshot", {
-    intervalMs: 5, immediate: true, fetch, freeReplacedAfterMs: 0, onRefresh: (r) => refreshed.push(r.outcome),
+    intervalMs: 5,
+    immediate: true,
+    fetch,
+    freeReplacedAfterMs: 0,
+    onRefresh: (r) => refreshed.push(r.outcome),
   });
   const keepAlive = setInterval(() => {}, 5); // the holder's timers are unref'ed
   try {
@@ -81,10 +99,12 @@ test("polling with freeReplacedAfterMs frees the snapshot it replaced", async ()
 
 test("create checks the spec before the digests argument, as the reference does", () => {
   assert.deepEqual(ArtifactBloomFilter.create("x", { expectedItemCount: 0, targetFalsePositiveRate: 0.01 }), {
-    kind: "failure", error: "invalidExpectedItemCount",
+    kind: "failure",
+    error: "invalidExpectedItemCount",
   });
   assert.deepEqual(ArtifactBloomFilter.createPacked("x", { expectedItemCount: 2 ** 30, targetFalsePositiveRate: 1e-20 }), {
-    kind: "failure", error: "filterTooLarge",
+    kind: "failure",
+    error: "filterTooLarge",
   });
 });
 
@@ -93,12 +113,26 @@ test("serve answers for a republished snapshot's version and catalog without a r
   const { startServer } = await import(SERVE);
   const catalog = join(dir.path, "catalog.txt");
   const snapshot = join(dir.path, "catalog.abf1");
-  const publish = (version) => runCli(["publish", "--catalog-version", String(version), "--expected-items", "10", "--fpp", "0.01", "--input", catalog, "--out", snapshot]);
+  const publish = (version) =>
+    runCli([
+      "publish",
+      "--catalog-version",
+      String(version),
+      "--expected-items",
+      "10",
+      "--fpp",
+      "0.01",
+      "--input",
+      catalog,
+      "--out",
+      snapshot,
+    ]);
   await writeHexList(catalog, [sha256("a")]);
   assert.equal((await publish(1)).code, 0);
   const server = await startServer({ snapshot, catalog, port: 0 });
   try {
-    const head = (digest, version) => fetch(new URL(`blobs/sha256/${hex(digest)}?catalogVersion=${version}`, server.url), { method: "HEAD" });
+    const head = (digest, version) =>
+      fetch(new URL(`blobs/sha256/${hex(digest)}?catalogVersion=${version}`, server.url), { method: "HEAD" });
     assert.equal((await head(sha256("a"), 1)).status, 200);
     assert.equal((await head(sha256("b"), 1)).status, 404);
     // The catalog list first, then the snapshot (the documented order).

@@ -60,10 +60,7 @@ test("The observed false-positive rate falls within the statistically acceptable
   const modelRate = result.value.estimateFalsePositiveRate();
   const standardDeviation = Math.sqrt((modelRate * (1 - modelRate)) / probeCount);
   const upperBound = modelRate + 5 * standardDeviation;
-  assert.ok(
-    observedRate <= upperBound,
-    `The observed FPP ${observedRate}` + `exceeds the allowed upper bound ${upperBound}.`,
-  );
+  assert.ok(observedRate <= upperBound, `The observed FPP ${observedRate}` + `exceeds the allowed upper bound ${upperBound}.`);
   result.value.free();
 });
 

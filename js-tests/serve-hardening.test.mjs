@@ -31,7 +31,9 @@ const counterDigests = (batch, count) =>
 /** `promise`, or a rejection naming `what` after WAIT_MS. */
 async function within(promise, what) {
   let timer;
-  const limit = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer within ${WAIT_MS} ms`)), WAIT_MS); });
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${WAIT_MS} ms`)), WAIT_MS);
+  });
   try {
     return await Promise.race([promise, limit]);
   } finally {
@@ -65,31 +67,51 @@ async function writeFifo(path, text) {
 }
 
 /** POSTs `body` as JSON text with `contentType`; null sends bytes with no content-type at all. */
-const postJson = (base, body, contentType = "application/json") => fetch(`${base}/blobs:findMissing`, {
-  method: "POST",
-  headers: contentType === null ? {} : { "content-type": contentType },
-  body: contentType === null ? new TextEncoder().encode(JSON.stringify(body)) : JSON.stringify(body),
-  signal: AbortSignal.timeout(WAIT_MS),
-});
+const postJson = (base, body, contentType = "application/json") =>
+  fetch(`${base}/blobs:findMissing`, {
+    method: "POST",
+    headers: contentType === null ? {} : { "content-type": contentType },
+    body: contentType === null ? new TextEncoder().encode(JSON.stringify(body)) : JSON.stringify(body),
+    signal: AbortSignal.timeout(WAIT_MS),
+  });
 // Every request gives up after WAIT_MS, so a hung server fails the test instead of hanging it.
-const head = (base, digest, version = 1) => fetch(`${base}/blobs/sha256/${digest}?catalogVersion=${version}`, {
-  method: "HEAD", signal: AbortSignal.timeout(WAIT_MS),
-});
+const head = (base, digest, version = 1) =>
+  fetch(`${base}/blobs/sha256/${digest}?catalogVersion=${version}`, {
+    method: "HEAD",
+    signal: AbortSignal.timeout(WAIT_MS),
+  });
 const stats = async (base) => (await fetch(`${base}/stats`, { signal: AbortSignal.timeout(WAIT_MS) })).json();
 
 before(async () => {
   dir = await tempDir("serve-hardening");
   await writeHexList(at("catalog.txt"), members);
-  const run = await runCli(["publish", "--catalog-version", "1", "--expected-items", "1000", "--fpp", "0.01",
-    "--input", at("catalog.txt"), "--out", at("catalog.abf1")]);
+  const run = await runCli([
+    "publish",
+    "--catalog-version",
+    "1",
+    "--expected-items",
+    "1000",
+    "--fpp",
+    "0.01",
+    "--input",
+    at("catalog.txt"),
+    "--out",
+    at("catalog.abf1"),
+  ]);
   assert.equal(run.code, 0, run.stderr);
 });
-after(async () => { await dir?.remove(); });
+after(async () => {
+  await dir?.remove();
+});
 
 describe("serve: bounded stats, JSON-only findMissing with a digest cap", () => {
   let server;
-  before(async () => { server = await startServe(at("catalog.abf1"), at("catalog.txt")); });
-  after(async () => { await stopServe(server); });
+  before(async () => {
+    server = await startServe(at("catalog.abf1"), at("catalog.txt"));
+  });
+  after(async () => {
+    await stopServe(server);
+  });
 
   test("/stats does not grow with the number of distinct digests asked", async () => {
     // Bound: the recent window keeps RECENT_DIGEST_LIMIT distinct digests, so
@@ -112,7 +134,10 @@ describe("serve: bounded stats, JSON-only findMissing with a digest cap", () => 
   });
 
   test("a HEAD answers while a findMissing of the largest allowed size is in flight, and after it", async () => {
-    const big = postJson(server.base, { catalogVersion: 1, digests: [...counterDigests(100, MAX_DIGESTS_PER_REQUEST - 1), members[0]] });
+    const big = postJson(server.base, {
+      catalogVersion: 1,
+      digests: [...counterDigests(100, MAX_DIGESTS_PER_REQUEST - 1), members[0]],
+    });
     const during = await within(head(server.base, members[1]), "HEAD during a large findMissing");
     assert.equal(during.status, 200);
     const answer = await within(big, "the large findMissing");
@@ -123,7 +148,13 @@ describe("serve: bounded stats, JSON-only findMissing with a digest cap", () => 
 
   test("findMissing without application/json → 415; JSON with a charset is accepted", async () => {
     const body = { catalogVersion: 1, digests: [members[2], outsider] };
-    for (const type of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data", null]) {
+    for (const type of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data",
+      null,
+    ]) {
       const response = await postJson(server.base, body, type);
       assert.equal(response.status, 415, `content-type ${type}`);
       const answer = await response.json();
@@ -156,7 +187,9 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     await writeHexList(at("reloaded.txt"), members);
     server = await startServe(at("catalog.abf1"), at("reloaded.txt"));
   });
-  after(async () => { await stopServe(server); });
+  after(async () => {
+    await stopServe(server);
+  });
 
   test("200 concurrent HEADs during a reload that cannot finish are answered from the loaded catalog", async () => {
     // The replacement is a FIFO: reading it blocks until this test writes to
@@ -166,8 +199,14 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     execFileSync("mkfifo", [fifo]);
     await link(fifo, at("catalog.fifo-writer")); // a second name: the writer's way in after the rename
     await rename(fifo, at("reloaded.txt"));
-    const answers = await within(Promise.all(Array.from({ length: 200 }, (_, i) => head(server.base, members[i]))), "200 HEADs during a reload");
-    assert.deepEqual(answers.map((r) => r.status), Array(200).fill(200));
+    const answers = await within(
+      Promise.all(Array.from({ length: 200 }, (_, i) => head(server.base, members[i]))),
+      "200 HEADs during a reload",
+    );
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      Array(200).fill(200),
+    );
     assert.equal((await head(server.base, outsider)).status, 404);
     assert.equal((await stats(server.base)).catalogLoads, 1, "the reload is still in flight");
 
@@ -186,8 +225,19 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     // version 2: both are served together (a new list alone waits for it).
     await writeHexList(at("regular.txt"), [...members, outsider]);
     await rename(at("regular.txt"), at("reloaded.txt"));
-    const run = await runCli(["publish", "--catalog-version", "2", "--expected-items", "1000", "--fpp", "0.01",
-      "--input", at("reloaded.txt"), "--out", at("reloaded.abf1")]);
+    const run = await runCli([
+      "publish",
+      "--catalog-version",
+      "2",
+      "--expected-items",
+      "1000",
+      "--fpp",
+      "0.01",
+      "--input",
+      at("reloaded.txt"),
+      "--out",
+      at("reloaded.abf1"),
+    ]);
     assert.equal(run.code, 0, run.stderr);
     await rename(at("reloaded.abf1"), at("catalog.abf1"));
     assert.equal((await head(server.base, outsider, 2)).status, 200, "version 2 answers from the reloaded list");

@@ -18,7 +18,18 @@ test("A-IM: abd1 with a zero or malformed qvalue is not acceptable; a positive o
   // The token is the library's, bound once the CLI has loaded it.
   await (await import(LIBRARY)).loadLibrary();
   const { acceptsDelta } = await import(DELTAS);
-  for (const header of ["abd1; q=0", "abd1;q=0.0", "abd1; q = 0", "abd1;q=0.000", "ABD1;Q=0", "gzip, abd1;q=0.0", "abd1;q=abc", "abd1;q=2", "abd1;q=0.0001", "abd2"]) {
+  for (const header of [
+    "abd1; q=0",
+    "abd1;q=0.0",
+    "abd1; q = 0",
+    "abd1;q=0.000",
+    "ABD1;Q=0",
+    "gzip, abd1;q=0.0",
+    "abd1;q=abc",
+    "abd1;q=2",
+    "abd1;q=0.0001",
+    "abd2",
+  ]) {
     assert.equal(acceptsDelta(header), false, header);
   }
   for (const header of ["abd1", "abd1;q=1", "abd1; q=0.001", "gzip;q=0, abd1;q=0.5", "abd1;q=1.000"]) {
@@ -33,17 +44,35 @@ describe("findMissing body budget", () => {
   before(async () => {
     dir = await tempDir("serve-limits");
     await writeHexList(join(dir.path, "c.txt"), members);
-    const run = await runCli(["publish", "--catalog-version", "1", "--expected-items", "100", "--fpp", "0.01",
-      "--input", join(dir.path, "c.txt"), "--out", join(dir.path, "c.abf1")]);
+    const run = await runCli([
+      "publish",
+      "--catalog-version",
+      "1",
+      "--expected-items",
+      "100",
+      "--fpp",
+      "0.01",
+      "--input",
+      join(dir.path, "c.txt"),
+      "--out",
+      join(dir.path, "c.abf1"),
+    ]);
     assert.equal(run.code, 0, run.stderr);
     server = await startServe(join(dir.path, "c.abf1"), join(dir.path, "c.txt"), ["--body-budget", "1"]);
   });
-  after(async () => { await stopServe(server); await dir?.remove(); });
+  after(async () => {
+    await stopServe(server);
+    await dir?.remove();
+  });
 
   const stats = async () => (await fetch(`${server.base}/stats`, { signal: AbortSignal.timeout(SERVE_WAIT_MS) })).json();
-  const post = (body) => fetch(`${server.base}/blobs:findMissing`, {
-    method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(SERVE_WAIT_MS),
-  });
+  const post = (body) =>
+    fetch(`${server.base}/blobs:findMissing`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      signal: AbortSignal.timeout(SERVE_WAIT_MS),
+    });
   // A JSON body padded with spaces to `bytes`.
   const padded = (bytes) => {
     const json = JSON.stringify({ catalogVersion: 1, digests: [members[0], hex(sha256("absent"))] });
@@ -52,11 +81,18 @@ describe("findMissing body budget", () => {
 
   test("a body that would pass the shared budget while another is buffered → 503 with Retry-After; later it fits", async () => {
     // Request A sends 700 KiB and holds it (its body is not finished).
-    const held = httpRequest(`${server.base}/blobs:findMissing`, { method: "POST", headers: { "content-type": "application/json" } });
+    const held = httpRequest(`${server.base}/blobs:findMissing`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+    });
     const heldAnswer = new Promise((resolve, reject) => {
       held.once("response", (response) => {
         let text = "";
-        response.on("data", (chunk) => { text += chunk; }).once("end", () => resolve({ status: response.statusCode, text }));
+        response
+          .on("data", (chunk) => {
+            text += chunk;
+          })
+          .once("end", () => resolve({ status: response.statusCode, text }));
       });
       held.once("error", reject);
     });
@@ -90,6 +126,9 @@ describe("findMissing body budget", () => {
 
   test("serve --help states the budget", async () => {
     const run = await runCli(["serve", "--help"]);
-    assert.match(run.stdout, /--body-budget MIB\s+findMissing body bytes buffered at once, all connections\s+together \(1 \.\. 4096, default 64\)/);
+    assert.match(
+      run.stdout,
+      /--body-budget MIB\s+findMissing body bytes buffered at once, all connections\s+together \(1 \.\. 4096, default 64\)/,
+    );
   });
 });

@@ -24,11 +24,16 @@ const digestsOf = (label, count) => Array.from({ length: count }, (_, i) => hex(
 
 let dir;
 const at = (name) => join(dir.path, name);
-before(async () => { dir = await tempDir("serve-versions"); });
-after(async () => { await dir?.remove(); });
+before(async () => {
+  dir = await tempDir("serve-versions");
+});
+after(async () => {
+  await dir?.remove();
+});
 
 const signal = () => AbortSignal.timeout(SERVE_WAIT_MS);
-const head = (base, digest, version) => fetch(`${base}/blobs/sha256/${digest}?catalogVersion=${version}`, { method: "HEAD", signal: signal() });
+const head = (base, digest, version) =>
+  fetch(`${base}/blobs/sha256/${digest}?catalogVersion=${version}`, { method: "HEAD", signal: signal() });
 const getJson = async (base, path) => (await fetch(`${base}${path}`, { signal: signal() })).json();
 /** The catalogVersion and ETag of the snapshot `serve` hands out now. */
 async function servedSnapshot(base) {
@@ -47,8 +52,19 @@ async function replaceFile(path, contents) {
 const replaceCatalog = (path, digests) => replaceFile(path, `${digests.join("\n")}\n`);
 /** `publish`, the CLI, of `catalog` as `version` over `snapshot`. */
 async function publish(catalog, snapshot, version) {
-  const run = await runCli(["publish", "--catalog-version", String(version), "--expected-items", String(SPEC.expectedItemCount),
-    "--fpp", String(SPEC.targetFalsePositiveRate), "--input", catalog, "--out", snapshot]);
+  const run = await runCli([
+    "publish",
+    "--catalog-version",
+    String(version),
+    "--expected-items",
+    String(SPEC.expectedItemCount),
+    "--fpp",
+    String(SPEC.targetFalsePositiveRate),
+    "--input",
+    catalog,
+    "--out",
+    snapshot,
+  ]);
   assert.equal(run.code, 0, run.stderr);
 }
 /**
@@ -89,7 +105,9 @@ describe("D1: an answer labelled version N comes from version N's catalog", () =
     await publish(catalog(), snapshot(), 2);
     server = await startServe(snapshot(), catalog());
   });
-  after(async () => { await stopServe(server); });
+  after(async () => {
+    await stopServe(server);
+  });
 
   test("catalog list, then snapshot, then GET /snapshot: the first existence answers at the new version are right", async () => {
     const wrong = [];
@@ -130,7 +148,9 @@ describe("D1: an answer labelled version N comes from version N's catalog", () =
     const refused = await fetch(`${server.base}/blobs/sha256/${added}?catalogVersion=7`, { signal: signal() });
     assert.equal(refused.status, 409);
     assert.deepEqual(await refused.json(), {
-      error: "catalogVersionMismatch", catalogVersion: 6, availableVersions: [6],
+      error: "catalogVersionMismatch",
+      catalogVersion: 6,
+      availableVersions: [6],
       message: "this server holds catalogVersion 6, not 7",
     });
     assert.equal((await head(server.base, removed, 6)).status, 200, "version 6 still answers from its own catalog");
@@ -150,7 +170,10 @@ describe("D1: an answer labelled version N comes from version N's catalog", () =
     await replaceCatalog(catalog(), [...kept, added, stray]); // not the list version 8 was built from
     assert.equal((await servedSnapshot(server.base)).version, 7);
     assert.equal((await head(server.base, added, 8)).status, 409, "version 8 is not available");
-    assert.match(server.stderr(), /is not the one snapshot catalogVersion 8 was built from: it holds 102 digests, the snapshot was built from 101/);
+    assert.match(
+      server.stderr(),
+      /is not the one snapshot catalogVersion 8 was built from: it holds 102 digests, the snapshot was built from 101/,
+    );
     await replaceCatalog(catalog(), [...kept, added]);
     assert.equal((await servedSnapshot(server.base)).version, 8, "its own list: version 8 is served");
     assert.equal((await head(server.base, added, 8)).status, 200);
@@ -169,7 +192,9 @@ describe("D2: serve refuses a snapshot that reuses or lowers the catalogVersion 
     await publish(catalog(), snapshot(), 5);
     server = await startServe(snapshot(), catalog());
   });
-  after(async () => { await stopServe(server); });
+  after(async () => {
+    await stopServe(server);
+  });
 
   test("a polling SnapshotHolder never gets 'absent' for a member of the version the server answers for", async () => {
     const url = `${server.base}/snapshot`;
@@ -179,13 +204,18 @@ describe("D2: serve refuses a snapshot that reuses or lowers the catalogVersion 
     const timers = manualTimers();
     let polled = () => {};
     holder.startPolling(url, { intervalMs: 60_000, timers, onRefresh: () => polled() });
-    const pollOnce = () => new Promise((resolve) => { polled = resolve; timers.fireAll(); });
+    const pollOnce = () =>
+      new Promise((resolve) => {
+        polled = resolve;
+        timers.fireAll();
+      });
     /** Digests the holder calls absent while the server's catalog at the holder's version holds them. */
     const falseAbsent = async (digests) => {
       const { catalogVersion, filter } = holder.current();
       let wrong = 0;
       for (const digest of digests) {
-        if (!filter.mightContain(Buffer.from(digest, "hex")) && (await head(server.base, digest, catalogVersion)).status === 200) wrong += 1;
+        if (!filter.mightContain(Buffer.from(digest, "hex")) && (await head(server.base, digest, catalogVersion)).status === 200)
+          wrong += 1;
       }
       return wrong;
     };
@@ -212,7 +242,10 @@ describe("D2: serve refuses a snapshot that reuses or lowers the catalogVersion 
       const stats = await getJson(server.base, "/stats");
       assert.equal(stats.versionRefusals, 2);
       assert.equal(stats.catalogVersion, 5);
-      const lines = server.stderr().split("\n").filter((line) => /refus/.test(line));
+      const lines = server
+        .stderr()
+        .split("\n")
+        .filter((line) => /refus/.test(line));
       assert.equal(lines.length, 2, server.stderr());
       assert.match(lines[0], /catalogVersion 5 .*different content.*still serving catalogVersion 5/);
       assert.match(lines[1], /catalogVersion 4 .*lower than.*5/);

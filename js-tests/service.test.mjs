@@ -68,10 +68,13 @@ describe("existsAsync", () => {
     const service = new ArtifactExistenceService(snapshot, repository);
     assert.equal(await service.existsAsync(members[0]), true);
     assert.equal(await service.existsAsync(members[1]), false);
-    assert.deepEqual(repository.calls.map((call) => [hex(call.digest), call.catalogVersion]), [
-      [hex(members[0]), 42],
-      [hex(members[1]), 42],
-    ]);
+    assert.deepEqual(
+      repository.calls.map((call) => [hex(call.digest), call.catalogVersion]),
+      [
+        [hex(members[0]), 42],
+        [hex(members[1]), 42],
+      ],
+    );
   });
 
   test("a repository error propagates; it is never turned into absent", async () => {
@@ -92,8 +95,17 @@ describe("existsAsync", () => {
   test("a digest that is not 32 bytes is a RangeError — never false — and makes no repository call", async () => {
     const repository = recordingRepository();
     const service = new ArtifactExistenceService(snapshot, repository);
-    const bad = [new Uint8Array(31), new Uint8Array(33), new Uint8Array(0), hex(members[0]), [...members[0]],
-      members[0].buffer, new Uint16Array(16), undefined, null];
+    const bad = [
+      new Uint8Array(31),
+      new Uint8Array(33),
+      new Uint8Array(0),
+      hex(members[0]),
+      [...members[0]],
+      members[0].buffer,
+      new Uint16Array(16),
+      undefined,
+      null,
+    ];
     for (const digest of bad) await assert.rejects(service.existsAsync(digest), RangeError);
     assert.equal(repository.calls.length, 0);
   });
@@ -154,7 +166,10 @@ describe("findMissingAsync", () => {
       .map((digest, index) => ({ digest, key: (index * 7919) % 85 }))
       .sort((a, b) => a.key - b.key)
       .map(({ digest }) => digest);
-    const service = new ArtifactExistenceService(snapshot, recordingRepository((digest) => present.has(hex(digest))));
+    const service = new ArtifactExistenceService(
+      snapshot,
+      recordingRepository((digest) => present.has(hex(digest))),
+    );
     const missing = await service.findMissingAsync(input);
     const expected = input.filter((digest) => !present.has(hex(digest)));
     assert.equal(missing.length, expected.length);
@@ -169,7 +184,10 @@ describe("findMissingAsync", () => {
     assert.deepEqual(await service.findMissingAsync(negatives), negatives);
     assert.equal(repository.calls.length, 0);
     await service.findMissingAsync([...negatives.slice(0, 10), members[3], negatives[10]]);
-    assert.deepEqual(repository.calls.map((call) => hex(call.digest)), [hex(members[3])]);
+    assert.deepEqual(
+      repository.calls.map((call) => hex(call.digest)),
+      [hex(members[3])],
+    );
   });
 
   test("2,500 maybes with batchSize 1000 go to existsManyAtVersionAsync as batches of 1000, 1000, 500", async () => {
@@ -183,26 +201,36 @@ describe("findMissingAsync", () => {
     };
     const service = new ArtifactExistenceService(snapshot, repository, { batchSize: 1000 });
     assert.deepEqual(await service.findMissingAsync([...members, ...negatives]), negatives);
-    assert.deepEqual(batches.map((batch) => batch.digests.length), [1000, 1000, 500]);
+    assert.deepEqual(
+      batches.map((batch) => batch.digests.length),
+      [1000, 1000, 500],
+    );
     assert.ok(batches.every((batch) => batch.catalogVersion === 7));
     // Every maybe was asked about exactly once, none of the negatives.
-    assert.deepEqual(batches.flatMap((batch) => batch.digests.map(hex)), members.map(hex));
+    assert.deepEqual(
+      batches.flatMap((batch) => batch.digests.map(hex)),
+      members.map(hex),
+    );
   });
 
   test("without existsManyAtVersionAsync, in-flight calls never exceed concurrency", async () => {
     let inFlight = 0;
     let maxInFlight = 0;
     let calls = 0;
-    const service = new ArtifactExistenceService(snapshot, {
-      async existsAtVersionAsync() {
-        calls += 1;
-        inFlight += 1;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        inFlight -= 1;
-        return true;
+    const service = new ArtifactExistenceService(
+      snapshot,
+      {
+        async existsAtVersionAsync() {
+          calls += 1;
+          inFlight += 1;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          inFlight -= 1;
+          return true;
+        },
       },
-    }, { concurrency: 4 });
+      { concurrency: 4 },
+    );
     await service.findMissingAsync(members.slice(0, 40));
     assert.equal(calls, 40);
     // Exactly 4: bounded, yet really concurrent.
@@ -212,13 +240,17 @@ describe("findMissingAsync", () => {
   test("a repository error rejects the batch and stops launching further calls", async () => {
     const failure = new Error("HEAD 503");
     let calls = 0;
-    const service = new ArtifactExistenceService(snapshot, {
-      async existsAtVersionAsync() {
-        calls += 1;
-        if (calls === 3) throw failure;
-        return true;
+    const service = new ArtifactExistenceService(
+      snapshot,
+      {
+        async existsAtVersionAsync() {
+          calls += 1;
+          if (calls === 3) throw failure;
+          return true;
+        },
       },
-    }, { concurrency: 1 });
+      { concurrency: 1 },
+    );
     await assert.rejects(service.findMissingAsync(members.slice(0, 10)), (error) => error === failure);
     assert.equal(calls, 3);
     const batchService = new ArtifactExistenceService(snapshot, {
@@ -242,13 +274,17 @@ describe("findMissingAsync", () => {
     const holder = new SnapshotHolder(snapshot);
     const firstBatch = deferred();
     const versions = [];
-    const service = new ArtifactExistenceService(holder, {
-      existsAtVersionAsync: async () => true,
-      existsManyAtVersionAsync(digests, catalogVersion) {
-        versions.push(catalogVersion);
-        return versions.length === 1 ? firstBatch.promise.then(() => digests.map(() => true)) : digests.map(() => true);
+    const service = new ArtifactExistenceService(
+      holder,
+      {
+        existsAtVersionAsync: async () => true,
+        existsManyAtVersionAsync(digests, catalogVersion) {
+          versions.push(catalogVersion);
+          return versions.length === 1 ? firstBatch.promise.then(() => digests.map(() => true)) : digests.map(() => true);
+        },
       },
-    }, { batchSize: 10, concurrency: 1 });
+      { batchSize: 10, concurrency: 1 },
+    );
     const pending = service.findMissingAsync(members.slice(0, 30));
     holder.replace(snapshotOf(8).snapshot);
     firstBatch.resolve();
@@ -284,16 +320,23 @@ describe("findMissingAsync", () => {
   test("aborting mid-batch aborts the signal the repository sees and launches nothing more", async () => {
     const controller = new AbortController();
     const seen = [];
-    const service = new ArtifactExistenceService(snapshot, {
-      existsAtVersionAsync(_digest, _catalogVersion, signal) {
-        seen.push(signal);
-        if (seen.length === 2) controller.abort();
-        return Promise.resolve(true);
+    const service = new ArtifactExistenceService(
+      snapshot,
+      {
+        existsAtVersionAsync(_digest, _catalogVersion, signal) {
+          seen.push(signal);
+          if (seen.length === 2) controller.abort();
+          return Promise.resolve(true);
+        },
       },
-    }, { concurrency: 1 });
+      { concurrency: 1 },
+    );
     await assert.rejects(service.findMissingAsync(members.slice(0, 10), controller.signal), { name: "AbortError" });
     assert.equal(seen.length, 2);
-    assert.ok(seen.every((signal) => signal.aborted), "the repository's signal follows the caller's");
+    assert.ok(
+      seen.every((signal) => signal.aborted),
+      "the repository's signal follows the caller's",
+    );
   });
 });
 

@@ -72,7 +72,10 @@ function stallingGenerator(head, pieces, state) {
 }
 
 describe("the header is rejected as soon as 96 bytes are in", () => {
-  for (const [file, code] of [["huge-bitcount.abf1", "invalidHeader"], ["bad-magic.abf1", "badMagic"]]) {
+  for (const [file, code] of [
+    ["huge-bitcount.abf1", "invalidHeader"],
+    ["bad-magic.abf1", "badMagic"],
+  ]) {
     for (const pieces of [[104], [50, 54], [96, 8]]) {
       test(`${file} as ${pieces.join("+")} bytes, then a stall → ${code}, and the source is closed`, async () => {
         const state = {};
@@ -101,7 +104,9 @@ describe("the header is rejected as soon as 96 bytes are in", () => {
     let cancelled = false;
     const stream = new ReadableStream({
       start: (c) => c.enqueue(readVector("huge-bitcount.abf1")),
-      cancel: () => { cancelled = true; },
+      cancel: () => {
+        cancelled = true;
+      },
     });
     const result = await withTimeout(loadSnapshotStream(stream), GUARD_MS, "stalled ReadableStream");
     assert.equal(result.error, "invalidHeader");
@@ -157,9 +162,18 @@ describe("options", () => {
     }
     const loading = loadSnapshotStream(source(), {
       signal: controller.signal,
-      onProgress: ({ bytes: arrived }) => { if (arrived >= 3000) controller.abort(); },
+      onProgress: ({ bytes: arrived }) => {
+        if (arrived >= 3000) controller.abort();
+      },
     });
-    const error = await withTimeout(loading.then(() => undefined, (e) => e), GUARD_MS, "abort");
+    const error = await withTimeout(
+      loading.then(
+        () => undefined,
+        (e) => e,
+      ),
+      GUARD_MS,
+      "abort",
+    );
     assert.ok(error, "the load rejected");
     assert.equal(error, controller.signal.reason);
     assert.equal(error.name, "AbortError");
@@ -193,12 +207,17 @@ describe("options", () => {
     let cancelled = false;
     const stream = new ReadableStream({
       start: (c) => c.enqueue(bytes.slice(0, 200)),
-      cancel: () => { cancelled = true; },
+      cancel: () => {
+        cancelled = true;
+      },
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const error = await withTimeout(
-      loadSnapshotStream(stream, { signal: controller.signal }).then(() => undefined, (e) => e),
+      loadSnapshotStream(stream, { signal: controller.signal }).then(
+        () => undefined,
+        (e) => e,
+      ),
       GUARD_MS,
       "abort during a stalled read",
     );
@@ -228,11 +247,13 @@ describe("idleTimeoutMs: a stalled source ends as a coded failure", () => {
   function stalledStream(head, state) {
     return new ReadableStream({
       start: (c) => c.enqueue(head),
-      cancel: () => { state.cancelled = true; },
+      cancel: () => {
+        state.cancelled = true;
+      },
     });
   }
 
-  test("no chunk for idleTimeoutMs → failure \"timeout\", and the source is cancelled", async () => {
+  test('no chunk for idleTimeoutMs → failure "timeout", and the source is cancelled', async () => {
     const state = {};
     const result = await withTimeout(
       loadSnapshotStream(stalledStream(bytes.slice(0, 200), state), { idleTimeoutMs: 20 }),
@@ -256,7 +277,7 @@ describe("idleTimeoutMs: a stalled source ends as a coded failure", () => {
     assert.equal(timers.live.size, 0, "a timer outlived the load");
   });
 
-  test("firing the idle timer during a stall answers \"timeout\" at once and asks the source to stop", async () => {
+  test('firing the idle timer during a stall answers "timeout" at once and asks the source to stop', async () => {
     const timers = manualTimers();
     const state = {};
     const loading = loadSnapshotStream(stalledStream(bytes.slice(0, 200), state), { idleTimeoutMs: 5_000, timers });
@@ -301,7 +322,10 @@ describe("fetchSnapshot over HTTP", () => {
           return response.end();
         }
         response.writeHead(200, {
-          etag, "last-modified": lastModified, "content-type": "application/octet-stream", "content-length": body.byteLength,
+          etag,
+          "last-modified": lastModified,
+          "content-type": "application/octet-stream",
+          "content-length": body.byteLength,
         });
         return response.end(body);
       }
@@ -335,7 +359,10 @@ describe("fetchSnapshot over HTTP", () => {
     assert.deepEqual(filter.serializeBits(), summarize(loadSnapshot(body)).bits);
     filter.free();
     assert.equal(progress.at(-1).bytes, body.byteLength);
-    assert.ok(progress.every((p) => p.total === body.byteLength), "Content-Length gives the total early");
+    assert.ok(
+      progress.every((p) => p.total === body.byteLength),
+      "Content-Length gives the total early",
+    );
   });
 
   test("{ etag } equal to the server's → failure notModified", async () => {
@@ -370,11 +397,14 @@ describe("fetchSnapshot over HTTP", () => {
 // source never yields and holds no I/O; if its timer were unref()ed, Node
 // would exit with the load unanswered. The child has nothing else pending.
 test("a stalled source with no I/O: idleTimeoutMs keeps the process alive and answers timeout", () => {
-  const result = runChild(`
+  const result = runChild(
+    `
     import { loadSnapshotStream } from "artifact-bloom";
     const stalled = { [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) };
     const loaded = await loadSnapshotStream(stalled, { idleTimeoutMs: 50 });
     console.log(JSON.stringify({ kind: loaded.kind, error: loaded.error }));
-  `, 30_000);
+  `,
+    30_000,
+  );
   assert.deepEqual(result, { kind: "failure", error: "timeout" });
 });

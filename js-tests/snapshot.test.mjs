@@ -8,15 +8,16 @@
 // (checksum, ETag).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { ABF1_HEADER_LENGTH, ArtifactBloomFilter, encodeSnapshot, loadSnapshot, readSnapshotHeader } from "artifact-bloom";
 import {
-  ABF1_HEADER_LENGTH,
-  ArtifactBloomFilter,
-  encodeSnapshot,
-  loadSnapshot,
-  readSnapshotHeader,
-} from "artifact-bloom";
-import {
-  HEADER_FIELDS, PINNED_HEADER_FIELDS, hex, manifest, memberDigestsOf, packedDigests, readVector, sha256,
+  HEADER_FIELDS,
+  PINNED_HEADER_FIELDS,
+  hex,
+  manifest,
+  memberDigestsOf,
+  packedDigests,
+  readVector,
+  sha256,
 } from "./helpers/abf1.mjs";
 
 // The codes a loader reports only after the header parsed (steps 6–8 of the
@@ -219,7 +220,16 @@ describe("argument checks", () => {
 
   test("loadSnapshot of anything but a Uint8Array throws TypeError", () => {
     const bytes = readVector("small-v42.abf1");
-    for (const value of [bytes.buffer, Array.from(bytes), "ABF1", null, undefined, new DataView(bytes.buffer), new Uint8ClampedArray(bytes), new Int8Array(bytes.buffer)]) {
+    for (const value of [
+      bytes.buffer,
+      Array.from(bytes),
+      "ABF1",
+      null,
+      undefined,
+      new DataView(bytes.buffer),
+      new Uint8ClampedArray(bytes),
+      new Int8Array(bytes.buffer),
+    ]) {
       assert.throws(() => loadSnapshot(value), TypeError);
     }
     assert.throws(() => readSnapshotHeader(bytes.buffer), TypeError);

@@ -13,9 +13,26 @@ const { fallbackDecode, fallbackEncode } = await import(new URL("lib/core/text-c
 
 /** Byte sequences that probe each branch of the decoder: overlongs, surrogates, > U+10FFFF, truncations, stray continuations. */
 const EDGES = [
-  [], [0x41], [0xef, 0xbb, 0xbf, 0x41], [0xc0, 0x80], [0xc1, 0xbf], [0xc2], [0xc2, 0x41], [0xe0, 0x80, 0x80], [0xe0, 0xa0],
-  [0xed, 0xa0, 0x80], [0xed, 0x9f, 0xbf], [0xf0, 0x80, 0x80, 0x80], [0xf0, 0x90, 0x80], [0xf4, 0x90, 0x80, 0x80],
-  [0xf4, 0x8f, 0xbf, 0xbf], [0xf5, 0x80], [0xff], [0x80, 0x80], [0xe2, 0x82, 0xac, 0xe2, 0x82], [0xf0, 0x9f, 0x8d, 0xae],
+  [],
+  [0x41],
+  [0xef, 0xbb, 0xbf, 0x41],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xc2],
+  [0xc2, 0x41],
+  [0xe0, 0x80, 0x80],
+  [0xe0, 0xa0],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0x9f, 0xbf],
+  [0xf0, 0x80, 0x80, 0x80],
+  [0xf0, 0x90, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf4, 0x8f, 0xbf, 0xbf],
+  [0xf5, 0x80],
+  [0xff],
+  [0x80, 0x80],
+  [0xe2, 0x82, 0xac, 0xe2, 0x82],
+  [0xf0, 0x9f, 0x8d, 0xae],
 ];
 
 /** Deterministic pseudo-random bytes, biased towards the high half where the multi-byte rules live. */
@@ -29,10 +46,17 @@ function randomBytes(seed, length) {
 }
 
 test("fallbackDecode gives what TextDecoder gives, BOM kept (the glue's decoder) and dropped (the default one)", () => {
-  const cases = [...EDGES.map((bytes) => Uint8Array.from(bytes)), ...Array.from({ length: 300 }, (_, i) => randomBytes(i + 1, 1 + (i % 40)))];
+  const cases = [
+    ...EDGES.map((bytes) => Uint8Array.from(bytes)),
+    ...Array.from({ length: 300 }, (_, i) => randomBytes(i + 1, 1 + (i % 40))),
+  ];
   cases.push(new TextEncoder().encode("crème brûlée 🍮, 日本語, \u{10ffff}"));
   for (const bytes of cases) {
-    assert.equal(fallbackDecode(bytes, false), new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), `[${bytes}] ignoreBOM`);
+    assert.equal(
+      fallbackDecode(bytes, false),
+      new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes),
+      `[${bytes}] ignoreBOM`,
+    );
     assert.equal(fallbackDecode(bytes, true), new TextDecoder().decode(bytes), `[${bytes}]`);
   }
 });
@@ -43,7 +67,16 @@ test("fallbackDecode handles a text longer than one String.fromCodePoint slice",
 });
 
 test("fallbackEncode gives what TextEncoder gives, lone surrogates included", () => {
-  const texts = ["", "abc", "crème brûlée 🍮", "\u{10ffff}\u0800\u07ff\u0080\u007f", "\ud800", "a\udc00b", "\udbff\udfff", "\ud83c"];
+  const texts = [
+    "",
+    "abc",
+    "crème brûlée 🍮",
+    "\u{10ffff}\u0800\u07ff\u0080\u007f",
+    "\ud800",
+    "a\udc00b",
+    "\udbff\udfff",
+    "\ud83c",
+  ];
   for (const text of texts) assert.deepEqual(fallbackEncode(text), new TextEncoder().encode(text), JSON.stringify(text));
 });
 
@@ -58,7 +91,9 @@ test("with no TextDecoder/TextEncoder at all, the package imports and its string
     console.log(JSON.stringify({ globals: typeof TextDecoder, failure, bytes: Buffer.from(tlbf.toBytes()).toString("base64"), cream: tlbf.contains("crème brûlée 🍮") }));
   `;
   const runWith = async (mode) => {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", program, mode], { cwd: new URL(".", import.meta.url) });
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", program, mode], {
+      cwd: new URL(".", import.meta.url),
+    });
     return JSON.parse(stdout);
   };
   const [without, native] = await Promise.all([runWith("drop"), runWith("keep")]);

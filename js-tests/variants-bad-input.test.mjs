@@ -70,10 +70,30 @@ const OPTIONS = Object.freeze({ initialCapacity: 10, targetFalsePositiveRate: 0.
 const NUMBER_PARAMETERS = [
   ["TlBloom.withRate(n)", (v) => TlBloom.withRate(v, 0.1), "n", "invalidExpectedItemCount"],
   ["TlBloom.withRate(p)", (v) => TlBloom.withRate(10, v), "p", "invalidFalsePositiveRate"],
-  ["MergeableBloomFilter.create(expectedElements)", (v) => MergeableBloomFilter.create(v, 0.1), "expectedElements", "invalidExpectedItemCount"],
-  ["MergeableBloomFilter.create(falsePositiveRate)", (v) => MergeableBloomFilter.create(10, v), "falsePositiveRate", "invalidFalsePositiveRate"],
-  ["new ScalableBloomFilter({ initialCapacity })", (v) => new ScalableBloomFilter({ ...OPTIONS, initialCapacity: v }), "initialCapacity", "invalidInitialCapacity"],
-  ["new ScalableBloomFilter({ targetFalsePositiveRate })", (v) => new ScalableBloomFilter({ ...OPTIONS, targetFalsePositiveRate: v }), "targetFalsePositiveRate", "invalidFalsePositiveRate"],
+  [
+    "MergeableBloomFilter.create(expectedElements)",
+    (v) => MergeableBloomFilter.create(v, 0.1),
+    "expectedElements",
+    "invalidExpectedItemCount",
+  ],
+  [
+    "MergeableBloomFilter.create(falsePositiveRate)",
+    (v) => MergeableBloomFilter.create(10, v),
+    "falsePositiveRate",
+    "invalidFalsePositiveRate",
+  ],
+  [
+    "new ScalableBloomFilter({ initialCapacity })",
+    (v) => new ScalableBloomFilter({ ...OPTIONS, initialCapacity: v }),
+    "initialCapacity",
+    "invalidInitialCapacity",
+  ],
+  [
+    "new ScalableBloomFilter({ targetFalsePositiveRate })",
+    (v) => new ScalableBloomFilter({ ...OPTIONS, targetFalsePositiveRate: v }),
+    "targetFalsePositiveRate",
+    "invalidFalsePositiveRate",
+  ],
   [
     "new ScalableBloomFilter({ growthFactor })",
     (v) => new ScalableBloomFilter({ ...OPTIONS, growthFactor: v }),
@@ -90,11 +110,23 @@ const NUMBER_PARAMETERS = [
   ],
   ["optimalParams(n)", (v) => optimalParams(v, 0.1), "n", "invalidExpectedItemCount"],
   ["optimalParams(p)", (v) => optimalParams(10, v), "p", "invalidFalsePositiveRate"],
-  ["fppFromFillRatio(fill)", (v) => fppFromFillRatio(v, 3), "fill", "invalidFillRatio", (v) => v === 0 && ((r) => assert.equal(r, 0))],
+  [
+    "fppFromFillRatio(fill)",
+    (v) => fppFromFillRatio(v, 3),
+    "fill",
+    "invalidFillRatio",
+    (v) => v === 0 && ((r) => assert.equal(r, 0)),
+  ],
   ["fppFromFillRatio(k)", (v) => fppFromFillRatio(0.5, v), "k", "invalidHashCount"],
   ["alertFillRatio(p)", (v) => alertFillRatio(v, 3), "p", "invalidFalsePositiveRate"],
   ["alertFillRatio(k)", (v) => alertFillRatio(0.01, v), "k", "invalidHashCount"],
-  ["expectedFillRatio(n)", (v) => expectedFillRatio(v, 100, 3), "n", "invalidItemCount", (v) => v === 0 && ((r) => assert.equal(r, 0))],
+  [
+    "expectedFillRatio(n)",
+    (v) => expectedFillRatio(v, 100, 3),
+    "n",
+    "invalidItemCount",
+    (v) => v === 0 && ((r) => assert.equal(r, 0)),
+  ],
   ["expectedFillRatio(m)", (v) => expectedFillRatio(10, v, 3), "m", "invalidBitCount"],
   ["expectedFillRatio(k)", (v) => expectedFillRatio(10, 100, v), "k", "invalidHashCount"],
 ];
@@ -121,10 +153,23 @@ describe("number parameters: TypeError / RangeError with a code, never a result"
 
   test("ranges at their edges", () => {
     throwsArgumentError(() => TlBloom.withRate(2 ** 30, 0.01), { parameter: "n", code: "filterTooLarge", kind: RangeError });
-    throwsArgumentError(() => MergeableBloomFilter.create(2 ** 30, 0.01), { parameter: "expectedElements", code: "filterTooLarge", kind: RangeError });
-    throwsArgumentError(() => new ScalableBloomFilter({ initialCapacity: 2 ** 30, targetFalsePositiveRate: 0.01 }), { parameter: "initialCapacity", code: "filterTooLarge" });
-    throwsArgumentError(() => new ScalableBloomFilter({ ...OPTIONS, growthFactor: 2 ** 32 }), { parameter: "growthFactor", code: "invalidGrowthFactor" });
-    throwsArgumentError(() => new ScalableBloomFilter({ ...OPTIONS, tighteningRatio: 1 }), { parameter: "tighteningRatio", code: "invalidTighteningRatio" });
+    throwsArgumentError(() => MergeableBloomFilter.create(2 ** 30, 0.01), {
+      parameter: "expectedElements",
+      code: "filterTooLarge",
+      kind: RangeError,
+    });
+    throwsArgumentError(() => new ScalableBloomFilter({ initialCapacity: 2 ** 30, targetFalsePositiveRate: 0.01 }), {
+      parameter: "initialCapacity",
+      code: "filterTooLarge",
+    });
+    throwsArgumentError(() => new ScalableBloomFilter({ ...OPTIONS, growthFactor: 2 ** 32 }), {
+      parameter: "growthFactor",
+      code: "invalidGrowthFactor",
+    });
+    throwsArgumentError(() => new ScalableBloomFilter({ ...OPTIONS, tighteningRatio: 1 }), {
+      parameter: "tighteningRatio",
+      code: "invalidTighteningRatio",
+    });
     throwsArgumentError(() => fppFromFillRatio(1.0000001, 3), { parameter: "fill", code: "invalidFillRatio" });
     throwsArgumentError(() => fppFromFillRatio(0.5, 4097), { parameter: "k", code: "invalidHashCount" });
     throwsArgumentError(() => TlBloom.withRate(10, 1), { parameter: "p", code: "invalidFalsePositiveRate" });
@@ -226,12 +271,18 @@ describe("object parameters: union and piece", () => {
     const others = [...BAD, ["a MergeableBloomFilter", s.mg], ["a ScalableBloomFilter", s.sc]];
     for (const [name, value] of others) {
       const before = stateOf(s);
-      assert.ok(throwsArgumentError(() => s.tl.union(value), { parameter: "other", kind: TypeError }), name);
+      assert.ok(
+        throwsArgumentError(() => s.tl.union(value), { parameter: "other", kind: TypeError }),
+        name,
+      );
       assert.deepEqual(stateOf(s), before);
     }
     for (const [name, value] of [...BAD, ["a TlBloom", s.tl], ["a ScalableBloomFilter", s.sc]]) {
       const before = stateOf(s);
-      assert.ok(throwsArgumentError(() => s.mg.piece(value), { parameter: "deltaOrFilter", kind: TypeError }), name);
+      assert.ok(
+        throwsArgumentError(() => s.mg.piece(value), { parameter: "deltaOrFilter", kind: TypeError }),
+        name,
+      );
       assert.deepEqual(stateOf(s), before);
     }
   });
@@ -257,7 +308,10 @@ describe("loaders: a non-Uint8Array is a TypeError naming bytes", () => {
   for (const [label, load] of LOADERS) {
     test(label, () => {
       for (const [name, value] of BAD) {
-        assert.ok(throwsArgumentError(() => load(value), { parameter: "bytes", kind: TypeError }), name);
+        assert.ok(
+          throwsArgumentError(() => load(value), { parameter: "bytes", kind: TypeError }),
+          name,
+        );
       }
       // An empty Uint8Array is bytes: a typed failure, not a throw.
       const empty = load(new Uint8Array(0));
@@ -281,10 +335,41 @@ describe("methods without parameters ignore extra arguments", () => {
 
 describe("after free(), every method and getter throws (no trap, no stale answer)", () => {
   const cases = {
-    TlBloom: [(x) => x.insert("a"), (x) => x.contains("a"), (x) => x.union(TlBloom.withRate(100, 0.01)), (x) => x.toBytes(), (x) => x.m, (x) => x.k, (x) => x.insertedCount, (x) => x.fillRatio],
-    MergeableBloomFilter: [(x) => x.add("a"), (x) => x.mightContain("a"), (x) => x.piece(MergeableBloomFilter.create(100, 0.01)), (x) => x.encode(), (x) => x.wordCount, (x) => x.nonZeroWordCount, (x) => x.bitCount, (x) => x.hashCount, (x) => x.fillRatio],
+    TlBloom: [
+      (x) => x.insert("a"),
+      (x) => x.contains("a"),
+      (x) => x.union(TlBloom.withRate(100, 0.01)),
+      (x) => x.toBytes(),
+      (x) => x.m,
+      (x) => x.k,
+      (x) => x.insertedCount,
+      (x) => x.fillRatio,
+    ],
+    MergeableBloomFilter: [
+      (x) => x.add("a"),
+      (x) => x.mightContain("a"),
+      (x) => x.piece(MergeableBloomFilter.create(100, 0.01)),
+      (x) => x.encode(),
+      (x) => x.wordCount,
+      (x) => x.nonZeroWordCount,
+      (x) => x.bitCount,
+      (x) => x.hashCount,
+      (x) => x.fillRatio,
+    ],
     MergeableDelta: [(x) => x.encode(), (x) => x.entries, (x) => x.bitCount, (x) => x.hashCount],
-    ScalableBloomFilter: [(x) => x.add("a"), (x) => x.mightContain("a"), (x) => x.encode(), (x) => x.stageCount, (x) => x.itemCount, (x) => x.bitCount, (x) => x.estimatedFalsePositiveRate, (x) => x.initialCapacity, (x) => x.targetFalsePositiveRate, (x) => x.growthFactor, (x) => x.tighteningRatio],
+    ScalableBloomFilter: [
+      (x) => x.add("a"),
+      (x) => x.mightContain("a"),
+      (x) => x.encode(),
+      (x) => x.stageCount,
+      (x) => x.itemCount,
+      (x) => x.bitCount,
+      (x) => x.estimatedFalsePositiveRate,
+      (x) => x.initialCapacity,
+      (x) => x.targetFalsePositiveRate,
+      (x) => x.growthFactor,
+      (x) => x.tighteningRatio,
+    ],
   };
   const make = {
     TlBloom: () => subjects().tl,
@@ -299,7 +384,10 @@ describe("after free(), every method and getter throws (no trap, no stale answer
       subject.free();
       assert.equal(subject.freed, true);
       for (const call of calls) {
-        assert.throws(() => call(subject), (error) => !(error instanceof WebAssembly.RuntimeError) && /freed/.test(error.message));
+        assert.throws(
+          () => call(subject),
+          (error) => !(error instanceof WebAssembly.RuntimeError) && /freed/.test(error.message),
+        );
       }
       subject.free(); // idempotent
       subject[Symbol.dispose]();
@@ -309,17 +397,57 @@ describe("after free(), every method and getter throws (no trap, no stale answer
 
 // ---- decode fuzz ---------------------------------------------------------------
 
-const TLBF_ERRORS = new Set(["truncated", "badMagic", "unsupportedVersion", "zeroBitCount", "zeroHashCount", "nonZeroReserved", "filterTooLarge", "hashCountTooLarge", "lengthMismatch", "nonZeroPadding"]);
+const TLBF_ERRORS = new Set([
+  "truncated",
+  "badMagic",
+  "unsupportedVersion",
+  "zeroBitCount",
+  "zeroHashCount",
+  "nonZeroReserved",
+  "filterTooLarge",
+  "hashCountTooLarge",
+  "lengthMismatch",
+  "nonZeroPadding",
+]);
 const MBLF_ERRORS = new Set([
-  "truncated", "badMagic", "unsupportedVersion", "checksumMismatch", "unknownKind", "unexpectedKind", "nonZeroReserved",
-  "invalidBitCount", "filterTooLarge", "zeroHashCount", "hashCountTooLarge", "lengthMismatch", "entryCountMismatch",
-  "wordIndexOutOfRange", "wordIndicesNotIncreasing", "zeroWordValue", "nonCanonicalEncoding",
+  "truncated",
+  "badMagic",
+  "unsupportedVersion",
+  "checksumMismatch",
+  "unknownKind",
+  "unexpectedKind",
+  "nonZeroReserved",
+  "invalidBitCount",
+  "filterTooLarge",
+  "zeroHashCount",
+  "hashCountTooLarge",
+  "lengthMismatch",
+  "entryCountMismatch",
+  "wordIndexOutOfRange",
+  "wordIndicesNotIncreasing",
+  "zeroWordValue",
+  "nonCanonicalEncoding",
 ]);
 const SBLF_ERRORS = new Set([
-  "truncated", "badMagic", "unsupportedVersion", "checksumMismatch", "nonZeroReserved", "invalidInitialCapacity",
-  "invalidFalsePositiveRate", "invalidGrowthFactor", "invalidTighteningRatio", "zeroStageCount", "filterTooLarge",
-  "stageCapacityMismatch", "itemCountExceedsCapacity", "stageNotFull", "emptyStage", "invalidBitCount", "zeroHashCount",
-  "hashCountTooLarge", "lengthMismatch",
+  "truncated",
+  "badMagic",
+  "unsupportedVersion",
+  "checksumMismatch",
+  "nonZeroReserved",
+  "invalidInitialCapacity",
+  "invalidFalsePositiveRate",
+  "invalidGrowthFactor",
+  "invalidTighteningRatio",
+  "zeroStageCount",
+  "filterTooLarge",
+  "stageCapacityMismatch",
+  "itemCountExceedsCapacity",
+  "stageNotFull",
+  "emptyStage",
+  "invalidBitCount",
+  "zeroHashCount",
+  "hashCountTooLarge",
+  "lengthMismatch",
 ]);
 
 /** One fuzz input derived from `valid` encodings (or not) by a seeded strategy. */
@@ -419,7 +547,14 @@ describe("decode fuzz: 1,000 seeded buffers per decoder, only the documented res
     const random = seededRandom(0x5b1f);
     const grown = new ScalableBloomFilter({ initialCapacity: 4, targetFalsePositiveRate: 0.1 });
     for (let i = 0; i < 20; i += 1) grown.add(`g${i}`);
-    const valids = [grown.encode(), new ScalableBloomFilter(OPTIONS).encode(), new ScalableBloomFilter({ initialCapacity: 1, targetFalsePositiveRate: 0.5, growthFactor: 1, tighteningRatio: 0.9 }).add("a").add("b").encode()];
+    const valids = [
+      grown.encode(),
+      new ScalableBloomFilter(OPTIONS).encode(),
+      new ScalableBloomFilter({ initialCapacity: 1, targetFalsePositiveRate: 0.5, growthFactor: 1, tighteningRatio: 0.9 })
+        .add("a")
+        .add("b")
+        .encode(),
+    ];
     let accepted = 0;
     for (let i = 0; i < 1_000; i += 1) {
       const input = fuzzInput(random, valids, { seal: true });

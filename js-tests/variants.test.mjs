@@ -106,7 +106,10 @@ describe("TlBloom (TLBF)", () => {
     const otherM = TlBloom.withRate(101, 0.01); // same k, larger m
     const otherK = ok(TlBloom.fromBytes(new Uint8Array([...a.toBytes()].map((x, i) => (i === 16 ? 9 : x)))));
     for (const other of [otherM, otherK]) {
-      assert.throws(() => a.union(other), (error) => error instanceof Error && error.code === "incompatibleFilters");
+      assert.throws(
+        () => a.union(other),
+        (error) => error instanceof Error && error.code === "incompatibleFilters",
+      );
     }
     assert.equal(a.insertedCount, 10, "a failed union changes nothing");
   });
@@ -136,12 +139,23 @@ describe("TlBloom (TLBF)", () => {
       ["lengthMismatch", new Uint8Array([...good, 0])],
       ["lengthMismatch", edit((v) => v.setBigUint64(8, 25n, true))],
       ["lengthMismatch", edit((v) => v.setBigUint64(8, 16n, true))],
-      ["nonZeroPadding", edit((_, b) => { b[34] |= 0x10; })],
+      [
+        "nonZeroPadding",
+        edit((_, b) => {
+          b[34] |= 0x10;
+        }),
+      ],
     ];
     for (const [code, bytes] of cases) failure(TlBloom.fromBytes(bytes), code);
     // The boundary values are accepted.
     ok(TlBloom.fromBytes(edit((v) => v.setUint32(16, 4096, true)))).free();
-    ok(TlBloom.fromBytes(edit((_, b) => { b[34] |= 0x08; }))).free();
+    ok(
+      TlBloom.fromBytes(
+        edit((_, b) => {
+          b[34] |= 0x08;
+        }),
+      ),
+    ).free();
     // A large count round-trips.
     const counted = ok(TlBloom.fromBytes(edit((v) => v.setBigUint64(24, 2n ** 40n, true))));
     assert.equal(counted.insertedCount, 2 ** 40);
@@ -261,7 +275,10 @@ describe("MergeableBloomFilter", () => {
     const members = randomItems(random, "dense", 1_000);
     for (const item of members) dense.add(item);
     const strangers = randomItems(random, "stranger", 2_000);
-    for (const [filter, kind] of [[sparse, 2], [dense, 1]]) {
+    for (const [filter, kind] of [
+      [sparse, 2],
+      [dense, 1],
+    ]) {
       const bytes = filter.encode();
       assert.equal(bytes[6], kind, "kind byte");
       assert.equal(hex(bytes.subarray(0, 4)), "4d424c46");
@@ -357,14 +374,28 @@ describe("ScalableBloomFilter", () => {
 
   test("encode/decode round trip: equal answers, counts and bytes", () => {
     const random = seededRandom(0xc0ffee);
-    const filter = new ScalableBloomFilter({ initialCapacity: 200, targetFalsePositiveRate: 0.02, growthFactor: 3, tighteningRatio: 0.8 });
+    const filter = new ScalableBloomFilter({
+      initialCapacity: 200,
+      targetFalsePositiveRate: 0.02,
+      growthFactor: 3,
+      tighteningRatio: 0.8,
+    });
     const members = randomItems(random, "member", 2_000);
     for (const item of members) filter.add(item);
     const bytes = filter.encode();
     assert.equal(hex(bytes.subarray(0, 4)), "53424c46");
     const loaded = ok(ScalableBloomFilter.decode(bytes));
     assert.deepEqual(loaded.encode(), bytes);
-    for (const key of ["stageCount", "itemCount", "bitCount", "estimatedFalsePositiveRate", "initialCapacity", "targetFalsePositiveRate", "growthFactor", "tighteningRatio"]) {
+    for (const key of [
+      "stageCount",
+      "itemCount",
+      "bitCount",
+      "estimatedFalsePositiveRate",
+      "initialCapacity",
+      "targetFalsePositiveRate",
+      "growthFactor",
+      "tighteningRatio",
+    ]) {
       assert.equal(loaded[key], filter[key], key);
     }
     for (const item of [...members, ...randomItems(random, "stranger", 20_000)]) {
@@ -398,7 +429,10 @@ describe("sizing helpers", () => {
       assert.deepEqual(optimalParams(n, p), { m, k }, `n = ${n}, p = ${p}`);
     }
     // Too large for 2^30 bits.
-    assert.throws(() => optimalParams(2 ** 30, 0.01), (e) => e instanceof RangeError && e.code === "filterTooLarge");
+    assert.throws(
+      () => optimalParams(2 ** 30, 0.01),
+      (e) => e instanceof RangeError && e.code === "filterTooLarge",
+    );
   });
 
   test("fppFromFillRatio = fill^k; alertFillRatio = (2p)^(1/k) and meets 2p there; expectedFillRatio = 1 − e^(−kn/m)", () => {
@@ -428,7 +462,9 @@ describe("sizing helpers", () => {
   test("the seed's overfill question: at 2n the modeled rate far exceeds p", (t) => {
     const { m, k } = optimalParams(1_000, 0.01);
     const model = (n) => fppFromFillRatio(expectedFillRatio(n, m, k), k);
-    t.diagnostic(`n = 1000, p = 0.01 → m = ${m}, k = ${k}: model at n ${model(1000).toFixed(5)}, 1.5n ${model(1500).toFixed(5)}, 2n ${model(2000).toFixed(5)}`);
+    t.diagnostic(
+      `n = 1000, p = 0.01 → m = ${m}, k = ${k}: model at n ${model(1000).toFixed(5)}, 1.5n ${model(1500).toFixed(5)}, 2n ${model(2000).toFixed(5)}`,
+    );
     assert.ok(model(1000) > 0.0099 && model(1000) < 0.0101);
     assert.ok(model(1500) > 4 * 0.01);
     assert.ok(model(2000) > 10 * 0.01);
@@ -451,7 +487,10 @@ describe("sizing helpers", () => {
       assert.ok(tl.fillRatio >= previous);
       previous = tl.fillRatio;
     }
-    for (const [name, answers] of [["tlbf", (x) => tl.contains(x)], ["mergeable", (x) => mg.mightContain(x)]]) {
+    for (const [name, answers] of [
+      ["tlbf", (x) => tl.contains(x)],
+      ["mergeable", (x) => mg.mightContain(x)],
+    ]) {
       const observed = strangers.filter(answers).length / strangers.length;
       assert.ok(observed <= 2 * p, `${name}: ${observed}`);
     }
@@ -466,7 +505,9 @@ describe("sizing helpers", () => {
     while (filter.fillRatio < alert) filter.insert(`extra:${i++}`);
     const strangers = randomItems(random, "stranger", 100_000);
     const observed = strangers.filter((x) => filter.contains(x)).length / strangers.length;
-    t.diagnostic(`alert fill ${alert.toFixed(4)} reached after ${filter.insertedCount} items: observed ${observed} (2p = ${2 * p})`);
+    t.diagnostic(
+      `alert fill ${alert.toFixed(4)} reached after ${filter.insertedCount} items: observed ${observed} (2p = ${2 * p})`,
+    );
     // 6σ of a binomial at 2p over 100,000 trials, plus 5 % for the model.
     const bound = 6 * Math.sqrt((2 * p * (1 - 2 * p)) / 100_000) + 0.05 * 2 * p;
     assert.ok(Math.abs(observed - 2 * p) <= bound, `observed ${observed}`);

@@ -105,7 +105,11 @@ describe("filters.json", () => {
 
         const packed = ArtifactBloomFilter.createPacked(pack(members), specOf(vector));
         if (packed.kind === "failure") assert.fail(`createPacked: ${packed.error}`);
-        assert.equal(createHash("sha256").update(packed.value.serializeBits()).digest("hex"), vector.bitsSha256, "createPacked bits");
+        assert.equal(
+          createHash("sha256").update(packed.value.serializeBits()).digest("hex"),
+          vector.bitsSha256,
+          "createPacked bits",
+        );
         checkEveryQueryPath(packed.value, members, strangers, vector, "createPacked");
         packed.value.free();
 
@@ -120,7 +124,11 @@ describe("filters.json", () => {
         for (const probe of vector.probes) {
           const digest = new Uint8Array(Buffer.from(probe.digest, "hex"));
           const alone = ArtifactBloomFilter.create([digest], specOf(vector)).value;
-          assert.deepEqual(setBits(alone.serializeBits()), [...new Set(probe.bits)].sort((a, b) => a - b), `bits of ${probe.digest}`);
+          assert.deepEqual(
+            setBits(alone.serializeBits()),
+            [...new Set(probe.bits)].sort((a, b) => a - b),
+            `bits of ${probe.digest}`,
+          );
           assert.equal(alone.mightContain(digest), true);
           assert.deepEqual(Array.from(alone.mightContainMany(digest)), [1]);
           alone.free();
@@ -156,10 +164,17 @@ function checkEveryQueryPath(filter, members, strangers, vector, source) {
     assert.equal(filter.mightContain(digest), true, `${source}: member:${i} must answer maybe`);
   }
   const single = strangers.map((digest) => Number(filter.mightContain(digest)));
-  assert.equal(single.reduce((a, b) => a + b, 0), vector.nonMembersPresent, `${source}: non-members answering maybe`);
+  assert.equal(
+    single.reduce((a, b) => a + b, 0),
+    vector.nonMembersPresent,
+    `${source}: non-members answering maybe`,
+  );
   assert.deepEqual(Array.from(filter.mightContainMany(pack(strangers))), single, `${source}: mightContainMany = mightContain`);
   assert.equal(filter.countMaybe(pack(strangers)), vector.nonMembersPresent, `${source}: countMaybe`);
-  assert.ok(filter.mightContainMany(pack(members)).every((flag) => flag === 1), `${source}: mightContainMany of members`);
+  assert.ok(
+    filter.mightContainMany(pack(members)).every((flag) => flag === 1),
+    `${source}: mightContainMany of members`,
+  );
   assert.equal(filter.countMaybe(pack(members)), members.length, `${source}: countMaybe of members`);
 }
 

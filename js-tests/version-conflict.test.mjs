@@ -40,7 +40,9 @@ const wrongAbsent = (snapshot, members) => members.filter((digest) => !snapshot.
 /** `promise`, or a rejection naming `what` after WAIT_MS. */
 async function within(promise, what) {
   let timer;
-  const limit = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${WAIT_MS} ms`)), WAIT_MS); });
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${WAIT_MS} ms`)), WAIT_MS);
+  });
   try {
     return await Promise.race([promise, limit]);
   } finally {
@@ -68,7 +70,10 @@ describe("fetchSnapshot with a base", () => {
     const result = await fetchSnapshot(url, { base });
     assert.equal(result.kind, "failure");
     assert.equal(result.error, "versionConflict");
-    assert.match(result.message, new RegExp(`catalogVersion 5 names two different snapshots.*${base.header.checksum}.*${result.snapshot.header.checksum}`));
+    assert.match(
+      result.message,
+      new RegExp(`catalogVersion 5 names two different snapshots.*${base.header.checksum}.*${result.snapshot.header.checksum}`),
+    );
     assert.equal(result.snapshot.catalogVersion, 5);
     assert.equal(wrongAbsent(result.snapshot, catalogB), 0);
     assert.equal(result.transfer.bytes, served.byteLength);
@@ -78,7 +83,10 @@ describe("fetchSnapshot with a base", () => {
 
   test("the same snapshot again (a server that ignores If-None-Match) and a newer one are successes", async () => {
     const base = loaded(snapshotBytes(catalogA, 5));
-    for (const [members, version] of [[catalogA, 5], [catalogB, 6]]) {
+    for (const [members, version] of [
+      [catalogA, 5],
+      [catalogB, 6],
+    ]) {
       served = snapshotBytes(members, version);
       const result = await fetchSnapshot(url, { base });
       assert.equal(result.kind, "success", result.message);
@@ -97,8 +105,10 @@ describe("SnapshotHolder.refreshFrom", () => {
     holder.onReplace((next, previous) => swaps.push([next, previous]));
     const server = loaded(snapshotBytes(catalogB, 5));
     const result = await holder.refreshFrom(async () => ({ kind: "success", value: server }));
-    assert.deepEqual({ ...result, message: undefined },
-      { replaced: true, outcome: "failure", error: "versionConflict", message: undefined });
+    assert.deepEqual(
+      { ...result, message: undefined },
+      { replaced: true, outcome: "failure", error: "versionConflict", message: undefined },
+    );
     assert.match(result.message, /catalogVersion 5 names two different snapshots/);
     assert.equal(holder.current(), server);
     assert.deepEqual(swaps, [[server, held]]);
@@ -109,16 +119,23 @@ describe("SnapshotHolder.refreshFrom", () => {
     assert.equal(wrongAbsent(holder.current(), catalogB), 0);
     // The same snapshot again is stale, not a second conflict.
     const again = loaded(snapshotBytes(catalogB, 5));
-    assert.deepEqual(await holder.refreshFrom(async () => ({ kind: "success", value: again })), { replaced: false, outcome: "stale" });
+    assert.deepEqual(await holder.refreshFrom(async () => ({ kind: "success", value: again })), {
+      replaced: false,
+      outcome: "stale",
+    });
     assert.equal(holder.versionConflictCount, 1);
     for (const snapshot of [held, server, again]) snapshot.filter.free();
   });
 
   test("snapshots without a header checksum cannot be compared: stale, as before", async () => {
-    const filterOf = (members) => ArtifactBloomFilter.create(members, { expectedItemCount: 200, targetFalsePositiveRate: 0.01 }).value;
+    const filterOf = (members) =>
+      ArtifactBloomFilter.create(members, { expectedItemCount: 200, targetFalsePositiveRate: 0.01 }).value;
     const holder = new SnapshotHolder({ catalogVersion: 5, filter: filterOf(catalogA) });
     const other = { catalogVersion: 5, filter: filterOf(catalogB) };
-    assert.deepEqual(await holder.refreshFrom(async () => ({ kind: "success", value: other })), { replaced: false, outcome: "stale" });
+    assert.deepEqual(await holder.refreshFrom(async () => ({ kind: "success", value: other })), {
+      replaced: false,
+      outcome: "stale",
+    });
     assert.equal(holder.versionConflictCount, 0);
     holder.current().filter.free();
     other.filter.free();
@@ -135,22 +152,41 @@ describe("end to end: serve, a polling holder, and a republished catalogVersion"
   let dir;
   const servers = [];
   const at = (name) => join(dir.path, name);
-  before(async () => { dir = await tempDir("version-conflict"); });
+  before(async () => {
+    dir = await tempDir("version-conflict");
+  });
   after(async () => {
     for (const server of servers) await server.stop();
     await dir?.remove();
   });
 
   /** Polls `url` once (immediate; the interval never comes) → the refresh result. */
-  const pollOnce = (holder, url) => within(new Promise((resolve) => {
-    holder.startPolling(url, { intervalMs: 3_600_000, immediate: true, onRefresh: resolve });
-  }), `a poll of ${url}`).finally(() => holder.stopPolling());
+  const pollOnce = (holder, url) =>
+    within(
+      new Promise((resolve) => {
+        holder.startPolling(url, { intervalMs: 3_600_000, immediate: true, onRefresh: resolve });
+      }),
+      `a poll of ${url}`,
+    ).finally(() => holder.stopPolling());
 
-  test("the holder reports versionConflict and answers no \"absent\" for a member of the server's catalog", async (t) => {
+  test('the holder reports versionConflict and answers no "absent" for a member of the server\'s catalog', async (t) => {
     await writeHexList(at("a.txt"), catalogA);
     await writeHexList(at("b.txt"), catalogB);
-    const publish = (input, ...extra) => runCli(["publish", "--catalog-version", "5", "--expected-items", "200", "--fpp", "0.01",
-      "--input", at(input), "--out", at("live.abf1"), ...extra]);
+    const publish = (input, ...extra) =>
+      runCli([
+        "publish",
+        "--catalog-version",
+        "5",
+        "--expected-items",
+        "200",
+        "--fpp",
+        "0.01",
+        "--input",
+        at(input),
+        "--out",
+        at("live.abf1"),
+        ...extra,
+      ]);
     assert.equal((await publish("a.txt")).code, 0);
     const first = await startServe(at("live.abf1"), at("a.txt"));
     servers.push(first);
@@ -178,10 +214,14 @@ describe("end to end: serve, a polling holder, and a republished catalogVersion"
     assert.equal(holder.lastFailure.error, "versionConflict");
     assert.equal(holder.current().catalogVersion, 5);
     const wrong = wrongAbsent(holder.current(), catalogB);
-    t.diagnostic(`"definitely absent" for members of the server's v5: ${before}/${catalogB.length} from the held snapshot, ${wrong}/${catalogB.length} after the poll`);
+    t.diagnostic(
+      `"definitely absent" for members of the server's v5: ${before}/${catalogB.length} from the held snapshot, ${wrong}/${catalogB.length} after the poll`,
+    );
     assert.equal(wrong, 0);
     // And the server confirms each "maybe" at that version.
-    const head = await fetch(`${second.base}/blobs/sha256/${Buffer.from(catalogB[0]).toString("hex")}?catalogVersion=5`, { method: "HEAD" });
+    const head = await fetch(`${second.base}/blobs/sha256/${Buffer.from(catalogB[0]).toString("hex")}?catalogVersion=5`, {
+      method: "HEAD",
+    });
     assert.equal(head.status, 200);
     // The next poll is a plain 304: the conflict is reported once, not on every poll.
     assert.deepEqual(await pollOnce(holder, `${second.base}/snapshot`), { replaced: false, outcome: "notModified" });

@@ -55,9 +55,15 @@ function firstUse(load) {
 // bundles embed plain base64).
 const ENTRIES = {
   'import "artifact-bloom" (node.mjs)': ['const api = await import("artifact-bloom");', 1],
-  'require("artifact-bloom") (node.cjs)': ['const api = (await import("node:module")).createRequire(process.cwd() + "/")("artifact-bloom");', 1],
+  'require("artifact-bloom") (node.cjs)': [
+    'const api = (await import("node:module")).createRequire(process.cwd() + "/")("artifact-bloom");',
+    1,
+  ],
   "web.js (browsers and bundlers)": [`const api = await import(${JSON.stringify(pathToFileURL(join(ROOT, "web.js")).href)});`, 2],
-  '"artifact-bloom/delta" first, then the main entry': ['await import("artifact-bloom/delta"); const api = await import("artifact-bloom");', 1],
+  '"artifact-bloom/delta" first, then the main entry': [
+    'await import("artifact-bloom/delta"); const api = await import("artifact-bloom");',
+    1,
+  ],
 };
 
 for (const [entry, [load, modules]] of Object.entries(ENTRIES)) {

@@ -26,18 +26,24 @@ async function resolvedBy(specifier, options) {
   let found;
   await esbuild.build({
     stdin: { contents: `import ${JSON.stringify(specifier)};`, resolveDir: dirname(new URL(import.meta.url).pathname) },
-    bundle: true, write: false, logLevel: "silent", format: "esm", ...options,
-    plugins: [{
-      name: "record",
-      setup(build) {
-        build.onResolve({ filter: /^artifact-bloom/ }, async (args) => {
-          if (args.pluginData === "again") return undefined;
-          const result = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "again" });
-          found = relative(root, result.path);
-          return { path: args.path, external: true };
-        });
+    bundle: true,
+    write: false,
+    logLevel: "silent",
+    format: "esm",
+    ...options,
+    plugins: [
+      {
+        name: "record",
+        setup(build) {
+          build.onResolve({ filter: /^artifact-bloom/ }, async (args) => {
+            if (args.pluginData === "again") return undefined;
+            const result = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: "again" });
+            found = relative(root, result.path);
+            return { path: args.path, external: true };
+          });
+        },
       },
-    }],
+    ],
   });
   return found;
 }
@@ -56,7 +62,11 @@ describe("the workerd export condition", () => {
     test(`${specifier}: wrangler's conditions resolve to ${expected.workerd}; esbuild's browser default still to ${expected.browser}`, async () => {
       assert.equal(await resolvedBy(specifier, { conditions: WRANGLER_CONDITIONS }), expected.workerd);
       assert.equal(await resolvedBy(specifier, { platform: "browser" }), expected.browser);
-      assert.equal(await resolvedBy(specifier, { platform: "neutral" }), expected.browser, "import without workerd: the ES entry");
+      assert.equal(
+        await resolvedBy(specifier, { platform: "neutral" }),
+        expected.browser,
+        "import without workerd: the ES entry",
+      );
     });
 
     test(`${specifier}: the workerd condition comes first and has the ES entry's types (${expected.types})`, () => {

@@ -91,7 +91,12 @@ export function renderReport(packageDir) {
     if (esmBody !== undefined) lines.push("", "```ts", ...esmBody, "```");
     if (cjsBody !== undefined) {
       if (esmBody === undefined || cjsBody.join("\n") !== esmBody.join("\n")) {
-        const diff = unifiedDiff(`${(esmBody ?? []).join("\n")}\n`, `${cjsBody.join("\n")}\n`, "import (.d.ts)", "require (.d.cts)");
+        const diff = unifiedDiff(
+          `${(esmBody ?? []).join("\n")}\n`,
+          `${cjsBody.join("\n")}\n`,
+          "import (.d.ts)",
+          "require (.d.cts)",
+        );
         lines.push("", "The `.d.cts` differ:", "", "```diff", diff, "```");
       } else {
         lines.push("", "The `.d.cts` declare the same.");
@@ -99,7 +104,10 @@ export function renderReport(packageDir) {
     }
   });
   const cjsReferenced = cjs.referenced.join("\n") === esm.referenced.join("\n") ? [] : cjs.referenced;
-  for (const [title, body] of [["Referenced, not exported", esm.referenced], ["Referenced, not exported (CommonJS)", cjsReferenced]]) {
+  for (const [title, body] of [
+    ["Referenced, not exported", esm.referenced],
+    ["Referenced, not exported (CommonJS)", cjsReferenced],
+  ]) {
     if (body.length > 0) lines.push("", `## ${title}`, "", "```ts", ...body, "```");
   }
   return `${lines.join("\n")}\n`;
@@ -141,7 +149,8 @@ function renderFlavour(packageDir, entries, wanted) {
     }
     const globals = printer.globalAugmentations(found.source);
     if (globals.length > 0) body.push(...globals);
-    if (shared.length > 0) body.unshift(...wrapComment(`Also exported by an earlier entry, as the same declaration: ${shared.join(", ")}`));
+    if (shared.length > 0)
+      body.unshift(...wrapComment(`Also exported by an earlier entry, as the same declaration: ${shared.join(", ")}`));
     return body;
   });
   return { bodies, referenced: printer.referencedDeclarations() };
@@ -197,7 +206,11 @@ class DeclarationPrinter {
       const [declaration, ...others] = current.declarations ?? [];
       if (declaration === undefined || others.length > 0 || !ts.isTypeAliasDeclaration(declaration)) return current;
       const type = declaration.type;
-      const name = ts.isTypeReferenceNode(type) ? type.typeName : ts.isImportTypeNode(type) && !type.isTypeOf ? type.qualifier : undefined;
+      const name = ts.isTypeReferenceNode(type)
+        ? type.typeName
+        : ts.isImportTypeNode(type) && !type.isTypeOf
+          ? type.qualifier
+          : undefined;
       const parameters = (declaration.typeParameters ?? []).map((parameter) => parameter.name.text).join(",");
       const typeArguments = (type.typeArguments ?? []).map((argument) => argument.getText()).join(",");
       if (name === undefined || parameters !== typeArguments) return current;
@@ -258,7 +271,13 @@ class DeclarationPrinter {
           return factory.createTypeReferenceNode(declared, typeArguments);
         }
       } else if (ts.isTypeReferenceNode(current) || ts.isExpressionWithTypeArguments(current) || ts.isTypeQueryNode(current)) {
-        this.note(ts.isTypeReferenceNode(current) ? current.typeName : ts.isTypeQueryNode(current) ? current.exprName : current.expression);
+        this.note(
+          ts.isTypeReferenceNode(current)
+            ? current.typeName
+            : ts.isTypeQueryNode(current)
+              ? current.exprName
+              : current.expression,
+        );
       }
       if (ts.isImportTypeNode(current) && isRelativeImport(current) && current.qualifier) {
         this.note(current.qualifier);
@@ -295,7 +314,11 @@ class DeclarationPrinter {
   /** The referenced, unexported declarations (and those they reference), sorted by name. */
   referencedDeclarations() {
     const printed = new Map();
-    for (let pending = [...this.referenced]; pending.length > 0; pending = [...this.referenced].filter((symbol) => !printed.has(symbol))) {
+    for (
+      let pending = [...this.referenced];
+      pending.length > 0;
+      pending = [...this.referenced].filter((symbol) => !printed.has(symbol))
+    ) {
       for (const symbol of pending) printed.set(symbol, this.declarationsOf(symbol, "declare"));
     }
     return [...printed].sort(([a], [b]) => compare(a.name, b.name)).flatMap(([, lines]) => lines);
@@ -321,10 +344,24 @@ function sortMembers(node) {
   const { factory } = ts;
   const sorted = (members) => factory.createNodeArray([...members].sort((a, b) => compare(memberKey(a), memberKey(b))));
   if (ts.isClassDeclaration(node)) {
-    return factory.updateClassDeclaration(node, node.modifiers, node.name, node.typeParameters, node.heritageClauses, sorted(node.members));
+    return factory.updateClassDeclaration(
+      node,
+      node.modifiers,
+      node.name,
+      node.typeParameters,
+      node.heritageClauses,
+      sorted(node.members),
+    );
   }
   if (ts.isInterfaceDeclaration(node)) {
-    return factory.updateInterfaceDeclaration(node, node.modifiers, node.name, node.typeParameters, node.heritageClauses, sorted(node.members));
+    return factory.updateInterfaceDeclaration(
+      node,
+      node.modifiers,
+      node.name,
+      node.typeParameters,
+      node.heritageClauses,
+      sorted(node.members),
+    );
   }
   if (ts.isTypeLiteralNode(node)) return factory.updateTypeLiteralNode(node, sorted(node.members));
   return node;
@@ -333,10 +370,18 @@ function sortMembers(node) {
 /** Sort key: the private brand and constructors first, then statics, then by name. */
 function memberKey(member) {
   const original = ts.getOriginalNode(member);
-  const name = original.name === undefined ? "" : original.name.text ?? original.name.getText();
-  const isStatic = ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
-  const group = name.startsWith("#") ? 0 : ts.isConstructorDeclaration(member) || ts.isConstructSignatureDeclaration(member) ? 1
-    : ts.isCallSignatureDeclaration(member) || ts.isIndexSignatureDeclaration(member) ? 2 : isStatic ? 3 : 4;
+  const name = original.name === undefined ? "" : (original.name.text ?? original.name.getText());
+  const isStatic =
+    ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
+  const group = name.startsWith("#")
+    ? 0
+    : ts.isConstructorDeclaration(member) || ts.isConstructSignatureDeclaration(member)
+      ? 1
+      : ts.isCallSignatureDeclaration(member) || ts.isIndexSignatureDeclaration(member)
+        ? 2
+        : isStatic
+          ? 3
+          : 4;
   return `${group} ${name}`;
 }
 
@@ -345,7 +390,12 @@ export function checkReport(packageDir, reportPath = REPORT_PATH) {
   const actual = renderReport(packageDir);
   const expected = existsSync(reportPath) ? readFileSync(reportPath, "utf8") : "";
   const name = relative(root, reportPath);
-  return { same: actual === expected, expected, actual, diff: unifiedDiff(expected, actual, `${name} (committed)`, `${name} (from the build)`) };
+  return {
+    same: actual === expected,
+    expected,
+    actual,
+    diff: unifiedDiff(expected, actual, `${name} (committed)`, `${name} (from the build)`),
+  };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -82,7 +82,9 @@ function compiledWasmModules(pkg, names) {
  * @returns {Promise<void>}
  */
 export async function buildWorkerdEntries(pkg, modules) {
-  const entryPoints = Object.fromEntries(modules.map((module) => [`${WORKERD_DIR}/${entryName(module.entry)}`, join(pkg, module.entry)]));
+  const entryPoints = Object.fromEntries(
+    modules.map((module) => [`${WORKERD_DIR}/${entryName(module.entry)}`, join(pkg, module.entry)]),
+  );
   const built = await esbuild.build({
     absWorkingDir: pkg,
     entryPoints,
@@ -97,13 +99,19 @@ export async function buildWorkerdEntries(pkg, modules) {
     logLevel: "warning",
     // hashFiles' `new URL("./hash-worker.js", import.meta.url)` runs only
     // where `Worker` exists, which workerd does not have.
-    plugins: [compiledWasmModules(pkg, modules.map((module) => module.name))],
+    plugins: [
+      compiledWasmModules(
+        pkg,
+        modules.map((module) => module.name),
+      ),
+    ],
   });
   const { exports } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
   for (const module of modules) {
     const file = `${WORKERD_DIR}/${entryName(module.entry)}.js`;
     const output = built.metafile.outputs[file];
-    if (output === undefined) throw new Error(`workerd build: no ${file} among ${Object.keys(built.metafile.outputs).join(", ")}`);
+    if (output === undefined)
+      throw new Error(`workerd build: no ${file} among ${Object.keys(built.metafile.outputs).join(", ")}`);
     const expected = Object.keys(await import(pathToFileURL(join(pkg, module.entry)).href)).sort();
     const actual = [...output.exports].sort();
     if (actual.join() !== expected.join()) {
@@ -112,7 +120,9 @@ export async function buildWorkerdEntries(pkg, modules) {
     const subpath = module.entry === "web.js" ? "." : `./${entryName(module.entry)}`;
     const condition = exports[subpath]?.workerd;
     if (condition?.default !== `./${file}` || condition.types !== exports[subpath].import.types) {
-      throw new Error(`workerd build: package.json exports["${subpath}"].workerd must be { types: ${exports[subpath]?.import?.types}, default: ./${file} }`);
+      throw new Error(
+        `workerd build: package.json exports["${subpath}"].workerd must be { types: ${exports[subpath]?.import?.types}, default: ./${file} }`,
+      );
     }
   }
   for (const file of Object.keys(built.metafile.outputs)) {

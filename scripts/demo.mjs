@@ -16,12 +16,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import {
-  ArtifactExistenceService,
-  HttpArtifactRepository,
-  SnapshotHolder,
-  fetchSnapshot,
-} from "../pkg/node.mjs";
+import { ArtifactExistenceService, HttpArtifactRepository, SnapshotHolder, fetchSnapshot } from "../pkg/node.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
@@ -48,16 +43,37 @@ writeFileSync(catalogPath, `# demo catalog, version 1: sha256("artifact:" + i) f
 // sample is regenerated at whatever --items says, so a run with fewer items
 // than the last one (the tests use 20,000, the main job 200,000) is intended.
 const snapshotPath = join(work, "catalog-1.abf1");
-process.stdout.write(execFileSync(process.execPath, [
-  cli, "publish", "--catalog-version", "1", "--expected-items", String(itemCount),
-  "--fpp", "0.01", "--input", catalogPath, "--out", snapshotPath, "--allow-shrink",
-], { encoding: "utf8" }));
+process.stdout.write(
+  execFileSync(
+    process.execPath,
+    [
+      cli,
+      "publish",
+      "--catalog-version",
+      "1",
+      "--expected-items",
+      String(itemCount),
+      "--fpp",
+      "0.01",
+      "--input",
+      catalogPath,
+      "--out",
+      snapshotPath,
+      "--allow-shrink",
+    ],
+    { encoding: "utf8" },
+  ),
+);
 
 // 3. Serve it on loopback; fall back to a free port if the asked one is taken.
 async function startServer(port) {
-  const child = spawn(process.execPath, [cli, "serve", "--snapshot", snapshotPath, "--catalog", catalogPath, "--port", String(port)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "serve", "--snapshot", snapshotPath, "--catalog", catalogPath, "--port", String(port)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const url = await new Promise((resolve) => {
     let seen = "";
     child.stdout.on("data", (chunk) => {
@@ -112,7 +128,9 @@ const table = {
 if (values.json) {
   process.stdout.write(`${JSON.stringify({ table, metrics, stats: { ...stats, recentByDigest: undefined } }, null, 2)}\n`);
 } else {
-  process.stdout.write(`\nprecheck of ${checked} digests against ${server.url} (catalogVersion ${loaded.value.catalogVersion})\n\n`);
+  process.stdout.write(
+    `\nprecheck of ${checked} digests against ${server.url} (catalogVersion ${loaded.value.catalogVersion})\n\n`,
+  );
   process.stdout.write("| measure | value |\n|---|---:|\n");
   for (const [name, value] of Object.entries(table)) {
     process.stdout.write(`| ${name} | ${typeof value === "number" && !Number.isInteger(value) ? value.toFixed(4) : value} |\n`);

@@ -44,7 +44,12 @@ const ENTRIES = [
     namedTypes: { "./lib/hashing/hash-files.js": ["HashFileResult", "HashFilesOptions", "HashFilesProgress", "HashFilesRunner"] },
     declarations: () => ENTRY_DECLARATIONS,
   },
-  { file: "variants/index.d.ts", values: "../lib/variants.js", types: ["../lib/variant-types.js"], declarations: () => DISPOSE_DECLARATION },
+  {
+    file: "variants/index.d.ts",
+    values: "../lib/variants.js",
+    types: ["../lib/variant-types.js"],
+    declarations: () => DISPOSE_DECLARATION,
+  },
   { file: "delta/index.d.ts", values: "../lib/delta.js", types: ["../lib/delta-types.js"], declarations: () => "" },
 ];
 
@@ -86,7 +91,9 @@ ${DISPOSE_DECLARATION}`;
 export function emitTypes(dir, { log = console.log } = {}) {
   const libDir = join(dir, "lib");
   if (!existsSync(join(dir, "artifact_bloom.d.ts"))) {
-    throw new Error(`${dir} has no artifact_bloom.d.ts: run wasm-bindgen without --no-typescript and copy it beside artifact_bloom.js`);
+    throw new Error(
+      `${dir} has no artifact_bloom.d.ts: run wasm-bindgen without --no-typescript and copy it beside artifact_bloom.js`,
+    );
   }
   const configPath = join(dir, CONFIG);
   const ownConfig = !existsSync(configPath);
@@ -100,7 +107,9 @@ export function emitTypes(dir, { log = console.log } = {}) {
       throw new Error(`tsc found type errors in ${libDir}:\n${error.stdout}${error.stderr}`);
     }
 
-    const emitted = filesUnder(libDir).filter((file) => file.endsWith(".js")).map((file) => file.slice(0, -".js".length));
+    const emitted = filesUnder(libDir)
+      .filter((file) => file.endsWith(".js"))
+      .map((file) => file.slice(0, -".js".length));
     for (const file of filesUnder(libDir).filter((name) => name.endsWith(".d.ts"))) {
       const path = join(libDir, file);
       writeFileSync(path, stripInternal(readFileSync(path, "utf8"), path));
@@ -110,7 +119,9 @@ export function emitTypes(dir, { log = console.log } = {}) {
         join(dir, entry.file),
         `${GENERATED}export * from "${entry.values}";\n`
           + entry.types.map((types) => `export type * from "${types}";\n`).join("")
-          + Object.entries(entry.namedTypes ?? {}).map(([from, names]) => `export type { ${names.join(", ")} } from "${from}";\n`).join("")
+          + Object.entries(entry.namedTypes ?? {})
+            .map(([from, names]) => `export type { ${names.join(", ")} } from "${from}";\n`)
+            .join("")
           + entry.declarations(),
       );
     }
@@ -157,9 +168,15 @@ function removeGenerated(dir, libDir) {
 
 /** Declarations that can carry an `@internal` tag of their own. */
 function isTaggable(node) {
-  return ts.isClassElement(node) || ts.isTypeElement(node) || ts.isFunctionDeclaration(node)
-    || ts.isVariableStatement(node) || ts.isClassDeclaration(node) || ts.isTypeAliasDeclaration(node)
-    || ts.isInterfaceDeclaration(node);
+  return (
+    ts.isClassElement(node)
+    || ts.isTypeElement(node)
+    || ts.isFunctionDeclaration(node)
+    || ts.isVariableStatement(node)
+    || ts.isClassDeclaration(node)
+    || ts.isTypeAliasDeclaration(node)
+    || ts.isInterfaceDeclaration(node)
+  );
 }
 
 /**
@@ -212,9 +229,11 @@ function pruneImports(text, fileName) {
         // The element and the comma after it (or before it, for the last one).
         const list = bindings.elements;
         const index = list.indexOf(element);
-        ranges.push(index < list.length - 1
-          ? [element.getStart(source), list[index + 1].getStart(source)]
-          : [list[index - 1].getEnd(), element.getEnd()]);
+        ranges.push(
+          index < list.length - 1
+            ? [element.getStart(source), list[index + 1].getStart(source)]
+            : [list[index - 1].getEnd(), element.getEnd()],
+        );
       }
     }
   }
@@ -227,9 +246,12 @@ function writeCommonJsCopy(path) {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const edits = [];
   const visit = (node) => {
-    const specifier = ts.isImportDeclaration(node) || ts.isExportDeclaration(node)
-      ? node.moduleSpecifier
-      : ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) ? node.argument.literal : undefined;
+    const specifier =
+      ts.isImportDeclaration(node) || ts.isExportDeclaration(node)
+        ? node.moduleSpecifier
+        : ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)
+          ? node.argument.literal
+          : undefined;
     if (specifier && ts.isStringLiteral(specifier) && /^\.\.?\/.*\.js$/.test(specifier.text)) {
       edits.push([specifier.getStart(source), specifier.getEnd(), JSON.stringify(specifier.text.replace(/\.js$/, ".cjs"))]);
     }
@@ -249,7 +271,9 @@ function writeCommonJsCopy(path) {
  * in the raw layer's typings (they need more than such a project has).
  */
 function checkAsConsumer(dir) {
-  const entries = ENTRIES.flatMap((entry) => [entry.file, entry.file.replace(/\.d\.ts$/, ".d.cts")]).map((file) => join(dir, file));
+  const entries = ENTRIES.flatMap((entry) => [entry.file, entry.file.replace(/\.d\.ts$/, ".d.cts")]).map((file) =>
+    join(dir, file),
+  );
   const program = ts.createProgram(entries, {
     strict: true,
     noEmit: true,
@@ -265,7 +289,8 @@ function checkAsConsumer(dir) {
     const host = { getCanonicalFileName: (name) => name, getCurrentDirectory: () => dir, getNewLine: () => "\n" };
     throw new Error(`the emitted declarations do not compile for a consumer:\n${ts.formatDiagnostics(diagnostics, host)}`);
   }
-  const leaked = program.getSourceFiles()
+  const leaked = program
+    .getSourceFiles()
     .map((file) => file.fileName)
     .filter((name) => /artifact_bloom(_variants|_delta)?(_bg\.wasm)?\.d\.ts$|raw-types\.d\.c?ts$/.test(name));
   if (leaked.length > 0) {

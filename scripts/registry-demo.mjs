@@ -71,7 +71,11 @@ async function ours(layout, dir, images) {
       await putManifestDirect(registry.url, "demo", `scale-${index}`, manifest, builder.bytes(manifest.digest));
     }
     const scaleStarted = performance.now();
-    const scaled = await publishFromRegistry(registry.url, "demo", join(dir, "scaled.abf1"), { version: 3, expected: 10_000, fpp: 0.001 });
+    const scaled = await publishFromRegistry(registry.url, "demo", join(dir, "scaled.abf1"), {
+      version: 3,
+      expected: 10_000,
+      fpp: 0.001,
+    });
     const scaleWallMs = performance.now() - scaleStarted;
     if (scaled.run.code !== 0) fail("publish --from-registry (scaled)", scaled.run);
     return { tableA, tableB, summary: pushB.summary, published: published.summary, wallMs, scaled: scaled.summary, scaleWallMs };
@@ -86,7 +90,13 @@ async function skopeo(layout) {
     const copy = async (tag) => {
       await registry.settle();
       const mark = registry.mark();
-      const run = await runSkopeo(["copy", "--quiet", "--dest-tls-verify=false", `oci:${layout}:${tag}`, `docker://${registry.host}/demo:${tag}`]);
+      const run = await runSkopeo([
+        "copy",
+        "--quiet",
+        "--dest-tls-verify=false",
+        `oci:${layout}:${tag}`,
+        `docker://${registry.host}/demo:${tag}`,
+      ]);
       if (run.code !== 0) fail(`skopeo copy ${tag}`, run);
       await registry.settle();
       return requestTable(registry.since(mark));

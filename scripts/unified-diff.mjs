@@ -61,7 +61,8 @@ function lineEdits(a, b) {
   const lcs = new Uint32Array((x.length + 1) * width);
   for (let i = x.length - 1; i >= 0; i -= 1) {
     for (let j = y.length - 1; j >= 0; j -= 1) {
-      lcs[i * width + j] = x[i] === y[j] ? lcs[(i + 1) * width + j + 1] + 1 : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
+      lcs[i * width + j] =
+        x[i] === y[j] ? lcs[(i + 1) * width + j + 1] + 1 : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
     }
   }
   const middle = [];

@@ -45,24 +45,27 @@ export function instantiatedOnFirstUse(glue, name) {
   }
   if (glue.includes("instantiateOnFirstUse")) throw new Error(`${name}.js already names instantiateOnFirstUse`);
   const lazy = glue
-    .replace(DECLARATION, [
-      "// scripts/wasm-glue.mjs: until the module is instantiated, `wasm` is a stand-in",
-      "// whose first property read instantiates it (which sets `wasm` to its exports).",
-      "let instantiation = () => {",
-      `  throw new Error("${name}: no instantiation was handed to the glue (${name}_instance.js does that)");`,
-      "};",
-      "export function instantiateOnFirstUse(instantiate) {",
-      "  instantiation = instantiate;",
-      "}",
-      "const firstUse = new Proxy({}, {",
-      "  get(_target, property) {",
-      "    instantiation();",
-      `    if (wasm === firstUse) throw new Error("${name}: instantiating the wasm module did not set its exports");`,
-      "    return wasm[property];",
-      "  },",
-      "});",
-      "let wasmModule, wasmInstance, wasm = firstUse;",
-    ].join("\n"))
+    .replace(
+      DECLARATION,
+      [
+        "// scripts/wasm-glue.mjs: until the module is instantiated, `wasm` is a stand-in",
+        "// whose first property read instantiates it (which sets `wasm` to its exports).",
+        "let instantiation = () => {",
+        `  throw new Error("${name}: no instantiation was handed to the glue (${name}_instance.js does that)");`,
+        "};",
+        "export function instantiateOnFirstUse(instantiate) {",
+        "  instantiation = instantiate;",
+        "}",
+        "const firstUse = new Proxy({}, {",
+        "  get(_target, property) {",
+        "    instantiation();",
+        `    if (wasm === firstUse) throw new Error("${name}: instantiating the wasm module did not set its exports");`,
+        "    return wasm[property];",
+        "  },",
+        "});",
+        "let wasmModule, wasmInstance, wasm = firstUse;",
+      ].join("\n"),
+    )
     .replaceAll(GUARD, "if (wasm !== firstUse) return wasm;");
   if (/\bwasm [!=]== undefined/.test(lazy)) throw new Error(`${name}.js compares wasm with undefined where the rewrite does not`);
   return lazy;
@@ -121,9 +124,16 @@ export async function foldFormatRules(pkg, name) {
   // Once every name it imports is folded, the file no longer imports the
   // glue, so it asks wasm nothing at run time; anything else fails the build.
   const glueImport = new RegExp(`^import \\{([^}]*)\\} from "\\.\\./\\.\\./${name}\\.js";\\n`, "m");
-  const imported = glueImport.exec(text)?.[1].split(",").map((part) => part.trim()).filter(Boolean) ?? [];
+  const imported =
+    glueImport
+      .exec(text)?.[1]
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean) ?? [];
   if (Object.keys(folded).length === 0 || imported.length === 0 || !imported.every((rule) => rules.has(rule))) {
-    throw new Error(`format-rules.js: expected one import of ${name}.js and only \`export const NAME = rule();\` uses of it:\n${source}`);
+    throw new Error(
+      `format-rules.js: expected one import of ${name}.js and only \`export const NAME = rule();\` uses of it:\n${source}`,
+    );
   }
   text = text.replace(glueImport, "");
   if (text.includes(`${name}.js`)) throw new Error(`format-rules.js still refers to ${name}.js after folding`);

@@ -26,10 +26,13 @@ const UNREACHABLE = "Cannot reach the catalog server. Check that it is running a
 const LOAD_ERRORS = {
   truncated: "The snapshot ended early: the download was cut off or the file is incomplete. Nothing was loaded.",
   badMagic: "This is not an ABF1 snapshot: its first bytes are not the ABF1 signature. Nothing was loaded.",
-  unsupportedFormatVersion: "The snapshot uses a format version this page does not understand. Update artifact-bloom; nothing was loaded.",
-  unsupportedHashProtocol: "The snapshot probes digests with a hash protocol this page does not implement, "
+  unsupportedFormatVersion:
+    "The snapshot uses a format version this page does not understand. Update artifact-bloom; nothing was loaded.",
+  unsupportedHashProtocol:
+    "The snapshot probes digests with a hash protocol this page does not implement, "
     + "so its answers would be wrong. Nothing was loaded.",
-  invalidHeader: "The snapshot header holds impossible values (such as zero bits, zero hash functions or an invalid rate). "
+  invalidHeader:
+    "The snapshot header holds impossible values (such as zero bits, zero hash functions or an invalid rate). "
     + "Nothing was loaded.",
   lengthMismatch: "The snapshot's payload is not the length its header declares. Nothing was loaded.",
   checksumMismatch: "The snapshot is corrupted: its SHA-256 does not match. Nothing was loaded.",
@@ -144,7 +147,8 @@ function showSnapshot(snapshot, service, loadMs) {
   delete document.body.dataset.errorCode;
   $("snapshot-loading").hidden = true;
   $("snapshot-details").hidden = false;
-  $("snapshot-pill").textContent = `Checksum verified · ${formatBytes(header.payloadLength + api.ABF1_HEADER_LENGTH)} in ${formatDuration(loadMs)}`;
+  $("snapshot-pill").textContent =
+    `Checksum verified · ${formatBytes(header.payloadLength + api.ABF1_HEADER_LENGTH)} in ${formatDuration(loadMs)}`;
   $("snapshot-pill").className = "pill pill-ok";
   document.body.dataset.checksum = header.checksum;
   $("snapshot-refresh").hidden = false;
@@ -176,9 +180,10 @@ async function refreshCatalog() {
   button.disabled = false;
   if (result.kind === "failure") {
     document.body.dataset.refresh = result.error === "notModified" ? "notModified" : "failed";
-    status.textContent = result.error === "notModified"
-      ? "Up to date: the server has no newer snapshot."
-      : `The refresh failed (${result.error}); the snapshot in use is unchanged.`;
+    status.textContent =
+      result.error === "notModified"
+        ? "Up to date: the server has no newer snapshot."
+        : `The refresh failed (${result.error}); the snapshot in use is unchanged.`;
     return;
   }
   const { transfer } = result;
@@ -264,9 +269,8 @@ function setVerdict(job, state, badge, text) {
 
 function onHashed(job, result, ms) {
   if (result.kind === "failure") {
-    const text = result.error === "workerFailed"
-      ? `Hashing failed: ${result.message}.`
-      : `Could not read the file (${result.message}).`;
+    const text =
+      result.error === "workerFailed" ? `Hashing failed: ${result.message}.` : `Could not read the file (${result.message}).`;
     return setVerdict(job, "error", "Error", text);
   }
   const digest = result.value;
@@ -294,15 +298,20 @@ async function hashJobs(jobs) {
     return;
   }
   try {
-    await api.hashFiles(jobs.map((job) => job.file), {
-      // The page's own worker entry (it loads the package's hash worker).
-      workerUrl: new URL("hash-worker.js", import.meta.url),
-      onProgress: ({ index, fileBytes }) => setProgress(jobs[index], fileBytes),
-      onFile: ({ index, result, ms }) => onHashed(jobs[index], result, ms),
-    });
+    await api.hashFiles(
+      jobs.map((job) => job.file),
+      {
+        // The page's own worker entry (it loads the package's hash worker).
+        workerUrl: new URL("hash-worker.js", import.meta.url),
+        onProgress: ({ index, fileBytes }) => setProgress(jobs[index], fileBytes),
+        onFile: ({ index, result, ms }) => onHashed(jobs[index], result, ms),
+      },
+    );
   } catch (error) {
     // Only a bug can get here (no signal is passed): never leave rows spinning.
-    for (const job of jobs) if (!job.row.dataset.verdict && !job.row.dataset.digest) setVerdict(job, "error", "Error", `Hashing failed: ${error?.message}.`);
+    for (const job of jobs)
+      if (!job.row.dataset.verdict && !job.row.dataset.digest)
+        setVerdict(job, "error", "Error", `Hashing failed: ${error?.message}.`);
   }
 }
 
@@ -325,9 +334,19 @@ async function decide(job, digest) {
     const exists = await service.existsAsync(digest);
     setMeta(job, maybe ? `1 server request (HEAD at catalog v${version})` : "no server request");
     if (exists) {
-      setVerdict(job, "present", "Skip", `Already on the server (catalog v${version}) → no upload needed. Confirmed by one API call.`);
+      setVerdict(
+        job,
+        "present",
+        "Skip",
+        `Already on the server (catalog v${version}) → no upload needed. Confirmed by one API call.`,
+      );
     } else if (maybe) {
-      setVerdict(job, "missing", "Upload", "Not on the server → upload. The filter said maybe, the server said absent: a false positive.");
+      setVerdict(
+        job,
+        "missing",
+        "Upload",
+        "Not on the server → upload. The filter said maybe, the server said absent: a false positive.",
+      );
     } else {
       setVerdict(job, "absent", "Upload", "Definitely absent → upload. The filter rules it out; no server request was made.");
     }
@@ -335,8 +354,10 @@ async function decide(job, digest) {
     // Never turn a failed lookup into "absent": the file may well be stored.
     let text = `The server could not confirm it (${error?.message}). Not assumed absent; check again before uploading.`;
     // networkError: HttpArtifactRepository's code for "no HTTP answer came".
-    if (error?.code === "networkError" || error instanceof TypeError) text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
-    else if (/ 409 /.test(error?.message ?? "")) text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
+    if (error?.code === "networkError" || error instanceof TypeError)
+      text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
+    else if (/ 409 /.test(error?.message ?? ""))
+      text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
     setMeta(job, "the server request failed");
     setVerdict(job, "error", "Unknown", text);
   }
@@ -345,7 +366,7 @@ async function decide(job, digest) {
 async function addFiles(fileList) {
   const files = Array.from(fileList);
   const jobs = [];
-  for (let i = 0; i < files.length;) {
+  for (let i = 0; i < files.length; ) {
     const sliceEnd = performance.now() + ROW_SLICE_MS;
     do {
       jobs.push({ file: files[i], row: createRow(files[i]) });
@@ -373,8 +394,10 @@ function updateSummary() {
     const decided = rows.filter((row) => row.dataset.verdict).length;
     const pending = rows.length - decided;
     const bypass = metrics ? `${Math.round(metrics.negativeBypassRatio * 100)}% of lookups were skipped by the filter. ` : "";
-    $("summary-note").textContent = rows.length === 0 ? ""
-      : `${bypass}${pending > 0 ? `${pending} file${pending === 1 ? "" : "s"} still in progress.` : "All files processed."}`;
+    $("summary-note").textContent =
+      rows.length === 0
+        ? ""
+        : `${bypass}${pending > 0 ? `${pending} file${pending === 1 ? "" : "s"} still in progress.` : "All files processed."}`;
   });
 }
 

@@ -42,9 +42,10 @@ async function deltaScenario(pkg) {
   const reencoded = applied.kind === "success" ? encodeSnapshot(applied.value.filter, { catalogVersion: 4 }) : new Uint8Array(0);
   results.push({
     step: "apply",
-    outcome: applied.kind === "success"
-      ? { kind: applied.kind, identical: hex(sha256(reencoded)) === hex(sha256(targetFile)) }
-      : { kind: applied.kind, error: applied.error },
+    outcome:
+      applied.kind === "success"
+        ? { kind: applied.kind, identical: hex(sha256(reencoded)) === hex(sha256(targetFile)) }
+        : { kind: applied.kind, error: applied.error },
   });
   const flipped = delta.slice();
   flipped[300 % flipped.byteLength] ^= 4;
@@ -104,7 +105,11 @@ describe("ABD1 deltas in Chromium (browser build) equal Node", { skip }, () => {
 
   test("damage and a wrong base are rejected with their codes", () => {
     const codes = Object.fromEntries(browserResults.slice(2).map((r) => [r.step, r.outcome.error]));
-    assert.deepEqual(codes, { "bit flip": "checksumMismatch", "forged target header": "resultChecksumMismatch", "wrong base": "wrongBase" });
+    assert.deepEqual(codes, {
+      "bit flip": "checksumMismatch",
+      "forged target header": "resultChecksumMismatch",
+      "wrong base": "wrongBase",
+    });
   });
 
   test("every outcome equals Node's, the delta bytes included", () => {

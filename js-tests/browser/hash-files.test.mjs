@@ -23,8 +23,25 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 // A whole-file limit small enough to test both sides of cheaply.
 const LIMIT = 3 * MiB;
-const SIZES = [0, 1, 55, 56, 63, 64, 65, 64 * KiB - 1, 64 * KiB, 64 * KiB + 1, MiB - 1, MiB, MiB + 1,
-  LIMIT - 1, LIMIT, LIMIT + 1, 5 * MiB + 3];
+const SIZES = [
+  0,
+  1,
+  55,
+  56,
+  63,
+  64,
+  65,
+  64 * KiB - 1,
+  64 * KiB,
+  64 * KiB + 1,
+  MiB - 1,
+  MiB,
+  MiB + 1,
+  LIMIT - 1,
+  LIMIT,
+  LIMIT + 1,
+  5 * MiB + 3,
+];
 
 /** Deterministic bytes of `size` (each file different). */
 function content(size, seed) {
@@ -90,7 +107,10 @@ describe("hashFiles in Chromium", { skip }, () => {
     const page = await context.newPage();
     page.setDefaultTimeout(60_000);
     await page.goto(insecure ? server.insecureUrl : server.url);
-    await page.setInputFiles("#files", fixtures[set].map((f) => f.path));
+    await page.setInputFiles(
+      "#files",
+      fixtures[set].map((f) => f.path),
+    );
     await page.evaluate(async () => {
       window.pkg = await import("/pkg/web.js");
       await window.pkg.default();
@@ -160,26 +180,32 @@ describe("hashFiles in Chromium", { skip }, () => {
   }
 
   /** Runs hashFiles in the page; returns hex digests (or failure codes), the events and the spies' findings. */
-  const run = (page, options = {}) => page.evaluate(async (options) => {
-    const events = [];
-    const reported = [];
-    const results = await window.pkg.hashFiles(window.files, {
-      ...options,
-      onProgress: (p) => events.push(p),
-      onFile: ({ index, result }) => {
-        reported.push(index);
-        window.started.delete(index);
-        window.bigStarted.delete(index);
-        if (result.kind !== "success") throw new Error(`${index}: ${result.error} ${result.message}`);
-      },
-    });
-    const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-    return {
-      digests: results.map((r) => (r.kind === "success" ? toHex(r.value) : r.error)),
-      events, reported, spy: window.spy, workers: window.workers, maxInFlight: window.maxInFlight,
-      maxBigInFlight: window.maxBigInFlight, sizeReads: Object.fromEntries(window.sizeReads),
-    };
-  }, options);
+  const run = (page, options = {}) =>
+    page.evaluate(async (options) => {
+      const events = [];
+      const reported = [];
+      const results = await window.pkg.hashFiles(window.files, {
+        ...options,
+        onProgress: (p) => events.push(p),
+        onFile: ({ index, result }) => {
+          reported.push(index);
+          window.started.delete(index);
+          window.bigStarted.delete(index);
+          if (result.kind !== "success") throw new Error(`${index}: ${result.error} ${result.message}`);
+        },
+      });
+      const toHex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      return {
+        digests: results.map((r) => (r.kind === "success" ? toHex(r.value) : r.error)),
+        events,
+        reported,
+        spy: window.spy,
+        workers: window.workers,
+        maxInFlight: window.maxInFlight,
+        maxBigInFlight: window.maxBigInFlight,
+        sizeReads: Object.fromEntries(window.sizeReads),
+      };
+    }, options);
 
   const expectedHex = (set) => fixtures[set].map((f) => f.hex);
   const webCryptoSizes = (spy) => spy.map((s) => s.bytes).sort((a, b) => a - b);
@@ -189,8 +215,12 @@ describe("hashFiles in Chromium", { skip }, () => {
     const r = await run(page, { workerUrl: "/spy-worker.js" });
     assert.deepEqual(r.digests, expectedHex("sizes"));
     // Every file went to WebCrypto once: up to 1 MiB in the page, above it in a worker.
-    assert.deepEqual(webCryptoSizes(r.spy), [...SIZES].sort((a, b) => a - b));
-    for (const { where, bytes } of r.spy) assert.equal(where, bytes <= MiB ? "page" : "worker", `${bytes} bytes hashed in the ${where}`);
+    assert.deepEqual(
+      webCryptoSizes(r.spy),
+      [...SIZES].sort((a, b) => a - b),
+    );
+    for (const { where, bytes } of r.spy)
+      assert.equal(where, bytes <= MiB ? "page" : "worker", `${bytes} bytes hashed in the ${where}`);
   });
 
   test("files up to 1 MiB are hashed without asking their size (a browser round trip each); larger ones are asked", async (t) => {
@@ -198,14 +228,20 @@ describe("hashFiles in Chromium", { skip }, () => {
     const r = await run(page);
     assert.deepEqual(r.digests, expectedHex("sizes"));
     const asked = SIZES.map((size, i) => [size, (r.sizeReads[i] ?? 0) > 0]);
-    assert.deepEqual(asked, SIZES.map((size) => [size, size > MiB]));
+    assert.deepEqual(
+      asked,
+      SIZES.map((size) => [size, size > MiB]),
+    );
   });
 
   test(`wholeFileLimit ${LIMIT}: files up to it go to WebCrypto, larger ones stream through wasm`, async (t) => {
     const page = await open(t, "sizes");
     const r = await run(page, { workerUrl: "/spy-worker.js", wholeFileLimit: LIMIT });
     assert.deepEqual(r.digests, expectedHex("sizes"));
-    assert.deepEqual(webCryptoSizes(r.spy), SIZES.filter((s) => s <= LIMIT).sort((a, b) => a - b));
+    assert.deepEqual(
+      webCryptoSizes(r.spy),
+      SIZES.filter((s) => s <= LIMIT).sort((a, b) => a - b),
+    );
     // A limit of 0: only the empty file is "whole"; everything else streams.
     const none = await run(page, { workerUrl: "/spy-worker.js", wholeFileLimit: 0 });
     assert.deepEqual(none.digests, expectedHex("sizes"));
@@ -234,7 +270,11 @@ describe("hashFiles in Chromium", { skip }, () => {
       perFile.set(e.index, e.fileBytes);
     }
     assert.deepEqual({ bytes: events.at(-1).bytes, total: events.at(-1).total }, { bytes: total, total });
-    assert.deepEqual([...reported].sort((a, b) => a - b), SIZES.map((_, i) => i), "onFile once per file");
+    assert.deepEqual(
+      [...reported].sort((a, b) => a - b),
+      SIZES.map((_, i) => i),
+      "onFile once per file",
+    );
   });
 
   test("a file deleted after it was picked fails alone (readFailed), and the last event still has the total", async (t) => {
@@ -286,7 +326,9 @@ describe("hashFiles in Chromium", { skip }, () => {
       already.abort();
       const before = window.workers.length;
       let alreadyError;
-      await window.pkg.hashFiles(window.files, { signal: already.signal }).catch((e) => { alreadyError = e.name; });
+      await window.pkg.hashFiles(window.files, { signal: already.signal }).catch((e) => {
+        alreadyError = e.name;
+      });
       return { error, atAbort, later: reported.length, alreadyError, workersForAborted: window.workers.length - before };
     });
     assert.equal(r.error, "the user cancelled");
@@ -311,15 +353,16 @@ describe("hashFiles in Node (no workers: node:crypto in this thread)", () => {
       gates.list.push(gate);
       gate.opened = true;
       return new ReadableStream({
-        pull: (controller) => new Promise((resolve) => {
-          gate.pulled = true;
-          gate.release = () => {
-            gates.open -= 1;
-            controller.enqueue(new Uint8Array(bytes));
-            controller.close();
-            resolve();
-          };
-        }),
+        pull: (controller) =>
+          new Promise((resolve) => {
+            gate.pulled = true;
+            gate.release = () => {
+              gates.open -= 1;
+              controller.enqueue(new Uint8Array(bytes));
+              controller.close();
+              resolve();
+            };
+          }),
         cancel: () => {
           gate.cancelled = true;
         },
@@ -333,17 +376,28 @@ describe("hashFiles in Node (no workers: node:crypto in this thread)", () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const contents = SIZES.map((size, i) => content(size, `node ${i}`));
     const blobs = contents.map((bytes) => new Blob([bytes]));
-    const onDisk = await Promise.all(contents.map((bytes, i) => {
-      const path = join(dir, `${i}.bin`);
-      writeFileSync(path, bytes);
-      return openAsBlob(path);
-    }));
+    const onDisk = await Promise.all(
+      contents.map((bytes, i) => {
+        const path = join(dir, `${i}.bin`);
+        writeFileSync(path, bytes);
+        return openAsBlob(path);
+      }),
+    );
     for (const files of [blobs, onDisk]) {
       const events = [];
       const results = await hashFiles(files, { onProgress: (p) => events.push(p.bytes) });
-      assert.deepEqual(results.map((r) => (r.kind === "success" ? Buffer.from(r.value).toString("hex") : r.error)), contents.map(hex));
-      assert.ok(events.every((b, i) => i === 0 || b >= events[i - 1]), "progress never decreases");
-      assert.equal(events.at(-1), SIZES.reduce((a, b) => a + b, 0));
+      assert.deepEqual(
+        results.map((r) => (r.kind === "success" ? Buffer.from(r.value).toString("hex") : r.error)),
+        contents.map(hex),
+      );
+      assert.ok(
+        events.every((b, i) => i === 0 || b >= events[i - 1]),
+        "progress never decreases",
+      );
+      assert.equal(
+        events.at(-1),
+        SIZES.reduce((a, b) => a + b, 0),
+      );
     }
     assert.deepEqual(await hashFiles([]), []);
   });
@@ -374,8 +428,13 @@ describe("hashFiles in Node (no workers: node:crypto in this thread)", () => {
     const reason = new Error("stop");
     controller.abort(reason);
     await assert.rejects(done, (error) => error === reason);
-    for (let spins = 0; !gates.list.every((g) => g.cancelled) && spins < 1000; spins += 1) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(gates.list.map((g) => g.cancelled), [true, true], "both open reads were cancelled; no other started");
+    for (let spins = 0; !gates.list.every((g) => g.cancelled) && spins < 1000; spins += 1)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      gates.list.map((g) => g.cancelled),
+      [true, true],
+      "both open reads were cancelled; no other started",
+    );
     const already = new AbortController();
     already.abort();
     await assert.rejects(hashFiles(files, { signal: already.signal }), { name: "AbortError" });
@@ -385,9 +444,15 @@ describe("hashFiles in Node (no workers: node:crypto in this thread)", () => {
     const blob = new Blob(["x"]);
     await assert.rejects(hashFiles(42), { name: "TypeError", message: /^files must be an iterable/ });
     await assert.rejects(hashFiles("release.tar"), { name: "TypeError", message: /^files must be an iterable/ });
-    await assert.rejects(hashFiles([blob, "not a file"]), { name: "TypeError", message: /^files\[1\] must be a Blob or File, got a string/ });
+    await assert.rejects(hashFiles([blob, "not a file"]), {
+      name: "TypeError",
+      message: /^files\[1\] must be a Blob or File, got a string/,
+    });
     for (const concurrency of [0, 1.5, -1, Number.NaN, "2"]) {
-      await assert.rejects(hashFiles([blob], { concurrency }), { name: "RangeError", message: /^concurrency must be an integer of at least 1/ });
+      await assert.rejects(hashFiles([blob], { concurrency }), {
+        name: "RangeError",
+        message: /^concurrency must be an integer of at least 1/,
+      });
     }
     for (const wholeFileLimit of [-1, Number.NaN, "1"]) {
       await assert.rejects(hashFiles([blob], { wholeFileLimit }), { name: "RangeError", message: /^wholeFileLimit must be/ });
@@ -395,6 +460,9 @@ describe("hashFiles in Node (no workers: node:crypto in this thread)", () => {
     await assert.rejects(hashFiles([blob], { onProgress: 1 }), { name: "TypeError", message: /^onProgress must be a function/ });
     await assert.rejects(hashFiles([blob], { onFile: {} }), { name: "TypeError", message: /^onFile must be a function/ });
     await assert.rejects(hashFiles([blob], { signal: {} }), { name: "TypeError", message: /^signal must be an AbortSignal/ });
-    await assert.rejects(hashFiles([blob], { workerUrl: 3 }), { name: "TypeError", message: /^workerUrl must be a string or URL/ });
+    await assert.rejects(hashFiles([blob], { workerUrl: 3 }), {
+      name: "TypeError",
+      message: /^workerUrl must be a string or URL/,
+    });
   });
 });

@@ -22,7 +22,6 @@ const PAYLOAD = BIT_COUNT / 8; // 128 MiB
 const TOTAL = HUGE_TOTAL;
 const CATALOG_VERSION = 4242;
 
-
 const MIME = { ".js": "text/javascript", ".wasm": "application/wasm" };
 
 describe("a 128 MiB snapshot streams into Chromium with progress", { skip }, () => {
@@ -38,7 +37,11 @@ describe("a 128 MiB snapshot streams into Chromium with progress", { skip }, () 
         response.writeHead(200, { "content-type": "text/html" });
         response.end("<!doctype html><title>huge</title>");
       } else if (path === "/huge.abf1") {
-        response.writeHead(200, { "content-type": "application/octet-stream", "content-length": TOTAL, "cache-control": "no-store" });
+        response.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "content-length": TOTAL,
+          "cache-control": "no-store",
+        });
         // 1 MiB writes: the body arrives in many chunks.
         let offset = 0;
         const pump = () => {
@@ -90,14 +93,25 @@ describe("a 128 MiB snapshot streams into Chromium with progress", { skip }, () 
       const { filter, header, catalogVersion } = loaded.value;
       const probe = new Uint8Array(32); // all-zero digest: probes bit 0, then steps by 1
       return {
-        ms, count: events.length, increasing, first: events[0], last: events[events.length - 1],
-        firstKnown, totals: [...totals], header, catalogVersion, bitCount: filter.getBitCount(),
-        zeroDigest: filter.mightContain(probe), wasmMemory: pkg.wasmMemoryBytes(),
+        ms,
+        count: events.length,
+        increasing,
+        first: events[0],
+        last: events[events.length - 1],
+        firstKnown,
+        totals: [...totals],
+        header,
+        catalogVersion,
+        bitCount: filter.getBitCount(),
+        zeroDigest: filter.mightContain(probe),
+        wasmMemory: pkg.wasmMemoryBytes(),
       };
     });
     await page.close();
     assert.equal(r.failure, undefined, r.failure);
-    t.diagnostic(`${TOTAL} bytes in ${r.ms.toFixed(0)} ms (${(TOTAL / 2 ** 20 / (r.ms / 1000)).toFixed(0)} MiB/s), ${r.count} progress events, wasm memory ${(r.wasmMemory / 2 ** 20).toFixed(0)} MiB`);
+    t.diagnostic(
+      `${TOTAL} bytes in ${r.ms.toFixed(0)} ms (${(TOTAL / 2 ** 20 / (r.ms / 1000)).toFixed(0)} MiB/s), ${r.count} progress events, wasm memory ${(r.wasmMemory / 2 ** 20).toFixed(0)} MiB`,
+    );
     assert.ok(r.count > 10, `${r.count} progress events`);
     assert.equal(r.increasing, true, "progress bytes strictly increase");
     assert.equal(r.last[0], TOTAL, "the last event reports every byte");

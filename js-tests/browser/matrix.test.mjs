@@ -50,18 +50,31 @@ async function coreMatrix(pkg) {
     return view;
   };
   const values = [
-    ["undefined", () => undefined], ["null", () => null], ["0", () => 0], ["NaN", () => Number.NaN],
-    ['""', () => ""], ['"ab"', () => "ab"], ["{}", () => ({})], ["[]", () => []], ["[1,2,3]", () => [1, 2, 3]],
-    ["ArrayBuffer(32)", () => new ArrayBuffer(32)], ["DataView(ArrayBuffer(32))", () => new DataView(new ArrayBuffer(32))],
-    ["Uint16Array(16)", () => new Uint16Array(16)], ["Int8Array(32)", () => new Int8Array(32)],
-    ["Float64Array(4)", () => new Float64Array(4)], ["Uint8Array(31)", () => member.slice(0, 31)],
-    ["Uint8Array(32)", () => Uint8Array.from(member)], ["Uint8Array(33)", () => Uint8Array.from([...member, 1])],
-    ["subarray at byteOffset 5", () => atOffset5(member)], ["SharedArrayBuffer-backed", () => onShared(member)],
+    ["undefined", () => undefined],
+    ["null", () => null],
+    ["0", () => 0],
+    ["NaN", () => Number.NaN],
+    ['""', () => ""],
+    ['"ab"', () => "ab"],
+    ["{}", () => ({})],
+    ["[]", () => []],
+    ["[1,2,3]", () => [1, 2, 3]],
+    ["ArrayBuffer(32)", () => new ArrayBuffer(32)],
+    ["DataView(ArrayBuffer(32))", () => new DataView(new ArrayBuffer(32))],
+    ["Uint16Array(16)", () => new Uint16Array(16)],
+    ["Int8Array(32)", () => new Int8Array(32)],
+    ["Float64Array(4)", () => new Float64Array(4)],
+    ["Uint8Array(31)", () => member.slice(0, 31)],
+    ["Uint8Array(32)", () => Uint8Array.from(member)],
+    ["Uint8Array(33)", () => Uint8Array.from([...member, 1])],
+    ["subarray at byteOffset 5", () => atOffset5(member)],
+    ["SharedArrayBuffer-backed", () => onShared(member)],
     ["detached", () => detached(member)],
   ];
   const summarize = (value) => {
     if (value instanceof Uint8Array) return { u8: hex(value) };
-    if (value instanceof ArtifactBloomFilter) return { filter: hex(sha256(value.serializeBits())), inserted: value.getInsertedItemCount() };
+    if (value instanceof ArtifactBloomFilter)
+      return { filter: hex(sha256(value.serializeBits())), inserted: value.getInsertedItemCount() };
     if (value !== null && typeof value === "object") {
       const out = {};
       for (const key of Object.keys(value)) out[key] = key === "message" ? "…" : summarize(value[key]);
@@ -96,14 +109,28 @@ async function coreMatrix(pkg) {
     for (const [label, make] of values) results.push({ row, value: label, outcome: outcome(() => call(make())) });
   }
   // A real snapshot at byteOffset 5 and over a SharedArrayBuffer loads like a fresh copy.
-  for (const [label, wrap] of [["fresh", (b) => Uint8Array.from(b)], ["subarray at byteOffset 5", atOffset5], ["SharedArrayBuffer-backed", onShared]]) {
+  for (const [label, wrap] of [
+    ["fresh", (b) => Uint8Array.from(b)],
+    ["subarray at byteOffset 5", atOffset5],
+    ["SharedArrayBuffer-backed", onShared],
+  ]) {
     results.push({ row: "loadSnapshot(valid file)", value: label, outcome: outcome(() => loadSnapshot(wrap(snapshotBytes))) });
-    results.push({ row: "mightContainMany(10 members)", value: label, outcome: outcome(() => filter.mightContainMany(wrap(new Uint8Array(members.flatMap((d) => [...d]))))) });
+    results.push({
+      row: "mightContainMany(10 members)",
+      value: label,
+      outcome: outcome(() => filter.mightContainMany(wrap(new Uint8Array(members.flatMap((d) => [...d]))))),
+    });
   }
   return results;
 }
 
-const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html", ".json": "application/json" };
+const MIME = {
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+  ".html": "text/html",
+  ".json": "application/json",
+};
 
 /** A static server for pkg/ on 127.0.0.1 with cross-origin isolation headers. */
 function startStaticServer() {
@@ -174,7 +201,11 @@ describe("bad-input matrix in Chromium (browser build) equals Node", { skip }, (
       if (row === "mightContain(v)") {
         const valid = ["Uint8Array(32)", "subarray at byteOffset 5", "SharedArrayBuffer-backed"].includes(value);
         if (valid) assert.deepEqual(outcome, { ok: true }, `${row} ${value}: a member digest answers maybe`);
-        else assert.ok(outcome.threw === "RangeError" || outcome.threw === "TypeError", `${row} ${value}: ${JSON.stringify(outcome)}`);
+        else
+          assert.ok(
+            outcome.threw === "RangeError" || outcome.threw === "TypeError",
+            `${row} ${value}: ${JSON.stringify(outcome)}`,
+          );
       }
     }
   });
@@ -186,7 +217,9 @@ describe("bad-input matrix in Chromium (browser build) equals Node", { skip }, (
       assert.equal(entry.row, node.row);
       assert.equal(entry.value, node.value);
       if (JSON.stringify(entry.outcome) !== JSON.stringify(node.outcome)) {
-        differences.push(`${entry.row} × ${entry.value}: browser ${JSON.stringify(entry.outcome)} vs node ${JSON.stringify(node.outcome)}`);
+        differences.push(
+          `${entry.row} × ${entry.value}: browser ${JSON.stringify(entry.outcome)} vs node ${JSON.stringify(node.outcome)}`,
+        );
       }
     });
     assert.deepEqual(differences, []);

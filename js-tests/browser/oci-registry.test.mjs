@@ -75,17 +75,23 @@ describe("OciRegistryRepository in Chromium, cross-origin", { skip: noTools }, (
     page.setDefaultTimeout(60_000);
     // The page is on localhost, the registry on 127.0.0.1: another origin.
     await page.goto(`http://localhost:${server.address().port}/`);
-    const result = await page.evaluate(async ({ registryUrl, credentials, digests }) => {
-      const pkg = await import("/web.js");
-      await pkg.default();
-      const hexToBytes = (digest) => Uint8Array.from(digest.slice(7).match(/../g), (pair) => parseInt(pair, 16));
-      const repository = new pkg.OciRegistryRepository(registryUrl, "web", credentials === undefined ? {} : { credentials });
-      try {
-        return { answers: await repository.existsManyAtVersionAsync(digests.map(hexToBytes), 0), requests: repository.requests };
-      } catch (error) {
-        return { error: { name: error.name, code: error.code, status: error.status, message: error.message } };
-      }
-    }, { registryUrl, credentials, digests: [present, absent] });
+    const result = await page.evaluate(
+      async ({ registryUrl, credentials, digests }) => {
+        const pkg = await import("/web.js");
+        await pkg.default();
+        const hexToBytes = (digest) => Uint8Array.from(digest.slice(7).match(/../g), (pair) => parseInt(pair, 16));
+        const repository = new pkg.OciRegistryRepository(registryUrl, "web", credentials === undefined ? {} : { credentials });
+        try {
+          return {
+            answers: await repository.existsManyAtVersionAsync(digests.map(hexToBytes), 0),
+            requests: repository.requests,
+          };
+        } catch (error) {
+          return { error: { name: error.name, code: error.code, status: error.status, message: error.message } };
+        }
+      },
+      { registryUrl, credentials, digests: [present, absent] },
+    );
     await page.close();
     return result;
   }

@@ -34,7 +34,7 @@ export async function startPackageServer(extra = {}, { route } = {}) {
     if (route?.(path, response)) return;
     if (path === "/") {
       response.writeHead(200, { "content-type": "text/html" });
-      return response.end("<!doctype html><title>test</title><input type=\"file\" id=\"files\" multiple>");
+      return response.end('<!doctype html><title>test</title><input type="file" id="files" multiple>');
     }
     if (Object.hasOwn(extra, path)) {
       response.writeHead(200, { "content-type": MIME[extname(path)] ?? "application/octet-stream", "cache-control": "no-store" });
@@ -55,12 +55,13 @@ export async function startPackageServer(extra = {}, { route } = {}) {
     insecureUrl: `${INSECURE_ORIGIN}/`,
     /** A browser context whose requests go through this server (for INSECURE_ORIGIN). */
     insecureContext: (browser) => browser.newContext({ proxy: { server: proxy } }),
-    close: () => new Promise((done) => {
-      server.closeAllConnections?.();
-      server.close(() => {
-        rmSync(copy, { recursive: true, force: true });
-        done();
-      });
-    }),
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections?.();
+        server.close(() => {
+          rmSync(copy, { recursive: true, force: true });
+          done();
+        });
+      }),
   };
 }

@@ -10,7 +10,19 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -32,8 +44,19 @@ const skip = existsSync(CHROMIUM)
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 
 // What the tests need from the built package.
-const PACKAGE_FILES = ["web.js", "artifact_bloom.js", "artifact_bloom_bg.wasm", "node.mjs", "node.cjs",
-  "cli/serve/serve.mjs", "bin/artifact-bloom.mjs", "www/index.html", "www/app.js", "www/hash-worker.js", "www/style.css"];
+const PACKAGE_FILES = [
+  "web.js",
+  "artifact_bloom.js",
+  "artifact_bloom_bg.wasm",
+  "node.mjs",
+  "node.cjs",
+  "cli/serve/serve.mjs",
+  "bin/artifact-bloom.mjs",
+  "www/index.html",
+  "www/app.js",
+  "www/hash-worker.js",
+  "www/style.css",
+];
 
 /**
  * Copies the built pkg/ to `dest`, and the tests use only the copy: a rebuild
@@ -88,10 +111,24 @@ describe("www precheck page in Chromium", { skip }, () => {
     const catalogPath = join(tmp, "catalog.txt");
     writeFileSync(catalogPath, `${catalogHex.join("\n")}\n`);
     const snapshotPath = join(tmp, "catalog.abf1");
-    execFileSync(process.execPath, [
-      join(pkg, "bin", "artifact-bloom.mjs"), "publish", "--catalog-version", "1",
-      "--expected-items", String(CATALOG_SIZE), "--fpp", "0.01", "--input", catalogPath, "--out", snapshotPath,
-    ], { stdio: "pipe" });
+    execFileSync(
+      process.execPath,
+      [
+        join(pkg, "bin", "artifact-bloom.mjs"),
+        "publish",
+        "--catalog-version",
+        "1",
+        "--expected-items",
+        String(CATALOG_SIZE),
+        "--fpp",
+        "0.01",
+        "--input",
+        catalogPath,
+        "--out",
+        snapshotPath,
+      ],
+      { stdio: "pipe" },
+    );
     const loaded = loadSnapshot(new Uint8Array(readFileSync(snapshotPath)));
     assert.equal(loaded.kind, "success", loaded.message);
     const filter = loaded.value.filter;
@@ -115,7 +152,10 @@ describe("www precheck page in Chromium", { skip }, () => {
     assert.equal(falsePositives.length, 1, "no false-positive content found");
     files.absent = fixture("new-feature.patch", absent[0]);
     files.absent2 = fixture("screenshot-build-1187.png", absent[1]);
-    files.absent3 = fixture("a-very-long-artifact-file-name-from-the-nightly-pipeline-x86_64-unknown-linux-gnu-2024-11-29.tar.zst", absent[2]);
+    files.absent3 = fixture(
+      "a-very-long-artifact-file-name-from-the-nightly-pipeline-x86_64-unknown-linux-gnu-2024-11-29.tar.zst",
+      absent[2],
+    );
     files.absent4 = fixture("coverage-report.html", absent[3]);
     files.falsePositive = fixture("debug-symbols.dwp", falsePositives[0]);
 
@@ -178,15 +218,23 @@ describe("www precheck page in Chromium", { skip }, () => {
    * messages the browser itself logs for an expected HTTP outcome.
    */
   function assertNoConsoleErrors(problems, allow = () => false) {
-    assert.deepEqual(problems.filter((p) => !allow(p)), [], "console errors on the page");
+    assert.deepEqual(
+      problems.filter((p) => !allow(p)),
+      [],
+      "console errors on the page",
+    );
   }
 
   const loaded = (page) => page.waitForSelector('body[data-snapshot="loaded"]');
   const decided = (page, count) =>
     page.waitForFunction((n) => document.querySelectorAll(".file[data-verdict]").length === n, count);
   const verdictOf = (page, hex) => page.locator(`.file[data-digest="${hex}"]`).getAttribute("data-verdict");
-  const summary = (page) => page.evaluate(() => Object.fromEntries(
-    ["files", "skipped", "api", "fp", "upload", "present"].map((k) => [k, document.getElementById(`sum-${k}`).textContent])));
+  const summary = (page) =>
+    page.evaluate(() =>
+      Object.fromEntries(
+        ["files", "skipped", "api", "fp", "upload", "present"].map((k) => [k, document.getElementById(`sum-${k}`).textContent]),
+      ),
+    );
   const shot = (page, name) => page.screenshot({ path: join(SCREENSHOTS, name), fullPage: true });
 
   test("loads the snapshot and shows its header and fill gauge", async (t) => {
@@ -226,7 +274,10 @@ describe("www precheck page in Chromium", { skip }, () => {
     await page.goto(good.url);
     await loaded(page);
     const batch = [files.present2, files.absent2, files.falsePositive, files.present3, files.absent4];
-    await page.setInputFiles("#file-input", batch.map((f) => f.path));
+    await page.setInputFiles(
+      "#file-input",
+      batch.map((f) => f.path),
+    );
     await decided(page, batch.length);
     assert.equal(await verdictOf(page, files.falsePositive.hex), "missing");
     assert.equal(await verdictOf(page, files.absent2.hex), "absent");
@@ -245,7 +296,10 @@ describe("www precheck page in Chromium", { skip }, () => {
     await page.waitForSelector('body[data-snapshot="failed"]');
     assert.equal(await page.locator("#snapshot-error-code").textContent(), "checksumMismatch");
     assert.ok(await page.locator("#snapshot-error").isVisible());
-    assert.match(await page.locator("#snapshot-error-text").textContent(), /corrupted.*SHA-256 does not match.*Nothing was loaded/);
+    assert.match(
+      await page.locator("#snapshot-error-text").textContent(),
+      /corrupted.*SHA-256 does not match.*Nothing was loaded/,
+    );
     assert.equal(await page.locator("#snapshot-details").isVisible(), false);
     // A file added now is hashed but not decided as absent.
     await page.setInputFiles("#file-input", [files.absent.path]);
@@ -293,7 +347,10 @@ describe("www precheck page in Chromium", { skip }, () => {
     await page.setInputFiles("#file-input", big.path);
     await page.waitForSelector(".file[data-verdict]", { timeout: 80_000 });
     const progressSeen = await page.evaluate(() => window.progressSeen);
-    assert.ok(progressSeen.some((v) => v > 0 && v < 1), `the progress bar moved while hashing (${progressSeen.length} updates)`);
+    assert.ok(
+      progressSeen.some((v) => v > 0 && v < 1),
+      `the progress bar moved while hashing (${progressSeen.length} updates)`,
+    );
     const row = page.locator(".file").first();
     const shown = await row.locator(".digest").textContent();
     assert.equal(shown, big.hex, "the digest shown equals node:crypto's");
@@ -301,9 +358,14 @@ describe("www precheck page in Chromium", { skip }, () => {
     assert.equal(await row.getAttribute("data-verdict"), big.verdict);
     assert.equal(Number(await row.getAttribute("data-bytes")), BIG_FILE_MIB * 1024 * 1024);
     const ms = Number(await row.getAttribute("data-hash-ms"));
-    const longestGap = await page.evaluate(() => { clearInterval(window.gapTimer); return window.longestGap; });
+    const longestGap = await page.evaluate(() => {
+      clearInterval(window.gapTimer);
+      return window.longestGap;
+    });
     const mbps = (BIG_FILE_MIB * 1024 * 1024) / 1e6 / (ms / 1000);
-    t.diagnostic(`hashed ${BIG_FILE_MIB} MiB in the worker in ${ms.toFixed(0)} ms: ${mbps.toFixed(0)} MB/s; longest main-thread gap ${longestGap.toFixed(0)} ms`);
+    t.diagnostic(
+      `hashed ${BIG_FILE_MIB} MiB in the worker in ${ms.toFixed(0)} ms: ${mbps.toFixed(0)} MB/s; longest main-thread gap ${longestGap.toFixed(0)} ms`,
+    );
     assert.ok(longestGap < 1000, `the page stayed responsive (longest main-thread gap ${longestGap.toFixed(0)} ms)`);
     assertNoConsoleErrors(problems, (p) => big.verdict === "missing" && p.url.includes(big.hex) && / 404 /.test(p.text));
   });
@@ -328,7 +390,10 @@ describe("www precheck page in Chromium", { skip }, () => {
     const choosers = [];
     page.on("filechooser", (chooser) => choosers.push(chooser));
     await page.evaluate(() => true); // a round trip: the interception is in place
-    const picks = [["Enter", files.present4], ["Space", files.absent4]];
+    const picks = [
+      ["Enter", files.present4],
+      ["Space", files.absent4],
+    ];
     for (const [key, file] of picks) {
       const count = choosers.length;
       await page.keyboard.press(key);

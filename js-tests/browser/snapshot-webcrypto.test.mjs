@@ -118,14 +118,26 @@ describe("snapshot checksum: WebCrypto and streaming wasm agree", { skip }, () =
       expected[name] = { expect, payloadLength: payloadOf(bytes) };
     };
     variant("large.abf1", "ok", (b) => b);
-    variant("large-payload-bit.abf1", "checksumMismatch", (b) => { b[96 + 1_000_003] ^= 0x10; return b; });
-    variant("large-catalog-byte.abf1", "checksumMismatch", (b) => { b[8] ^= 0x01; return b; });
-    variant("large-checksum-field.abf1", "checksumMismatch", (b) => { b[64 + 31] ^= 0x80; return b; });
+    variant("large-payload-bit.abf1", "checksumMismatch", (b) => {
+      b[96 + 1_000_003] ^= 0x10;
+      return b;
+    });
+    variant("large-catalog-byte.abf1", "checksumMismatch", (b) => {
+      b[8] ^= 0x01;
+      return b;
+    });
+    variant("large-checksum-field.abf1", "checksumMismatch", (b) => {
+      b[64 + 31] ^= 0x80;
+      return b;
+    });
     variant("large-short.abf1", "truncated", (b) => b.subarray(0, b.length - 1));
     variant("large-trailing.abf1", "lengthMismatch", (b) => Buffer.concat([b, Buffer.from([0])]));
     names = Object.keys(expected);
-    probes = [...members.slice(0, 16), ...Array.from({ length: 16 }, (_, i) => sha256(`outsider ${i}`)),
-      ...["cat", "dog", "fish", "bird"].map(sha256)].map((d) => Buffer.from(d).toString("hex"));
+    probes = [
+      ...members.slice(0, 16),
+      ...Array.from({ length: 16 }, (_, i) => sha256(`outsider ${i}`)),
+      ...["cat", "dog", "fish", "bird"].map(sha256),
+    ].map((d) => Buffer.from(d).toString("hex"));
     server = await startPackageServer(extra);
     browser = await launchChromium();
   });
@@ -139,11 +151,18 @@ describe("snapshot checksum: WebCrypto and streaming wasm agree", { skip }, () =
   async function loadAll({ insecure = false, noWorkers = false } = {}) {
     const context = insecure ? await server.insecureContext(browser) : await browser.newContext();
     try {
-      if (noWorkers) await context.addInitScript(() => { delete globalThis.Worker; });
+      if (noWorkers)
+        await context.addInitScript(() => {
+          delete globalThis.Worker;
+        });
       const page = await context.newPage();
       page.setDefaultTimeout(60_000);
       await page.goto(insecure ? server.insecureUrl : server.url);
-      const secure = await page.evaluate(() => ({ isSecureContext, subtle: typeof globalThis.crypto?.subtle, worker: typeof Worker }));
+      const secure = await page.evaluate(() => ({
+        isSecureContext,
+        subtle: typeof globalThis.crypto?.subtle,
+        worker: typeof Worker,
+      }));
       await page.evaluate(installSpy);
       return { secure, results: await page.evaluate(loadInPage, { names, probes }) };
     } finally {
@@ -151,13 +170,19 @@ describe("snapshot checksum: WebCrypto and streaming wasm agree", { skip }, () =
     }
   }
 
-  test("the three paths give identical results, and WebCrypto digests exactly the covered bytes", { timeout: 180_000 }, async () => {
+  test("the three paths give identical results, and WebCrypto digests exactly the covered bytes", {
+    timeout: 180_000,
+  }, async () => {
     const webCrypto = await loadAll();
     const onThisThread = await loadAll({ noWorkers: true });
     const wasm = await loadAll({ insecure: true });
     assert.deepEqual(webCrypto.secure, { isSecureContext: true, subtle: "object", worker: "function" });
     assert.deepEqual(onThisThread.secure, { isSecureContext: true, subtle: "object", worker: "undefined" });
-    assert.deepEqual(wasm.secure, { isSecureContext: false, subtle: "undefined", worker: "function" }, "the insecure origin has no WebCrypto");
+    assert.deepEqual(
+      wasm.secure,
+      { isSecureContext: false, subtle: "undefined", worker: "function" },
+      "the insecure origin has no WebCrypto",
+    );
 
     const { loadSnapshot } = await import("artifact-bloom");
     for (const name of names) {
@@ -183,8 +208,15 @@ describe("snapshot checksum: WebCrypto and streaming wasm agree", { skip }, () =
       const strip = (list) => list.map(({ bytes }) => ({ bytes }));
       assert.deepEqual(strip(got.fetchDigests), once, `${name}: WebCrypto digests (fetchSnapshot)`);
       assert.deepEqual(strip(got.streamDigests), once, `${name}: WebCrypto digests (loadSnapshotStream)`);
-      assert.ok(got.fetchDigests.every((d) => d.where === "worker"), `${name}: digested in a worker`);
-      assert.deepEqual(onThisThread.results[name].fetchDigests, once.map((d) => ({ where: "page", ...d })), `${name}: no workers → this thread`);
+      assert.ok(
+        got.fetchDigests.every((d) => d.where === "worker"),
+        `${name}: digested in a worker`,
+      );
+      assert.deepEqual(
+        onThisThread.results[name].fetchDigests,
+        once.map((d) => ({ where: "page", ...d })),
+        `${name}: no workers → this thread`,
+      );
       assert.deepEqual(wasm.results[name].fetchDigests, [], `${name}: no WebCrypto in the insecure context`);
     }
   });

@@ -20,7 +20,13 @@ function finishPage(outDir, script, snapshot) {
 /** esbuild --bundle --format=esm (platform browser, the default). */
 export async function esbuildBrowser(project, snapshot) {
   const outDir = join(project, "dist-esbuild");
-  await esbuild.build({ entryPoints: [join(project, "page.js")], bundle: true, format: "esm", outfile: join(outDir, "page.js"), logLevel: "error" });
+  await esbuild.build({
+    entryPoints: [join(project, "page.js")],
+    bundle: true,
+    format: "esm",
+    outfile: join(outDir, "page.js"),
+    logLevel: "error",
+  });
   return finishPage(outDir, "page.js", snapshot);
 }
 
@@ -31,7 +37,14 @@ export async function esbuildBrowser(project, snapshot) {
 export async function esbuildNode(project, format) {
   const file = format === "esm" ? "main.mjs" : "main.cjs";
   const outDir = join(project, `dist-node-${format}`);
-  await esbuild.build({ entryPoints: [join(project, "node-main.js")], bundle: true, platform: "node", format, outfile: join(outDir, file), logLevel: "error" });
+  await esbuild.build({
+    entryPoints: [join(project, "node-main.js")],
+    bundle: true,
+    platform: "node",
+    format,
+    outfile: join(outDir, file),
+    logLevel: "error",
+  });
   const alone = await mkdtemp(join(tmpdir(), `artifact-bloom-esbuild-${format}-`));
   cpSync(join(outDir, file), join(alone, file));
   return join(alone, file);
@@ -43,7 +56,11 @@ export async function rollupBrowser(project, snapshot) {
   const { nodeResolve } = await import("@rollup/plugin-node-resolve");
   const outDir = join(project, "dist-rollup");
   const warnings = [];
-  const bundle = await rollup({ input: join(project, "page.js"), plugins: [nodeResolve()], onwarn: (warning) => warnings.push(warning.message) });
+  const bundle = await rollup({
+    input: join(project, "page.js"),
+    plugins: [nodeResolve()],
+    onwarn: (warning) => warnings.push(warning.message),
+  });
   await bundle.write({ dir: outDir, format: "es" });
   await bundle.close();
   if (warnings.length > 0) throw new Error(`rollup warned: ${warnings.join("; ")}`);
@@ -55,7 +72,10 @@ export async function webpackBrowser(project, snapshot) {
   const { default: webpack } = await import("webpack");
   const outDir = join(project, "dist-webpack");
   const stats = await new Promise((resolve, reject) => {
-    webpack({ mode: "production", context: project, entry: "./page.js", output: { path: outDir, filename: "page.js" } }, (error, result) => (error ? reject(error) : resolve(result)));
+    webpack(
+      { mode: "production", context: project, entry: "./page.js", output: { path: outDir, filename: "page.js" } },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
   });
   const info = stats.toJson({ all: false, errors: true, warnings: true });
   if (stats.hasErrors()) throw new Error(`webpack: ${info.errors.map((e) => e.message).join("; ")}`);
@@ -74,7 +94,12 @@ export async function viteBuild(vite, project) {
 
 /** Vite's dev server on 127.0.0.1 and a free port; resolves `{ url, close }`. */
 export async function viteDevServer(vite, project) {
-  const server = await vite.createServer({ root: project, configFile: false, logLevel: "error", server: { host: "127.0.0.1", port: 0, strictPort: false } });
+  const server = await vite.createServer({
+    root: project,
+    configFile: false,
+    logLevel: "error",
+    server: { host: "127.0.0.1", port: 0, strictPort: false },
+  });
   await server.listen();
   const url = server.resolvedUrls?.local?.[0];
   if (url === undefined) {
@@ -99,7 +124,10 @@ export function viteProjectFiles(snapshot) {
  * (no bundling) turns each import into a require of the same specifier.
  */
 export async function commonJsCopies(project) {
-  for (const [from, to] of [["app.js", "app.cjs"], ["node-main.js", "node-main.cjs"]]) {
+  for (const [from, to] of [
+    ["app.js", "app.cjs"],
+    ["node-main.js", "node-main.cjs"],
+  ]) {
     const source = readFileSync(join(project, from), "utf8");
     const { code } = await esbuild.transform(source, { format: "cjs", platform: "node", target: "node20" });
     writeFileSync(join(project, to), code.replaceAll('require("./app.js")', 'require("./app.cjs")'));

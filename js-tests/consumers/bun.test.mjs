@@ -33,7 +33,10 @@ before(async () => {
   project = await freshProject("bun", tarball, {
     work,
     files: {
-      "app.js": "app.js", "bun-main.js": "bun-main.js", "filter.test.js": "bun-filter.test.js", "hash-page.js": "hash-page.js",
+      "app.js": "app.js",
+      "bun-main.js": "bun-main.js",
+      "filter.test.js": "bun-filter.test.js",
+      "hash-page.js": "hash-page.js",
       "snapshot.abf1": { text: publishedSnapshot() },
     },
   });
@@ -55,36 +58,43 @@ async function timed(t, work) {
   }
 }
 
-test(`Bun ${bunVersion}: bun run of a script — create, query, snapshots, and hashFiles of 3 MB in Bun's runtime`, (t) => timed(t, async () => {
-  const server = await serveStatic(project);
-  closers.push(server.close);
-  const ran = await run(BUN, ["run", "bun-main.js", `${server.url}snapshot.abf1`], { cwd: project, env });
-  const line = ran.stdout.trim().split("\n").pop();
-  assert.equal(ran.code, 0, `${ran.stdout}${ran.stderr}`);
-  const outcome = JSON.parse(line);
-  assert.equal(outcome.ok, true, outcome.error);
-  const { hashFiles, ...answers } = outcome.result;
-  assert.deepEqual(answers, EXPECTED);
-  assert.equal(hashFiles.error, undefined, hashFiles.error);
-  assert.equal(hashFiles.digest, PAGE_DIGEST);
-  t.diagnostic(`hashFiles runner in Bun: ${hashFiles.runner}`);
-}));
+test(`Bun ${bunVersion}: bun run of a script — create, query, snapshots, and hashFiles of 3 MB in Bun's runtime`, (t) =>
+  timed(t, async () => {
+    const server = await serveStatic(project);
+    closers.push(server.close);
+    const ran = await run(BUN, ["run", "bun-main.js", `${server.url}snapshot.abf1`], { cwd: project, env });
+    const line = ran.stdout.trim().split("\n").pop();
+    assert.equal(ran.code, 0, `${ran.stdout}${ran.stderr}`);
+    const outcome = JSON.parse(line);
+    assert.equal(outcome.ok, true, outcome.error);
+    const { hashFiles, ...answers } = outcome.result;
+    assert.deepEqual(answers, EXPECTED);
+    assert.equal(hashFiles.error, undefined, hashFiles.error);
+    assert.equal(hashFiles.digest, PAGE_DIGEST);
+    t.diagnostic(`hashFiles runner in Bun: ${hashFiles.runner}`);
+  }));
 
-test(`Bun ${bunVersion}: bun test of a test file importing the package`, (t) => timed(t, async () => {
-  const ran = await run(BUN, ["test", "./filter.test.js"], { cwd: project, env });
-  const output = `${ran.stdout}${ran.stderr}`;
-  assert.equal(ran.code, 0, output);
-  assert.match(output, /\b3 pass\b/);
-  assert.match(output, /\b0 fail\b/);
-}));
+test(`Bun ${bunVersion}: bun test of a test file importing the package`, (t) =>
+  timed(t, async () => {
+    const ran = await run(BUN, ["test", "./filter.test.js"], { cwd: project, env });
+    const output = `${ran.stdout}${ran.stderr}`;
+    assert.equal(ran.code, 0, output);
+    assert.match(output, /\b3 pass\b/);
+    assert.match(output, /\b0 fail\b/);
+  }));
 
-test(`Bun ${bunVersion}: bun build --target=browser of a page that runs hashFiles on 3 MB in Chromium`, { skip: hasChromium ? false : "no Chromium" }, (t) => timed(t, async () => {
-  const outDir = join(project, "dist-bun");
-  const built = await run(BUN, ["build", "./hash-page.js", "--target=browser", "--outdir", outDir], { cwd: project, env });
-  assert.equal(built.code, 0, `${built.stdout}${built.stderr}`);
-  writeFileSync(join(outDir, "index.html"), pageHtml("hash-page.js"));
-  const served = await serveTwice(outDir);
-  closers.push(served.close);
-  browser ??= await launchChromium();
-  await checkHashPage(browser, served);
-}));
+test(
+  `Bun ${bunVersion}: bun build --target=browser of a page that runs hashFiles on 3 MB in Chromium`,
+  { skip: hasChromium ? false : "no Chromium" },
+  (t) =>
+    timed(t, async () => {
+      const outDir = join(project, "dist-bun");
+      const built = await run(BUN, ["build", "./hash-page.js", "--target=browser", "--outdir", outDir], { cwd: project, env });
+      assert.equal(built.code, 0, `${built.stdout}${built.stderr}`);
+      writeFileSync(join(outDir, "index.html"), pageHtml("hash-page.js"));
+      const served = await serveTwice(outDir);
+      closers.push(served.close);
+      browser ??= await launchChromium();
+      await checkHashPage(browser, served);
+    }),
+);

@@ -96,5 +96,12 @@ export async function checkHashPage(browser, { url, strictUrl }) {
 export async function serveTwice(dir) {
   const open = await serveStatic(dir);
   const strict = await serveStatic(dir, { "content-security-policy": contentSecurityPolicy() });
-  return { url: open.url, strictUrl: strict.url, close: async () => { await open.close(); await strict.close(); } };
+  return {
+    url: open.url,
+    strictUrl: strict.url,
+    close: async () => {
+      await open.close();
+      await strict.close();
+    },
+  };
 }

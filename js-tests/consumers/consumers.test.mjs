@@ -15,7 +15,19 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
 import * as build from "./builders.mjs";
-import { BIN, REPO, WORK, contentSecurityPolicy, freshProject, nodeOutcome, packPackage, pageHtml, pageOutcome, run, serveStatic } from "./harness.mjs";
+import {
+  BIN,
+  REPO,
+  WORK,
+  contentSecurityPolicy,
+  freshProject,
+  nodeOutcome,
+  packPackage,
+  pageHtml,
+  pageOutcome,
+  run,
+  serveStatic,
+} from "./harness.mjs";
 import { TYPE_PROJECTS, compileTypeMatrix, declaredNames, usageMentions } from "./type-matrix.mjs";
 import { EXPECTED, publishedSnapshot } from "./app-answers.mjs";
 
@@ -27,7 +39,13 @@ async function attempt(work) {
   try {
     return await work();
   } catch (error) {
-    return { ok: false, error: String(error?.stack ?? error).split("\n").slice(0, 4).join(" | ") };
+    return {
+      ok: false,
+      error: String(error?.stack ?? error)
+        .split("\n")
+        .slice(0, 4)
+        .join(" | "),
+    };
   }
 }
 
@@ -59,12 +77,21 @@ before(async () => {
     freshProject("vite-current", tarball, { files: viteFiles }),
     freshProject("plain", tarball, {
       files: {
-        "app.js": "app.js", "page.js": "page.js", "worker.js": "worker.js", "worker-page.js": "worker-page.js",
-        "index.html": { text: pageHtml("page.js", importMapTag) }, "snapshot.abf1": { text: snapshot },
+        "app.js": "app.js",
+        "page.js": "page.js",
+        "worker.js": "worker.js",
+        "worker-page.js": "worker-page.js",
+        "index.html": { text: pageHtml("page.js", importMapTag) },
+        "snapshot.abf1": { text: snapshot },
       },
     }),
     freshProject("node", tarball, {
-      files: { "app.js": "app.js", "node-main.js": "node-main.js", "node-worker-threads.js": "node-worker-threads.js", "snapshot.abf1": { text: snapshot } },
+      files: {
+        "app.js": "app.js",
+        "node-main.js": "node-main.js",
+        "node-worker-threads.js": "node-worker-threads.js",
+        "snapshot.abf1": { text: snapshot },
+      },
     }),
     freshProject("types", tarball),
   ]);
@@ -76,9 +103,12 @@ before(async () => {
   const vite6Module = await import("vite");
   const viteCurrentModule = await import("vite-current");
   const buildErrors = {};
-  const step = (key, work) => attempt(async () => { built[key] = await work(); }).then((failure) => {
-    if (failure) buildErrors[key] = failure.error;
-  });
+  const step = (key, work) =>
+    attempt(async () => {
+      built[key] = await work();
+    }).then((failure) => {
+      if (failure) buildErrors[key] = failure.error;
+    });
   const buildFailure = (key) => ({ ok: false, error: `the build failed: ${buildErrors[key]}` });
   await Promise.all([
     step("esbuild", () => build.esbuildBrowser(bundlers, snapshot)),
@@ -103,8 +133,10 @@ before(async () => {
     "Node ESM (import)": () => nodeOutcome(join(node, "node-main.js"), snapshotUrl, node),
     "Node CommonJS (require)": () => nodeOutcome(cjsMain, snapshotUrl, node),
     "Node worker_threads": () => nodeOutcome(join(node, "node-worker-threads.js"), snapshotUrl, node),
-    "esbuild --bundle --platform=node, ESM output (run alone)": () => (built.nodeEsm ? nodeOutcome(built.nodeEsm, snapshotUrl) : buildFailure("nodeEsm")),
-    "esbuild --bundle --platform=node, CJS output (run alone)": () => (built.nodeCjs ? nodeOutcome(built.nodeCjs, snapshotUrl) : buildFailure("nodeCjs")),
+    "esbuild --bundle --platform=node, ESM output (run alone)": () =>
+      built.nodeEsm ? nodeOutcome(built.nodeEsm, snapshotUrl) : buildFailure("nodeEsm"),
+    "esbuild --bundle --platform=node, CJS output (run alone)": () =>
+      built.nodeCjs ? nodeOutcome(built.nodeCjs, snapshotUrl) : buildFailure("nodeCjs"),
   };
   await Promise.all(Object.entries(nodeRows).map(async ([name, row]) => outcomes.set(name, await attempt(row))));
 
@@ -117,15 +149,22 @@ before(async () => {
     return server.url;
   };
   const pageRows = {
-    "esbuild --bundle --format=esm (browser)": async () => (built.esbuild ? pageOutcome(browser, await served(built.esbuild)) : buildFailure("esbuild")),
-    "Rollup 4 + @rollup/plugin-node-resolve only": async () => (built.rollup ? pageOutcome(browser, await served(built.rollup)) : buildFailure("rollup")),
+    "esbuild --bundle --format=esm (browser)": async () =>
+      built.esbuild ? pageOutcome(browser, await served(built.esbuild)) : buildFailure("esbuild"),
+    "Rollup 4 + @rollup/plugin-node-resolve only": async () =>
+      built.rollup ? pageOutcome(browser, await served(built.rollup)) : buildFailure("rollup"),
     "webpack 5 (mode, entry, output)": async () => {
       if (!built.webpack) return buildFailure("webpack");
       const outcome = await pageOutcome(browser, await served(built.webpack.dir));
-      return { ...outcome, notes: built.webpack.warnings.length > 0 ? `webpack warnings: ${built.webpack.warnings.join("; ")}` : undefined };
+      return {
+        ...outcome,
+        notes: built.webpack.warnings.length > 0 ? `webpack warnings: ${built.webpack.warnings.join("; ")}` : undefined,
+      };
     },
-    [`Vite ${viteVersion} build`]: async () => (built.vite6 ? pageOutcome(browser, await served(built.vite6)) : buildFailure("vite6")),
-    [`Vite ${viteCurrentVersion} build (current)`]: async () => (built.viteCurrent ? pageOutcome(browser, await served(built.viteCurrent)) : buildFailure("viteCurrent")),
+    [`Vite ${viteVersion} build`]: async () =>
+      built.vite6 ? pageOutcome(browser, await served(built.vite6)) : buildFailure("vite6"),
+    [`Vite ${viteCurrentVersion} build (current)`]: async () =>
+      built.viteCurrent ? pageOutcome(browser, await served(built.viteCurrent)) : buildFailure("viteCurrent"),
     [`Vite ${viteVersion} dev server`]: async () => {
       const server = await build.viteDevServer(vite6Module, vite6);
       closers.push(server.close);
@@ -145,7 +184,10 @@ before(async () => {
   for (const [name, row] of Object.entries(pageRows)) outcomes.set(name, await attempt(row));
   // Control: the CSP line the README gives is needed, so the page test can fail.
   const strict = { "content-security-policy": contentSecurityPolicy({ wasm: false, inlineScripts: [importMap] }) };
-  outcomes.set("control: import-map page, CSP without 'wasm-unsafe-eval'", await attempt(async () => pageOutcome(browser, await served(plain, strict))));
+  outcomes.set(
+    "control: import-map page, CSP without 'wasm-unsafe-eval'",
+    await attempt(async () => pageOutcome(browser, await served(plain, strict))),
+  );
 });
 
 after(async () => {
@@ -176,25 +218,57 @@ function describeResult(outcome) {
 
 describe("consumers of the packed tarball", () => {
   test("the tarball holds the entries, licenses and package README, and the .wasm files only the workerd entries import", () => {
-    for (const file of ["web.js", "node.cjs", "node.mjs", "index.d.ts", "index.d.cts", "variants/index.js", "variants/index.cjs",
-      "variants/index.mjs", "variants/index.d.ts", "variants/index.d.cts", "delta/index.js", "delta/index.cjs", "delta/index.mjs",
-      "delta/index.d.ts", "delta/index.d.cts", "artifact_bloom_instance.js", "artifact_bloom_embedded.js", "artifact_bloom_delta_embedded.js", "LICENSE-MIT", "LICENSE-APACHE", "README.md"]) {
+    for (const file of [
+      "web.js",
+      "node.cjs",
+      "node.mjs",
+      "index.d.ts",
+      "index.d.cts",
+      "variants/index.js",
+      "variants/index.cjs",
+      "variants/index.mjs",
+      "variants/index.d.ts",
+      "variants/index.d.cts",
+      "delta/index.js",
+      "delta/index.cjs",
+      "delta/index.mjs",
+      "delta/index.d.ts",
+      "delta/index.d.cts",
+      "artifact_bloom_instance.js",
+      "artifact_bloom_embedded.js",
+      "artifact_bloom_delta_embedded.js",
+      "LICENSE-MIT",
+      "LICENSE-APACHE",
+      "README.md",
+    ]) {
       assert.ok(packed.files.includes(file), `${file} is not packed`);
     }
     // Every other entry embeds its wasm; workerd compiles only modules it is handed (js-tests/workerd-entry.test.mjs).
-    assert.deepEqual(packed.files.filter((file) => file.endsWith(".wasm")).sort(),
-      ["artifact_bloom_bg.wasm", "artifact_bloom_delta_bg.wasm", "artifact_bloom_variants_bg.wasm"]);
+    assert.deepEqual(packed.files.filter((file) => file.endsWith(".wasm")).sort(), [
+      "artifact_bloom_bg.wasm",
+      "artifact_bloom_delta_bg.wasm",
+      "artifact_bloom_variants_bg.wasm",
+    ]);
     assert.ok(packed.files.includes("workerd/index.js"), "workerd/index.js is not packed");
   });
 
   const rows = [
-    "Node ESM (import)", "Node CommonJS (require)", "Node worker_threads",
-    "esbuild --bundle --platform=node, ESM output (run alone)", "esbuild --bundle --platform=node, CJS output (run alone)",
+    "Node ESM (import)",
+    "Node CommonJS (require)",
+    "Node worker_threads",
+    "esbuild --bundle --platform=node, ESM output (run alone)",
+    "esbuild --bundle --platform=node, CJS output (run alone)",
   ];
   const pageRows = [
-    "esbuild --bundle --format=esm (browser)", "Rollup 4 + @rollup/plugin-node-resolve only", "webpack 5 (mode, entry, output)",
-    `Vite ${viteVersion} build`, `Vite ${viteVersion} dev server`, `Vite ${viteCurrentVersion} build (current)`,
-    `Vite ${viteCurrentVersion} dev server (current)`, '<script type="module"> + import map, no bundler', "module Web Worker, no bundler",
+    "esbuild --bundle --format=esm (browser)",
+    "Rollup 4 + @rollup/plugin-node-resolve only",
+    "webpack 5 (mode, entry, output)",
+    `Vite ${viteVersion} build`,
+    `Vite ${viteVersion} dev server`,
+    `Vite ${viteCurrentVersion} build (current)`,
+    `Vite ${viteCurrentVersion} dev server (current)`,
+    '<script type="module"> + import map, no bundler',
+    "module Web Worker, no bundler",
   ];
   for (const name of rows) {
     test(`${name}: real answers`, () => {
@@ -211,7 +285,9 @@ describe("consumers of the packed tarball", () => {
       assert.deepEqual(outcome.result, EXPECTED);
     });
   }
-  test("control: without 'wasm-unsafe-eval' in the CSP the page cannot compile the module", { skip: hasChromium ? false : "no /usr/bin/chromium" }, () => {
+  test("control: without 'wasm-unsafe-eval' in the CSP the page cannot compile the module", {
+    skip: hasChromium ? false : "no /usr/bin/chromium",
+  }, () => {
     const outcome = outcomes.get("control: import-map page, CSP without 'wasm-unsafe-eval'");
     assert.equal(outcome?.ok, false);
     assert.match(`${outcome.error} ${outcome.problems?.join(" ")}`, /WebAssembly|wasm-unsafe-eval|Content Security Policy/i);

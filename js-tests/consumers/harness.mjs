@@ -23,10 +23,15 @@ export const TIMEOUT_MS = 120_000;
  */
 export function run(command, args, { cwd = REPO, timeout = TIMEOUT_MS, env = {} } = {}) {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : `${error.signal ?? error.code ?? "failed"}`) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : `${error.signal ?? error.code ?? "failed"}`) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -50,7 +55,12 @@ export async function freshProject(name, tarball, { type = "module", files = {},
   const dir = join(work, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const manifest = { name: `consumer-${name}`, private: true, type, dependencies: { "artifact-bloom": `file:${relative(dir, tarball)}` } };
+  const manifest = {
+    name: `consumer-${name}`,
+    private: true,
+    type,
+    dependencies: { "artifact-bloom": `file:${relative(dir, tarball)}` },
+  };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const installed = await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir });
   if (installed.code !== 0) throw new Error(`npm install in ${name} failed: ${installed.stderr}`);
@@ -70,12 +80,21 @@ export function pageHtml(script, head = "") {
 /** The CSP every served page gets: only its own scripts, plus what WebAssembly needs. */
 export function contentSecurityPolicy({ wasm = true, inlineScripts = [] } = {}) {
   const hashes = inlineScripts.map((text) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`);
-  return ["default-src 'self'", "img-src 'self' data:", `script-src 'self' ${wasm ? "'wasm-unsafe-eval' " : ""}${hashes.join(" ")}`.trim()].join("; ");
+  return [
+    "default-src 'self'",
+    "img-src 'self' data:",
+    `script-src 'self' ${wasm ? "'wasm-unsafe-eval' " : ""}${hashes.join(" ")}`.trim(),
+  ].join("; ");
 }
 
 const MIME = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-  ".cjs": "text/javascript; charset=utf-8", ".css": "text/css", ".json": "application/json", ".wasm": "application/wasm",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".cjs": "text/javascript; charset=utf-8",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
 };
 
 /** Serves `root` on 127.0.0.1 (port 0) with `headers` on every answer; resolves `{ url, close }`. */
@@ -89,7 +108,11 @@ export function serveStatic(root, headers = {}) {
       response.end();
       return;
     }
-    response.writeHead(200, { ...headers, "content-type": MIME[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+    response.writeHead(200, {
+      ...headers,
+      "content-type": MIME[extname(file)] ?? "application/octet-stream",
+      "cache-control": "no-store",
+    });
     response.end(readFileSync(file));
   });
   return new Promise((resolve) => {

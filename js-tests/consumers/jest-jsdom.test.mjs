@@ -14,7 +14,9 @@ import { publishedSnapshot } from "./app-answers.mjs";
 
 const work = join(REPO, "test-output", "consumers-jest");
 const jestVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "jest", "package.json"), "utf8")).version;
-const jsdomEnvironmentVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "jest-environment-jsdom", "package.json"), "utf8")).version;
+const jsdomEnvironmentVersion = JSON.parse(
+  readFileSync(join(REPO, "node_modules", "jest-environment-jsdom", "package.json"), "utf8"),
+).version;
 
 let project;
 before(async () => {

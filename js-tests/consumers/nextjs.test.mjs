@@ -27,7 +27,11 @@ before(async () => {
   rmSync(work, { recursive: true, force: true });
   const { tarball } = await packPackage(work);
   project = await freshProject("app-router", tarball, {
-    files: { "app/layout.js": "next-app/layout.js", "app/page.js": "next-app/page.js", "app/client/page.js": "next-app/client-page.js" },
+    files: {
+      "app/layout.js": "next-app/layout.js",
+      "app/page.js": "next-app/page.js",
+      "app/client/page.js": "next-app/client-page.js",
+    },
     work,
   });
 });
@@ -59,7 +63,13 @@ function startNext(dir) {
 
 test(`Next.js ${nextVersion} (Turbopack), app router: a server component answers over HTTP after next build + next start`, async (t) => {
   const built = await run(join(BIN, "next"), ["build"], { cwd: project, env });
-  t.diagnostic(built.stdout.trim().split("\n").filter((line) => /Turbopack|Compiled|Route|ƒ \//.test(line)).join("\n"));
+  t.diagnostic(
+    built.stdout
+      .trim()
+      .split("\n")
+      .filter((line) => /Turbopack|Compiled|Route|ƒ \//.test(line))
+      .join("\n"),
+  );
   assert.equal(built.code, 0, `${built.stdout}${built.stderr}`);
   assert.match(built.stdout, /Turbopack/, "the default bundler of Next.js 16 is Turbopack");
   url = await startNext(project);
@@ -77,13 +87,17 @@ function expectedClientAnswer() {
   if (built.kind === "failure") throw new Error(built.error);
   const filter = built.value;
   const maybe = members.filter((digest) => filter.mightContain(digest)).length;
-  const outsiders = Array.from({ length: 64 }, (_, i) => (filter.mightContain(digestOf(`client outsider:${i}`)) ? "m" : "a")).join("");
+  const outsiders = Array.from({ length: 64 }, (_, i) =>
+    filter.mightContain(digestOf(`client outsider:${i}`)) ? "m" : "a",
+  ).join("");
   const bits = filter.getBitCount();
   filter.free();
   return `members maybe: ${maybe}; bits: ${bits}; outsiders: ${outsiders}; sha256(abc): ${createHash("sha256").update("abc").digest("hex")}`;
 }
 
-test("a client component uses the package in Chromium after hydration: the answers Node computes", { skip: !hasChromium && "no /usr/bin/chromium" }, async () => {
+test("a client component uses the package in Chromium after hydration: the answers Node computes", {
+  skip: !hasChromium && "no /usr/bin/chromium",
+}, async () => {
   assert.ok(url, "next start is not running (the server-component test failed)");
   // The server renders the client component with its initial state: the answer is the browser's.
   const html = await (await fetch(`${url}/client`)).text();

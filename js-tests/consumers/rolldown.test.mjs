@@ -33,12 +33,19 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test(`Rolldown ${rolldownVersion}: a browser bundle of a page that runs hashFiles on 3 MB in Chromium`, { skip: hasChromium ? false : "no Chromium" }, async (t) => {
+test(`Rolldown ${rolldownVersion}: a browser bundle of a page that runs hashFiles on 3 MB in Chromium`, {
+  skip: hasChromium ? false : "no Chromium",
+}, async (t) => {
   const started = performance.now();
   const { rolldown } = await import("rolldown");
   const outDir = join(project, "dist-rolldown");
   const warnings = [];
-  const bundle = await rolldown({ input: join(project, "hash-page.js"), platform: "browser", cwd: project, onwarn: (warning) => warnings.push(warning.message) });
+  const bundle = await rolldown({
+    input: join(project, "hash-page.js"),
+    platform: "browser",
+    cwd: project,
+    onwarn: (warning) => warnings.push(warning.message),
+  });
   await bundle.write({ dir: outDir, format: "es" });
   await bundle.close();
   t.diagnostic(`rolldown warnings: ${warnings.length === 0 ? "none" : warnings.join("; ")}`);

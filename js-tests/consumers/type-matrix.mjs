@@ -11,14 +11,33 @@ import { REPO, run } from "./harness.mjs";
 const SOURCES = join(dirname(fileURLToPath(import.meta.url)), "types");
 const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
 
-const STRICT = { strict: true, noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, target: "ES2022" };
+const STRICT = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  target: "ES2022",
+};
 
 /** name → package.json "type", compilerOptions, files. */
 export const TYPE_PROJECTS = {
-  "CommonJS, module node16": { type: "commonjs", options: { module: "node16", moduleResolution: "node16", lib: ["ES2022"], types: ["node"] } },
-  "ESM, module node16": { type: "module", options: { module: "node16", moduleResolution: "node16", lib: ["ES2022"], types: ["node"] } },
-  "ESM, module nodenext": { type: "module", options: { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2022"], types: ["node"] } },
-  "bundler resolution": { type: "module", options: { module: "esnext", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: ["node"] } },
+  "CommonJS, module node16": {
+    type: "commonjs",
+    options: { module: "node16", moduleResolution: "node16", lib: ["ES2022"], types: ["node"] },
+  },
+  "ESM, module node16": {
+    type: "module",
+    options: { module: "node16", moduleResolution: "node16", lib: ["ES2022"], types: ["node"] },
+  },
+  "ESM, module nodenext": {
+    type: "module",
+    options: { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2022"], types: ["node"] },
+  },
+  "bundler resolution": {
+    type: "module",
+    options: { module: "esnext", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: ["node"] },
+  },
   "browser only (lib ES2022 + DOM, types: [])": {
     type: "module",
     options: { module: "esnext", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: [] },
@@ -42,7 +61,10 @@ export async function compileTypeMatrix(root) {
     const files = ["usage.ts", ...extra];
     for (const file of files) cpSync(join(SOURCES, file), join(dir, file));
     writeFileSync(join(dir, "package.json"), `${JSON.stringify({ private: true, type }, null, 2)}\n`);
-    writeFileSync(join(dir, "tsconfig.json"), `${JSON.stringify({ compilerOptions: { ...STRICT, ...options }, files }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      `${JSON.stringify({ compilerOptions: { ...STRICT, ...options }, files }, null, 2)}\n`,
+    );
     const compiled = await run(process.execPath, [TSC, "-p", dir, "--pretty", "false"]);
     results[name] = { ok: compiled.code === 0, output: `${compiled.stdout}${compiled.stderr}`.trim() };
   };
@@ -56,9 +78,15 @@ export async function compileTypeMatrix(root) {
 export function declaredNames(dtsPath) {
   // The entry files are emitted as `export * from "./lib/…"`: ask the
   // compiler for the module's exports rather than reading the text.
-  const program = ts.createProgram([dtsPath], { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+  const program = ts.createProgram([dtsPath], {
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  });
   const checker = program.getTypeChecker();
-  const names = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(dtsPath))).map((symbol) => symbol.name);
+  const names = checker
+    .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(dtsPath)))
+    .map((symbol) => symbol.name);
   return [...new Set(names.filter((name) => name !== "default"))];
 }
 

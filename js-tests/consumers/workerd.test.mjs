@@ -52,7 +52,10 @@ before(async () => {
   // first: a fresh entry naming this version means it never asks the registry.
   const tmp = join(work, "tmp");
   mkdirSync(join(tmp, "update-check"), { recursive: true });
-  writeFileSync(join(tmp, "update-check", "wrangler-latest.json"), JSON.stringify({ latest: wranglerVersion, lastUpdate: Date.now() }));
+  writeFileSync(
+    join(tmp, "update-check", "wrangler-latest.json"),
+    JSON.stringify({ latest: wranglerVersion, lastUpdate: Date.now() }),
+  );
   const env = {
     CI: "1",
     TMPDIR: tmp,
@@ -69,7 +72,11 @@ before(async () => {
   const deltaFile = join(work, "delta.abd1");
   writeFileSync(deltaFile, encodedDelta(main, delta));
   // The holder first: its delta module must not have been used by another route.
-  ran = await run(NODE22, [RUNNER, dist, COMPATIBILITY_DATE, `/holder=${deltaFile}`, "/variants", "/delta"], { cwd: project, env, timeout: TIMEOUT_MS });
+  ran = await run(NODE22, [RUNNER, dist, COMPATIBILITY_DATE, `/holder=${deltaFile}`, "/variants", "/delta"], {
+    cwd: project,
+    env,
+    timeout: TIMEOUT_MS,
+  });
   try {
     ({ answers } = JSON.parse(ran.stdout.trim().split("\n").pop()));
   } catch {

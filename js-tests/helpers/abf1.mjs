@@ -30,9 +30,10 @@ export function readVector(name) {
  */
 export function packedDigests(prefix, count, start = 0) {
   const packed = new Uint8Array(count * 32);
-  const digest = typeof oneShotHash === "function"
-    ? (text) => oneShotHash("sha256", text, "buffer")
-    : (text) => createHash("sha256").update(text).digest();
+  const digest =
+    typeof oneShotHash === "function"
+      ? (text) => oneShotHash("sha256", text, "buffer")
+      : (text) => createHash("sha256").update(text).digest();
   for (let index = 0; index < count; index += 1) {
     packed.set(digest(`${prefix}${start + index}`), index * 32);
   }
@@ -59,13 +60,27 @@ export function memberDigestsOf(entry) {
 
 /** Header fields the manifest may pin for an "ok" file. */
 export const PINNED_HEADER_FIELDS = [
-  "catalogVersion", "bitCount", "hashCount", "expectedItemCount", "insertedItemCount", "targetFpp",
+  "catalogVersion",
+  "bitCount",
+  "hashCount",
+  "expectedItemCount",
+  "insertedItemCount",
+  "targetFpp",
 ];
 
 /** Every field of the ABF1 header table, in file order (magic excepted). */
 export const HEADER_FIELDS = [
-  "formatVersion", "hashProtocolVersion", "catalogVersion", "bitCount", "hashCount", "reserved",
-  "expectedItemCount", "insertedItemCount", "targetFpp", "payloadLength", "checksum",
+  "formatVersion",
+  "hashProtocolVersion",
+  "catalogVersion",
+  "bitCount",
+  "hashCount",
+  "reserved",
+  "expectedItemCount",
+  "insertedItemCount",
+  "targetFpp",
+  "payloadLength",
+  "checksum",
 ];
 
 /**

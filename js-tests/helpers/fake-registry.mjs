@@ -56,7 +56,12 @@ export function sendJson(res, status, value, headers = {}) {
 export function refuseWithoutBasic(req, res, user, password) {
   if (req.headers.authorization === `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`) return false;
   req.resume();
-  sendJson(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "authentication required" }] }, { "www-authenticate": 'Basic realm="scripted"' });
+  sendJson(
+    res,
+    401,
+    { errors: [{ code: "UNAUTHORIZED", message: "authentication required" }] },
+    { "www-authenticate": 'Basic realm="scripted"' },
+  );
   return true;
 }
 
@@ -66,22 +71,26 @@ export function refuseWithoutBasic(req, res, user, password) {
  */
 export function tinyManifest(label = "tiny") {
   const fake = (what) => `sha256:${createHash("sha256").update(`${label}-${what}`).digest("hex")}`;
-  const bytes = Buffer.from(JSON.stringify({
-    schemaVersion: 2,
-    mediaType: OCI_MANIFEST,
-    config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: fake("config"), size: 2 },
-    layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", digest: fake("layer"), size: 3 }],
-  }));
+  const bytes = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: fake("config"), size: 2 },
+      layers: [{ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", digest: fake("layer"), size: 3 }],
+    }),
+  );
   return { bytes, digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}` };
 }
 
 /** Answers a manifest GET with `manifest` (as a real registry would: type, length, digest). */
 export function sendManifest(res, manifest) {
-  res.writeHead(200, {
-    "content-type": OCI_MANIFEST,
-    "content-length": manifest.bytes.byteLength,
-    "docker-content-digest": manifest.digest,
-  }).end(manifest.bytes);
+  res
+    .writeHead(200, {
+      "content-type": OCI_MANIFEST,
+      "content-length": manifest.bytes.byteLength,
+      "docker-content-digest": manifest.digest,
+    })
+    .end(manifest.bytes);
 }
 
 /**
@@ -90,7 +99,12 @@ export function sendManifest(res, manifest) {
  * `declareLength` the Content-Length is sent, else the body is chunked.
  * @returns {Promise<number>}
  */
-export function streamBody(res, status, total, { declareLength = false, contentType = "application/json", fill = 0x20, headers = {} } = {}) {
+export function streamBody(
+  res,
+  status,
+  total,
+  { declareLength = false, contentType = "application/json", fill = 0x20, headers = {} } = {},
+) {
   const chunk = Buffer.alloc(1024 * 1024, fill);
   res.writeHead(status, { "content-type": contentType, ...(declareLength ? { "content-length": total } : {}), ...headers });
   return new Promise((resolve) => {

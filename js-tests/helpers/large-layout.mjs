@@ -26,19 +26,31 @@ export async function writeLargeLayout(dir, { size, label = "large", tag = "big"
   for (const [position, layerSize] of [size, ...extraLayers].entries()) {
     layers.push(await writeLargeBlob(blobs, `${label}-${position}`, layerSize));
   }
-  const configBytes = new TextEncoder().encode(JSON.stringify({
-    architecture: "amd64", os: "linux", rootfs: { type: "layers", diff_ids: layers.map((layer) => layer.digest) },
-  }));
+  const configBytes = new TextEncoder().encode(
+    JSON.stringify({
+      architecture: "amd64",
+      os: "linux",
+      rootfs: { type: "layers", diff_ids: layers.map((layer) => layer.digest) },
+    }),
+  );
   const config = await writeBlob(blobs, configBytes, "application/vnd.oci.image.config.v1+json");
-  const manifestBytes = new TextEncoder().encode(JSON.stringify({
-    schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json", config, layers,
-  }));
+  const manifestBytes = new TextEncoder().encode(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.oci.image.manifest.v1+json",
+      config,
+      layers,
+    }),
+  );
   const manifest = await writeBlob(blobs, manifestBytes, "application/vnd.oci.image.manifest.v1+json");
   await writeFile(join(dir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));
-  await writeFile(join(dir, "index.json"), JSON.stringify({
-    schemaVersion: 2,
-    manifests: [{ ...manifest, annotations: { "org.opencontainers.image.ref.name": tag } }],
-  }));
+  await writeFile(
+    join(dir, "index.json"),
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [{ ...manifest, annotations: { "org.opencontainers.image.ref.name": tag } }],
+    }),
+  );
   return { dir, layer: layers[0], layers, config, manifest };
 }
 

@@ -152,8 +152,12 @@ export class OciLayoutBuilder {
       const hex = descriptor.digest.replace(/^sha256:/, "");
       if (seen.has(hex)) return;
       seen.add(hex);
-      if (descriptor.mediaType === MEDIA.ociIndex || descriptor.mediaType === MEDIA.dockerList
-        || descriptor.mediaType === MEDIA.ociManifest || descriptor.mediaType === MEDIA.dockerManifest) {
+      if (
+        descriptor.mediaType === MEDIA.ociIndex
+        || descriptor.mediaType === MEDIA.dockerList
+        || descriptor.mediaType === MEDIA.ociManifest
+        || descriptor.mediaType === MEDIA.dockerManifest
+      ) {
         const json = JSON.parse(new TextDecoder().decode(this.bytes(descriptor.digest)));
         for (const child of json.manifests ?? []) walk(child);
         if (json.config) walk(json.config);

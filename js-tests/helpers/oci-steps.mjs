@@ -15,11 +15,32 @@ import { startRegistry } from "./registry.mjs";
  * push, and an empty repository's snapshot is a real answer there (publish
  * refuses empty input by default to protect a live snapshot).
  */
-export async function publishFromRegistry(registryUrl, repository, out, { version = 1, expected = 10_000, fpp = 0.01, extra = [], env } = {}) {
-  const run = await runCli([
-    "publish", "--catalog-version", String(version), "--expected-items", String(expected), "--fpp", String(fpp),
-    "--out", out, "--from-registry", registryUrl, ...(repository === undefined ? [] : ["--repository", repository]), "--json", "--allow-empty", ...extra,
-  ], { env, timeoutMs: 120_000 });
+export async function publishFromRegistry(
+  registryUrl,
+  repository,
+  out,
+  { version = 1, expected = 10_000, fpp = 0.01, extra = [], env } = {},
+) {
+  const run = await runCli(
+    [
+      "publish",
+      "--catalog-version",
+      String(version),
+      "--expected-items",
+      String(expected),
+      "--fpp",
+      String(fpp),
+      "--out",
+      out,
+      "--from-registry",
+      registryUrl,
+      ...(repository === undefined ? [] : ["--repository", repository]),
+      "--json",
+      "--allow-empty",
+      ...extra,
+    ],
+    { env, timeoutMs: 120_000 },
+  );
   return { run, summary: run.code === 0 ? JSON.parse(run.stdout) : undefined };
 }
 
@@ -27,8 +48,19 @@ export async function publishFromRegistry(registryUrl, repository, out, { versio
 export async function publishDigests(hexes, out, { version = 1, expected = 10_000, fpp = 0.01 } = {}) {
   const list = `${out}.txt`;
   await writeFile(list, hexes.map((hex) => `${hex}\n`).join(""));
-  const run = await runCli(["publish", "--catalog-version", String(version), "--expected-items", String(expected),
-    "--fpp", String(fpp), "--out", out, "--input", list]);
+  const run = await runCli([
+    "publish",
+    "--catalog-version",
+    String(version),
+    "--expected-items",
+    String(expected),
+    "--fpp",
+    String(fpp),
+    "--out",
+    out,
+    "--input",
+    list,
+  ]);
   if (run.code !== 0) throw new Error(`publish --input failed: ${run.stderr}`);
   return out;
 }
@@ -59,11 +91,20 @@ export async function blobStatus(registryUrl, repository, digest) {
 }
 
 /** The registry's own answer to GET manifest → { status, bytes }. */
-export async function getManifest(registryUrl, repository, reference, accept = [
-  "application/vnd.oci.image.manifest.v1+json", "application/vnd.oci.image.index.v1+json",
-  "application/vnd.docker.distribution.manifest.v2+json", "application/vnd.docker.distribution.manifest.list.v2+json",
-]) {
-  const response = await fetch(`${registryUrl}/v2/${repository}/manifests/${reference}`, { headers: { accept: accept.join(", ") } });
+export async function getManifest(
+  registryUrl,
+  repository,
+  reference,
+  accept = [
+    "application/vnd.oci.image.manifest.v1+json",
+    "application/vnd.oci.image.index.v1+json",
+    "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+  ],
+) {
+  const response = await fetch(`${registryUrl}/v2/${repository}/manifests/${reference}`, {
+    headers: { accept: accept.join(", ") },
+  });
   return { status: response.status, bytes: new Uint8Array(await response.arrayBuffer()) };
 }
 

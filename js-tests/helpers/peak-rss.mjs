@@ -31,7 +31,10 @@ export async function runWithPeak(command, args, { env, timeoutMs = 600_000 } = 
       child.stdout.on("data", (chunk) => out.push(chunk));
       child.stderr.on("data", (chunk) => err.push(chunk));
       const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-      child.once("error", (error) => { clearTimeout(timer); reject(error); });
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       child.once("close", (exitCode) => {
         clearTimeout(timer);
         resolve({ code: exitCode, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });

@@ -26,7 +26,9 @@ function identify(source) {
   if (source instanceof WebAssembly.Module) return "module";
   const view = ArrayBuffer.isView(source) ? source : source instanceof ArrayBuffer ? new Uint8Array(source) : undefined;
   if (view === undefined) return "unknown";
-  return createHash("sha256").update(new Uint8Array(view.buffer, view.byteOffset, view.byteLength)).digest("hex");
+  return createHash("sha256")
+    .update(new Uint8Array(view.buffer, view.byteOffset, view.byteLength))
+    .digest("hex");
 }
 
 // Proxies, not replacements: `x instanceof WebAssembly.Module` and the

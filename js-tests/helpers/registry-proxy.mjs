@@ -22,11 +22,30 @@
 // point back at the proxy.
 import { request as httpRequest, createServer } from "node:http";
 
-export async function startProxy(target, {
-  auth = "none", users = {}, refreshTokens = {}, service = "test-registry", tokenSeconds = 300, tagPageSize, cors = false, fault,
-} = {}) {
+export async function startProxy(
+  target,
+  {
+    auth = "none",
+    users = {},
+    refreshTokens = {},
+    service = "test-registry",
+    tokenSeconds = 300,
+    tagPageSize,
+    cors = false,
+    fault,
+  } = {},
+) {
   const targetUrl = new URL(target);
-  const stats = { requests: 0, challenges: 0, tokens: 0, forwarded: 0, inFlightHeads: 0, maxInFlightHeads: 0, log: [], refreshForms: [] };
+  const stats = {
+    requests: 0,
+    challenges: 0,
+    tokens: 0,
+    forwarded: 0,
+    inFlightHeads: 0,
+    maxInFlightHeads: 0,
+    log: [],
+    refreshForms: [],
+  };
   const tokens = new Map(); // token → { actions: Set }
   const hanging = new Set();
   let url;
@@ -46,7 +65,9 @@ export async function startProxy(target, {
     const refreshed = form === undefined ? undefined : refreshTokens[form.get("refresh_token") ?? ""];
     const user = form === undefined ? basicUser(req.headers.authorization) : refreshed;
     if ((req.headers.authorization || form !== undefined) && user === undefined) {
-      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ errors: [{ code: "UNAUTHORIZED", message: "bad credentials" }] }));
+      res
+        .writeHead(401, { "content-type": "application/json" })
+        .end(JSON.stringify({ errors: [{ code: "UNAUTHORIZED", message: "bad credentials" }] }));
       return;
     }
     const actions = new Set();
@@ -58,21 +79,27 @@ export async function startProxy(target, {
     const token = `token-${stats.tokens}-${[...actions].sort().join("+")}`;
     tokens.set(token, { actions });
     // An OAuth2 answer to the refresh grant names it access_token.
-    const answer = form === undefined ? { token, expires_in: tokenSeconds } : { access_token: token, token_type: "Bearer", expires_in: tokenSeconds };
+    const answer =
+      form === undefined
+        ? { token, expires_in: tokenSeconds }
+        : { access_token: token, token_type: "Bearer", expires_in: tokenSeconds };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   };
 
   /** undefined when allowed, else the 401 to send. */
   const challenge = (req) => {
     if (auth === "basic") {
-      return basicUser(req.headers.authorization) === undefined ? { "www-authenticate": 'Basic realm="test-registry"' } : undefined;
+      return basicUser(req.headers.authorization) === undefined
+        ? { "www-authenticate": 'Basic realm="test-registry"' }
+        : undefined;
     }
     if (auth === "bearer") {
       const needed = req.method === "HEAD" || req.method === "GET" ? "pull" : "push";
       const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
       if (token !== undefined && tokens.get(token)?.actions.has(needed)) return undefined;
       const repository = repositoryOf(new URL(req.url, "http://proxy").pathname);
-      const scope = repository === undefined ? "" : `,scope="repository:${repository}:${needed === "pull" ? "pull" : "pull,push"}"`;
+      const scope =
+        repository === undefined ? "" : `,scope="repository:${repository}:${needed === "pull" ? "pull" : "pull,push"}"`;
       return { "www-authenticate": `Bearer realm="${url}/token",service="${service}"${scope}` };
     }
     return undefined;
@@ -104,11 +131,13 @@ export async function startProxy(target, {
     if (cors) {
       if (req.method === "OPTIONS") {
         req.resume();
-        res.writeHead(204, {
-          ...corsHeaders,
-          "access-control-allow-methods": "HEAD, GET, OPTIONS",
-          "access-control-allow-headers": "Authorization, Accept",
-        }).end();
+        res
+          .writeHead(204, {
+            ...corsHeaders,
+            "access-control-allow-methods": "HEAD, GET, OPTIONS",
+            "access-control-allow-headers": "Authorization, Accept",
+          })
+          .end();
         return;
       }
       for (const [name, value] of Object.entries(corsHeaders)) res.setHeader(name, value);
@@ -138,7 +167,8 @@ export async function startProxy(target, {
     if (refusal !== undefined) {
       stats.challenges += 1;
       req.resume();
-      res.writeHead(401, { "content-type": "application/json", ...refusal })
+      res
+        .writeHead(401, { "content-type": "application/json", ...refusal })
         .end(JSON.stringify({ errors: [{ code: "UNAUTHORIZED", message: "authentication required" }] }));
       return;
     }
@@ -156,7 +186,13 @@ export async function startProxy(target, {
     if (action.status !== undefined) {
       req.resume();
       const headers = { "content-type": "application/json", ...action.headers };
-      res.writeHead(action.status, headers).end(req.method === "HEAD" ? undefined : JSON.stringify({ errors: [{ code: "INJECTED", message: `injected ${action.status}` }] }));
+      res
+        .writeHead(action.status, headers)
+        .end(
+          req.method === "HEAD"
+            ? undefined
+            : JSON.stringify({ errors: [{ code: "INJECTED", message: `injected ${action.status}` }] }),
+        );
       return;
     }
     const isHead = req.method === "HEAD";
@@ -172,7 +208,9 @@ export async function startProxy(target, {
         if (action.digestHeader !== undefined) headers["docker-content-digest"] = action.digestHeader;
         res.writeHead(answer.statusCode ?? 502, headers);
         answer.pipe(res);
-        answer.once("end", () => { if (isHead) stats.inFlightHeads -= 1; });
+        answer.once("end", () => {
+          if (isHead) stats.inFlightHeads -= 1;
+        });
       },
     );
     upstream.once("error", (error) => {

@@ -47,7 +47,10 @@ export function parseAccessLog(text) {
 function headersYaml(headers) {
   const entries = Object.entries(headers ?? {});
   if (entries.length === 0) return [];
-  return ["  headers:", ...entries.map(([name, values]) => `    ${name}: [${values.map((value) => JSON.stringify(value)).join(", ")}]`)];
+  return [
+    "  headers:",
+    ...entries.map(([name, values]) => `    ${name}: [${values.map((value) => JSON.stringify(value)).join(", ")}]`),
+  ];
 }
 
 /** auth.htpasswd lines for the config (Basic auth against an htpasswd file). */
@@ -64,8 +67,12 @@ async function writeHtpasswd(path, users) {
       const child = spawn("htpasswd", ["-Bbn", user, password], { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";
-      child.stdout.setEncoding("utf8").on("data", (text) => { out += text; });
-      child.stderr.setEncoding("utf8").on("data", (text) => { err += text; });
+      child.stdout.setEncoding("utf8").on("data", (text) => {
+        out += text;
+      });
+      child.stderr.setEncoding("utf8").on("data", (text) => {
+        err += text;
+      });
       child.once("error", reject);
       child.once("close", (exit) => resolve({ code: exit, stdout: out, stderr: err }));
     });
@@ -168,11 +175,23 @@ async function getBase(port, { authorization, tls }, path = "/v2/", timeoutMs = 
 async function launch(config, port, instance, access) {
   const child = spawn("docker-registry", ["serve", config], { stdio: ["ignore", "pipe", "pipe"] });
   const state = { child, stdout: "", stderr: "", exited: false, exitInfo: "" };
-  child.stdout.setEncoding("utf8").on("data", (text) => { state.stdout += text; });
-  child.stderr.setEncoding("utf8").on("data", (text) => { state.stderr = (state.stderr + text).slice(-16_384); });
+  child.stdout.setEncoding("utf8").on("data", (text) => {
+    state.stdout += text;
+  });
+  child.stderr.setEncoding("utf8").on("data", (text) => {
+    state.stderr = (state.stderr + text).slice(-16_384);
+  });
   const exited = new Promise((resolve) => {
-    child.once("error", (error) => { state.exited = true; state.exitInfo = error.message; resolve(); });
-    child.once("exit", (code, signal) => { state.exited = true; state.exitInfo = `exit ${code ?? signal}`; resolve(); });
+    child.once("error", (error) => {
+      state.exited = true;
+      state.exitInfo = error.message;
+      resolve();
+    });
+    child.once("exit", (code, signal) => {
+      state.exited = true;
+      state.exitInfo = `exit ${code ?? signal}`;
+      resolve();
+    });
   });
   state.exitedPromise = exited;
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -239,10 +258,15 @@ export function requestTable(entries) {
   const counts = {};
   for (const { method, path } of entries) {
     if (path.startsWith("/v2/?settle=")) continue;
-    const kind = /\/blobs\/uploads\//.test(path) ? "upload"
-      : /\/blobs\//.test(path) ? "blob"
-        : /\/manifests\//.test(path) ? "manifest"
-          : /\/tags\/list/.test(path) ? "tags" : "base";
+    const kind = /\/blobs\/uploads\//.test(path)
+      ? "upload"
+      : /\/blobs\//.test(path)
+        ? "blob"
+        : /\/manifests\//.test(path)
+          ? "manifest"
+          : /\/tags\/list/.test(path)
+            ? "tags"
+            : "base";
     const key = `${method} ${kind}`;
     counts[key] = (counts[key] ?? 0) + 1;
   }
@@ -315,13 +339,23 @@ export async function runSkopeo(args, { timeoutMs = 120_000 } = {}) {
   const [command, ...rest] = args;
   try {
     return await new Promise((resolve, reject) => {
-      const child = spawn("skopeo", ["--insecure-policy", "--tmpdir", tmp, command, ...rest], { env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("skopeo", ["--insecure-policy", "--tmpdir", tmp, command, ...rest], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (text) => { stdout += text; });
-      child.stderr.setEncoding("utf8").on("data", (text) => { stderr += text; });
+      child.stdout.setEncoding("utf8").on("data", (text) => {
+        stdout += text;
+      });
+      child.stderr.setEncoding("utf8").on("data", (text) => {
+        stderr += text;
+      });
       const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-      child.once("error", (error) => { clearTimeout(timer); reject(error); });
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       child.once("close", async (code) => {
         clearTimeout(timer);
         const cacheDir = join(env.XDG_DATA_HOME, "containers", "cache");

@@ -13,16 +13,24 @@ export async function startServe(snapshot, catalog, extra = []) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stderr.on("data", (chunk) => { stderr += chunk; });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
   const base = await new Promise((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}${stderr}`)), SERVE_WAIT_MS);
     child.stdout.on("data", (chunk) => {
       out += chunk;
       const match = /listening on (http:\/\/\S+?)\/?\s/.exec(out);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
     });
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`serve exited ${code}: ${stderr}`)); });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}: ${stderr}`));
+    });
   });
   return { base, child, stderr: () => stderr };
 }

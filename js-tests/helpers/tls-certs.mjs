@@ -24,7 +24,13 @@ async function openssl(args) {
 
 /** Extension lines for a server certificate naming `san`. */
 function serverExtensions(san) {
-  return [`subjectAltName=${san}`, "basicConstraints=CA:FALSE", "keyUsage=digitalSignature", "extendedKeyUsage=serverAuth", ""].join("\n");
+  return [
+    `subjectAltName=${san}`,
+    "basicConstraints=CA:FALSE",
+    "keyUsage=digitalSignature",
+    "extendedKeyUsage=serverAuth",
+    "",
+  ].join("\n");
 }
 
 /**
@@ -38,8 +44,24 @@ async function signed(dir, name, san, days, ca) {
   const ext = join(dir, `${name}.ext`);
   await writeFile(ext, serverExtensions(san));
   await openssl(["req", ...CURVE, "-keyout", key, "-out", csr, "-subj", `/CN=${name}`]);
-  await openssl(["x509", "-req", "-in", csr, "-CA", ca.certificate, "-CAkey", ca.key, "-set_serial", String(Date.now()),
-    "-days", String(days), "-extfile", ext, "-out", certificate]);
+  await openssl([
+    "x509",
+    "-req",
+    "-in",
+    csr,
+    "-CA",
+    ca.certificate,
+    "-CAkey",
+    ca.key,
+    "-set_serial",
+    String(Date.now()),
+    "-days",
+    String(days),
+    "-extfile",
+    ext,
+    "-out",
+    certificate,
+  ]);
   return { certificate, key };
 }
 
@@ -49,15 +71,43 @@ async function signed(dir, name, san, days, ca) {
  */
 export async function makeTestCertificates(dir) {
   const ca = { certificate: join(dir, "ca.pem"), key: join(dir, "ca.key") };
-  await openssl(["req", "-x509", ...CURVE, "-keyout", ca.key, "-out", ca.certificate, "-days", "2", "-subj", "/CN=artifact-bloom test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+  await openssl([
+    "req",
+    "-x509",
+    ...CURVE,
+    "-keyout",
+    ca.key,
+    "-out",
+    ca.certificate,
+    "-days",
+    "2",
+    "-subj",
+    "/CN=artifact-bloom test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
   const server = await signed(dir, "server", "IP:127.0.0.1", 2, ca);
   const wrongName = await signed(dir, "wrong-name", "DNS:registry.invalid", 2, ca);
   // -days -1: notAfter is a day before notBefore, so it is expired now.
   const expired = await signed(dir, "expired", "IP:127.0.0.1", -1, ca);
   const selfSigned = { certificate: join(dir, "self.pem"), key: join(dir, "self.key") };
-  await openssl(["req", "-x509", ...CURVE, "-keyout", selfSigned.key, "-out", selfSigned.certificate, "-days", "2", "-subj", "/CN=self",
-    "-addext", "subjectAltName=IP:127.0.0.1"]);
+  await openssl([
+    "req",
+    "-x509",
+    ...CURVE,
+    "-keyout",
+    selfSigned.key,
+    "-out",
+    selfSigned.certificate,
+    "-days",
+    "2",
+    "-subj",
+    "/CN=self",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  ]);
   const chain = { certificate: join(dir, "chain.pem"), key: server.key };
   const caPem = await readFile(ca.certificate, "utf8");
   await writeFile(chain.certificate, `${await readFile(server.certificate, "utf8")}${caPem}`);

@@ -87,9 +87,7 @@ export function planLayout(spec) {
       best = { bitCount: m, hashCount: k };
     }
   }
-  return best === undefined
-    ? { kind: "failure", error: "filterTooLarge" }
-    : { kind: "success", value: best };
+  return best === undefined ? { kind: "failure", error: "filterTooLarge" } : { kind: "success", value: best };
 }
 
 function readU64BigEndian(bytes, offset) {
@@ -129,9 +127,7 @@ export class ModelFilter {
   }
 
   mightContain(digest) {
-    return probePositions(digest, this.bitCount, this.hashCount).every(
-      (bit) => (this.bits[bit >> 3] & (1 << (bit & 7))) !== 0,
-    );
+    return probePositions(digest, this.bitCount, this.hashCount).every((bit) => (this.bits[bit >> 3] & (1 << (bit & 7))) !== 0);
   }
 
   setBitCount() {

@@ -56,14 +56,19 @@ const aliased = (checker, symbol) => (symbol.flags & ts.SymbolFlags.Alias ? chec
 
 /** name → resolved symbol, for the exports of each declaration file; and the checker. */
 function declaredExports(files) {
-  const program = ts.createProgram(files.map((file) => join(packageDir, file)), options);
+  const program = ts.createProgram(
+    files.map((file) => join(packageDir, file)),
+    options,
+  );
   const checker = program.getTypeChecker();
-  const exports = new Map(files.map((file) => {
-    const source = program.getSourceFile(join(packageDir, file));
-    assert.ok(source, `${file} is missing: build and link pkg/ first`);
-    const symbols = checker.getExportsOfModule(checker.getSymbolAtLocation(source));
-    return [file, new Map(symbols.map((symbol) => [symbol.name, aliased(checker, symbol)]))];
-  }));
+  const exports = new Map(
+    files.map((file) => {
+      const source = program.getSourceFile(join(packageDir, file));
+      assert.ok(source, `${file} is missing: build and link pkg/ first`);
+      const symbols = checker.getExportsOfModule(checker.getSymbolAtLocation(source));
+      return [file, new Map(symbols.map((symbol) => [symbol.name, aliased(checker, symbol)]))];
+    }),
+  );
   return { checker, exports };
 }
 
@@ -114,9 +119,15 @@ test("byte results are Uint8Array<ArrayBuffer> (usable as a BlobPart / BufferSou
     return checker.typeToString(checker.getReturnTypeOfSignature(type.getCallSignatures()[0]));
   };
   const byteResults = [
-    ["sha256"], ["encodeSnapshot"], ["Sha256", "digest"], ["ArtifactBloomFilter", "serializeBits"],
-    ["ArtifactBloomFilter", "mightContainMany"], ["TlBloom", "toBytes"], ["MergeableBloomFilter", "encode"],
-    ["MergeableDelta", "encode"], ["ScalableBloomFilter", "encode"],
+    ["sha256"],
+    ["encodeSnapshot"],
+    ["Sha256", "digest"],
+    ["ArtifactBloomFilter", "serializeBits"],
+    ["ArtifactBloomFilter", "mightContainMany"],
+    ["TlBloom", "toBytes"],
+    ["MergeableBloomFilter", "encode"],
+    ["MergeableDelta", "encode"],
+    ["ScalableBloomFilter", "encode"],
   ];
   const wrong = byteResults
     .map(([owner, member]) => [`${owner}${member ? `#${member}` : ""}`, returnOf(owner, member)])

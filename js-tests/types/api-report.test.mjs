@@ -28,13 +28,19 @@ test("the committed API report is the built package's", () => {
 test("the report has a section for each entry with types, naming each of its exports", () => {
   const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
   const entries = typedEntries(manifest);
-  assert.deepEqual(entries.map((entry) => entry.specifier), ["artifact-bloom", "artifact-bloom/variants", "artifact-bloom/delta"]);
+  assert.deepEqual(
+    entries.map((entry) => entry.specifier),
+    ["artifact-bloom", "artifact-bloom/variants", "artifact-bloom/delta"],
+  );
   const sections = check().actual.split(/^## /m).slice(1);
   for (const entry of entries) {
     const section = sections.find((text) => text.startsWith(`${entry.specifier}\n`));
     assert.ok(section, `no section for ${entry.specifier} in ${REPORT_PATH}`);
     for (const file of entry.files.keys()) assert.ok(section.includes(`\`${file}\``), `${entry.specifier}: ${file} not listed`);
-    const entryFile = join(packageDir, [...entry.files.keys()].find((file) => file.endsWith(".d.ts")));
+    const entryFile = join(
+      packageDir,
+      [...entry.files.keys()].find((file) => file.endsWith(".d.ts")),
+    );
     // The entry files re-export lib/ modules; the compiler's own list of names is checked against the section.
     const names = exportedNames(entryFile);
     assert.ok(names.length >= 5, `${entry.specifier}: ${names.length} exports`);
@@ -46,7 +52,11 @@ test("the report has a section for each entry with types, naming each of its exp
 
 /** The export names of a declaration file, as TypeScript resolves them. */
 function exportedNames(path) {
-  const program = ts.createProgram([path], { noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+  const program = ts.createProgram([path], {
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  });
   const checker = program.getTypeChecker();
   return checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(path))).map((symbol) => symbol.name);
 }

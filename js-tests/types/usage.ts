@@ -37,8 +37,9 @@ const spec = {
   targetFalsePositiveRate: 0.001,
 } satisfies BloomSpec;
 
-const digests: Uint8Array[] = Array.from({ length: 100 }, (_, i) =>
-  createHash("sha256").update(`artifact:${i}`).digest(), // a Buffer is a Uint8Array
+const digests: Uint8Array[] = Array.from(
+  { length: 100 },
+  (_, i) => createHash("sha256").update(`artifact:${i}`).digest(), // a Buffer is a Uint8Array
 );
 
 /** Every BloomError must be handled: a new code breaks the `never` check. */
@@ -155,7 +156,9 @@ export async function hashPicked(files: readonly Blob[], signal: AbortSignal): P
       const where: HashFilesRunner = runner;
       // @ts-expect-error a runner is one of three names
       const wrong: HashFilesRunner = "main-thread";
-      return result.kind === "success" ? result.value.length : `${index} ${result.error} ${result.message} ${ms} ${where} ${wrong}`;
+      return result.kind === "success"
+        ? result.value.length
+        : `${index} ${result.error} ${result.message} ${ms} ${where} ${wrong}`;
     },
   };
   const results: HashFileResult[] = await hashFiles(files, options);
@@ -177,8 +180,16 @@ frozen.expectedItemCount = 5;
 ArtifactBloomFilter.create(digests, { expectedItemCount: 10 });
 
 // The HTTP clients' time limits and coded errors.
-const timers: Timers = { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as number) };
-const fetchOptions: FetchSnapshotOptions = { timeoutMs: 5_000, idleTimeoutMs: 1_000, timers, signal: AbortSignal.timeout(60_000) };
+const timers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};
+const fetchOptions: FetchSnapshotOptions = {
+  timeoutMs: 5_000,
+  idleTimeoutMs: 1_000,
+  timers,
+  signal: AbortSignal.timeout(60_000),
+};
 
 export async function refresh(url: string, holder: SnapshotHolder): Promise<string> {
   const loaded = await fetchSnapshot(url, fetchOptions);
@@ -201,9 +212,15 @@ export async function refresh(url: string, holder: SnapshotHolder): Promise<stri
   if (next.kind === "failure" && next.error === "versionConflict") next.snapshot.filter.free();
   if (next.kind === "failure" && next.error === "networkError") return `no answer: ${next.causeCode ?? "unknown cause"}`;
   const counted: number = holder.versionConflictCount;
-  const polling: SnapshotDeltaPollingOptions = { intervalMs: 60_000, delta: true, timers, onRefresh: (result) => {
-    if (result.outcome === "failure" && result.error === "versionConflict" && result.replaced) console.warn(result.message, counted);
-  } };
+  const polling: SnapshotDeltaPollingOptions = {
+    intervalMs: 60_000,
+    delta: true,
+    timers,
+    onRefresh: (result) => {
+      if (result.outcome === "failure" && result.error === "versionConflict" && result.replaced)
+        console.warn(result.message, counted);
+    },
+  };
   holder.startPolling(url, polling);
   // @ts-expect-error delta is a boolean
   holder.startPolling(url, { intervalMs: 60_000, delta: "yes" });

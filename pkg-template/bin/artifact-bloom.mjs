@@ -60,7 +60,7 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     const known = error instanceof UsageError || error instanceof RegistryFailure;
-    process.stderr.write(`artifact-bloom: ${known ? error.message : error?.stack ?? error}\n`);
+    process.stderr.write(`artifact-bloom: ${known ? error.message : (error?.stack ?? error)}\n`);
     process.exitCode = exitCodeOf(error);
   },
 );

@@ -3,7 +3,15 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { loadLibrary, loadSnapshot } from "./library.mjs";
 import {
-  EXIT_OK, EXIT_PROBLEMS, UsageError, bytesToHex, hexToBytes, isHexDigest, parseCommand, readHexDigests, readInputFile,
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  bytesToHex,
+  hexToBytes,
+  isHexDigest,
+  parseCommand,
+  readHexDigests,
+  readInputFile,
   readingInput,
 } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
@@ -30,7 +38,9 @@ async function digestOfFile(path) {
 
 export async function check(argv) {
   const parsed = parseCommand(argv, {
-    help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false } },
+    help: HELP,
+    allowPositionals: true,
+    options: { json: { type: "boolean", default: false } },
   });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...items] = parsed.positionals;

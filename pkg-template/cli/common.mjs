@@ -157,10 +157,11 @@ export async function readHexDigests(stream, onProgress) {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let pending = ""; // the unfinished last line: at most MAX_LINE_LENGTH characters
   let lineNumber = 0;
-  const tooLong = () => new UsageError(
-    `line ${lineNumber + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
-      + " (use --binary for packed 32-byte records)",
-  );
+  const tooLong = () =>
+    new UsageError(
+      `line ${lineNumber + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
+        + " (use --binary for packed 32-byte records)",
+    );
   const take = (line) => {
     if (line.length > MAX_LINE_LENGTH) throw tooLong();
     lineNumber += 1;

@@ -36,7 +36,8 @@ export async function inspectDelta(path, bytes, basePath) {
   const base = loadSnapshot(await readInputFile(basePath));
   if (base.kind === "failure") {
     return Object.assign(report, {
-      verdict: "invalidBase", message: `${basePath} does not load: ${base.error}: ${base.message}`,
+      verdict: "invalidBase",
+      message: `${basePath} does not load: ${base.error}: ${base.message}`,
     });
   }
   const applied = applySnapshotDelta(base.value, bytes);

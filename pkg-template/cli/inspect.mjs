@@ -23,7 +23,9 @@ for a checksum or length problem the header it claims is still shown),
 
 export async function inspect(argv) {
   const parsed = parseCommand(argv, {
-    help: HELP, allowPositionals: true, options: { json: { type: "boolean", default: false }, base: { type: "string" } },
+    help: HELP,
+    allowPositionals: true,
+    options: { json: { type: "boolean", default: false }, base: { type: "string" } },
   });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;

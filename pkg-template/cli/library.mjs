@@ -26,10 +26,17 @@ const require = createRequire(import.meta.url);
  * @param {string} name
  * @returns {T}
  */
-const notLoaded = (name) => /** @type {T} */ (/** @type {unknown} */ (function notLoadedYet() {
-  throw new Error(`artifact-bloom CLI: ${name} was used before loadLibrary() `
-    + "(a command must load the library after parsing its arguments)");
-}));
+const notLoaded = (name) =>
+  /** @type {T} */ (
+    /** @type {unknown} */ (
+      function notLoadedYet() {
+        throw new Error(
+          `artifact-bloom CLI: ${name} was used before loadLibrary() `
+            + "(a command must load the library after parsing its arguments)",
+        );
+      }
+    )
+  );
 
 // From ../node.mjs. ABF1_HEADER_LENGTH comes from the wasm instance, so it is
 // undefined until the library is loaded.
@@ -108,14 +115,27 @@ let variants;
 export async function loadLibrary(parts = {}) {
   main ??= import("../node.mjs").then((api) => {
     ({
-      ABF1_HEADER_LENGTH, ArtifactBloomFilter, ArtifactExistenceService, OciRegistryError, dedupePacked, encodeSnapshot,
-      fetchSnapshot, loadSnapshot, readSnapshotHeader,
+      ABF1_HEADER_LENGTH,
+      ArtifactBloomFilter,
+      ArtifactExistenceService,
+      OciRegistryError,
+      dedupePacked,
+      encodeSnapshot,
+      fetchSnapshot,
+      loadSnapshot,
+      readSnapshotHeader,
     } = api);
     // node.mjs re-exports node.cjs, so this require is the module just loaded (the same instance).
     ({
-      _DEFAULT_TIMEOUT_MS: DEFAULT_TIMEOUT_MS, _DELTA_IM: DELTA_IM, _MAXIMUM_EXPECTED_ITEM_COUNT: MAXIMUM_EXPECTED_ITEM_COUNT,
-      _RegistryClient: RegistryClient, _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP, _SPEAKS_TLS: SPEAKS_TLS,
-      _checkRepositoryName: checkRepositoryName, _repositoryOverClient: repositoryOverClient, _tlsProblemOf: tlsProblemOf,
+      _DEFAULT_TIMEOUT_MS: DEFAULT_TIMEOUT_MS,
+      _DELTA_IM: DELTA_IM,
+      _MAXIMUM_EXPECTED_ITEM_COUNT: MAXIMUM_EXPECTED_ITEM_COUNT,
+      _RegistryClient: RegistryClient,
+      _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP,
+      _SPEAKS_TLS: SPEAKS_TLS,
+      _checkRepositoryName: checkRepositoryName,
+      _repositoryOverClient: repositoryOverClient,
+      _tlsProblemOf: tlsProblemOf,
     } = require("../node.cjs"));
   });
   if (parts.delta) {

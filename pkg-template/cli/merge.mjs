@@ -123,10 +123,15 @@ export async function merge(argv) {
       return EXIT_PROBLEMS;
     }
     const onStaleRemoved = (name) => process.stderr.write(`merge: removed ${name}, left by a writer that was killed\n`);
-    const problem = await replaceSnapshotFile(out, bytes, (reloaded) =>
-      reloaded.catalogVersion === catalogVersion
-        ? undefined
-        : `the merged snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`, { onStaleRemoved });
+    const problem = await replaceSnapshotFile(
+      out,
+      bytes,
+      (reloaded) =>
+        reloaded.catalogVersion === catalogVersion
+          ? undefined
+          : `the merged snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`,
+      { onStaleRemoved },
+    );
     if (problem !== undefined) {
       process.stderr.write(`merge: ${problem}\n`);
       return EXIT_PROBLEMS;

@@ -11,7 +11,11 @@ import { readFile, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./common.mjs";
 import {
-  applySnapshotDelta, encodeSnapshotDelta, loadSnapshot, readSnapshotDeltaHeader, readSnapshotHeader,
+  applySnapshotDelta,
+  encodeSnapshotDelta,
+  loadSnapshot,
+  readSnapshotDeltaHeader,
+  readSnapshotHeader,
 } from "./library.mjs";
 import { replaceFile } from "./replace.mjs";
 
@@ -48,13 +52,15 @@ export async function readDeltaBase(request) {
     bytes = new Uint8Array(await readFile(request.from));
   } catch (error) {
     return {
-      code: error.code === "ENOENT" ? "noBase" : "unreadableBase", reason: `cannot read ${request.from}: ${error.message}`,
+      code: error.code === "ENOENT" ? "noBase" : "unreadableBase",
+      reason: `cannot read ${request.from}: ${error.message}`,
     };
   }
   const loaded = loadSnapshot(bytes);
   if (loaded.kind === "failure") {
     return {
-      code: "invalidBase", reason: `${request.from} is not a loadable ABF1 snapshot (${loaded.error}: ${loaded.message})`,
+      code: "invalidBase",
+      reason: `${request.from} is not a loadable ABF1 snapshot (${loaded.error}: ${loaded.message})`,
     };
   }
   return { snapshot: loaded.value };
@@ -80,14 +86,20 @@ export async function writeDelta(request, base, target, { onStaleRemoved } = {})
     const encoded = encodeSnapshotDelta(base.snapshot, { catalogVersion: target.catalogVersion, filter: target.filter });
     if (encoded.kind === "failure") return skipped(encoded.error, encoded.message);
     const expected = readSnapshotHeader(target.bytes);
-    const problem = await replaceFile(request.out, encoded.value, (written) => {
-      const applied = applySnapshotDelta(base.snapshot, written);
-      if (applied.kind === "failure") return `the written delta does not apply: ${applied.error}: ${applied.message}`;
-      const checksum = applied.value.header.checksum;
-      applied.value.filter.free();
-      return expected.kind === "success" && checksum === expected.value.checksum ? undefined
-        : "the written delta does not rebuild the published snapshot";
-    }, { onStaleRemoved });
+    const problem = await replaceFile(
+      request.out,
+      encoded.value,
+      (written) => {
+        const applied = applySnapshotDelta(base.snapshot, written);
+        if (applied.kind === "failure") return `the written delta does not apply: ${applied.error}: ${applied.message}`;
+        const checksum = applied.value.header.checksum;
+        applied.value.filter.free();
+        return expected.kind === "success" && checksum === expected.value.checksum
+          ? undefined
+          : "the written delta does not rebuild the published snapshot";
+      },
+      { onStaleRemoved },
+    );
     if (problem !== undefined) return { written: false, code: "deltaCheckFailed", reason: problem };
     const header = readSnapshotDeltaHeader(encoded.value);
     return {
@@ -115,6 +127,8 @@ async function removeStaleDelta(path) {
 export function deltaLine(delta) {
   if (!delta.written) return `  no delta: ${delta.code}\n`;
   const share = ((delta.bytes / delta.fullBytes) * 100).toFixed(2);
-  return `  delta from catalogVersion ${delta.baseCatalogVersion}: ${delta.path}, ${delta.positionCount} new bits, `
-    + `${delta.bytes} bytes (${share} % of the full snapshot)\n`;
+  return (
+    `  delta from catalogVersion ${delta.baseCatalogVersion}: ${delta.path}, ${delta.positionCount} new bits, `
+    + `${delta.bytes} bytes (${share} % of the full snapshot)\n`
+  );
 }

@@ -4,11 +4,22 @@
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import {
-  ArtifactBloomFilter, MAXIMUM_EXPECTED_ITEM_COUNT, dedupePacked, encodeSnapshot, loadLibrary, readSnapshotHeader,
+  ArtifactBloomFilter,
+  MAXIMUM_EXPECTED_ITEM_COUNT,
+  dedupePacked,
+  encodeSnapshot,
+  loadLibrary,
+  readSnapshotHeader,
 } from "./library.mjs";
 import {
-  EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, numberOption, parseCommand,
-  readBinaryDigests, readHexDigests,
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  integerOption,
+  numberOption,
+  parseCommand,
+  readBinaryDigests,
+  readHexDigests,
 } from "./common.mjs";
 import { createProgress } from "./progress.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
@@ -136,7 +147,8 @@ export async function publish(argv) {
   }
   // A live line on a terminal only (intervalMs Infinity): no noise in logs or pipes.
   let read = "0 digests";
-  const progress = fromRegistry ? undefined
+  const progress = fromRegistry
+    ? undefined
     : createProgress(process.stderr, { intervalMs: Infinity }).start(() => `reading digests: ${read}`);
   const reading = (text) => {
     read = text;
@@ -144,9 +156,11 @@ export async function publish(argv) {
   };
   let input;
   try {
-    input = fromRegistry ? await readRegistryDigests(values) : values.binary
-      ? await readBinaryDigests(stream, (n) => reading(`${n} digests`))
-      : await readHexDigests(stream, (n, line) => reading(`${n} digests, line ${line}`));
+    input = fromRegistry
+      ? await readRegistryDigests(values)
+      : values.binary
+        ? await readBinaryDigests(stream, (n) => reading(`${n} digests`))
+        : await readHexDigests(stream, (n, line) => reading(`${n} digests, line ${line}`));
   } catch (error) {
     if (error.code === "ENOENT" || error.code === "EISDIR" || error.code === "EACCES") {
       throw new UsageError(`cannot read --input ${values.input}: ${error.message}`);
@@ -179,21 +193,28 @@ export async function publish(argv) {
   }
 
   const onStaleRemoved = (name) => process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
-  const problem = await replaceSnapshotFile(out, bytes, (reloaded) => {
-    if (reloaded.catalogVersion !== catalogVersion) {
-      return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
-    }
-    const maybe = reloaded.filter.countMaybe(unique);
-    return maybe === uniqueCount ? undefined : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
-  }, { onStaleRemoved });
+  const problem = await replaceSnapshotFile(
+    out,
+    bytes,
+    (reloaded) => {
+      if (reloaded.catalogVersion !== catalogVersion) {
+        return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
+      }
+      const maybe = reloaded.filter.countMaybe(unique);
+      return maybe === uniqueCount ? undefined : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
+    },
+    { onStaleRemoved },
+  );
   if (problem !== undefined) {
     process.stderr.write(`publish: ${problem}\n`);
     filter.free();
     return EXIT_PROBLEMS;
   }
   const sidecar = input.registry === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
-  const delta = wantDelta === undefined ? undefined
-    : await writeDelta(wantDelta, deltaBase, { catalogVersion, filter, bytes }, { onStaleRemoved });
+  const delta =
+    wantDelta === undefined
+      ? undefined
+      : await writeDelta(wantDelta, deltaBase, { catalogVersion, filter, bytes }, { onStaleRemoved });
   if (delta?.written === false) process.stderr.write(`publish: no delta: ${delta.code}: ${delta.reason}\n`);
 
   const summary = {
@@ -240,8 +261,9 @@ export async function publish(argv) {
 async function guardReplacement(out, uniqueCount, linesRead, options) {
   if (uniqueCount === 0 && !options["allow-empty"] && !(options.fromRegistry && !(await holdsDigests(out)))) {
     return {
-      problem: `refusing to publish an empty snapshot to ${out}: the input holds no digest (${linesRead} lines read), `
-        + "and an empty snapshot answers \"definitely absent\" for every artifact; pass --allow-empty if that is intended",
+      problem:
+        `refusing to publish an empty snapshot to ${out}: the input holds no digest (${linesRead} lines read), `
+        + 'and an empty snapshot answers "definitely absent" for every artifact; pass --allow-empty if that is intended',
     };
   }
   const current = await readCurrentSnapshot(out);
@@ -261,7 +283,8 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
     const drop = ((previous - uniqueCount) / previous) * 100;
     return {
       previous,
-      problem: `refusing to shrink ${out} from ${previous} to ${uniqueCount} unique digests (${drop.toFixed(1)} % fewer; `
+      problem:
+        `refusing to shrink ${out} from ${previous} to ${uniqueCount} unique digests (${drop.toFixed(1)} % fewer; `
         + `--max-shrink ${options.maxShrink} allows at least ${Math.ceil(floor)}): digests of some shards may be missing `
         + "from the input; pass --allow-shrink if the catalog really lost them",
     };
@@ -279,8 +302,13 @@ async function holdsDigests(out) {
 async function writeRegistrySidecar(out, input, catalogVersion, bytes) {
   const header = readSnapshotHeader(bytes);
   const sidecar = buildSidecar({
-    registryUrl: input.registry.url, repository: input.registry.repository, tags: input.tagNames, hexDigests: input.hexes,
-    catalogVersion, checksum: header.kind === "success" ? header.value.checksum : "", createdAt: new Date(),
+    registryUrl: input.registry.url,
+    repository: input.registry.repository,
+    tags: input.tagNames,
+    hexDigests: input.hexes,
+    catalogVersion,
+    checksum: header.kind === "success" ? header.value.checksum : "",
+    createdAt: new Date(),
   });
   return writeSidecar(out, sidecar);
 }

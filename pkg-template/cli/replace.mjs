@@ -18,7 +18,9 @@ import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "./library.
 
 const WRITE_CHUNK = 64 * 1024;
 // In temp-file names: letters, digits and "_" only, so the name parses back.
-const HOST = hostname().replace(/[^A-Za-z0-9]/g, "_").slice(0, 64);
+const HOST = hostname()
+  .replace(/[^A-Za-z0-9]/g, "_")
+  .slice(0, 64);
 
 /** What an output-side error code means, for the one-line message. */
 const CAUSES = {
@@ -43,9 +45,10 @@ const CAUSES = {
  */
 function outputError(out, error) {
   // ENOENT from creating the temporary file: the target's directory is missing.
-  const cause = error.code === "ENOENT" && error.syscall === "open"
-    ? `the directory ${dirname(out)} does not exist`
-    : CAUSES[error.code] ?? error.message;
+  const cause =
+    error.code === "ENOENT" && error.syscall === "open"
+      ? `the directory ${dirname(out)} does not exist`
+      : (CAUSES[error.code] ?? error.message);
   return new UsageError(`cannot write ${out}: ${error.code ?? "error"} (${cause})`);
 }
 
@@ -84,7 +87,9 @@ async function removeStaleTempFiles(out) {
     try {
       await rm(join(dirname(out), name));
       removed.push(name);
-    } catch { /* gone meanwhile, or not ours to remove */ }
+    } catch {
+      /* gone meanwhile, or not ours to remove */
+    }
   }
   return removed;
 }
@@ -165,15 +170,20 @@ async function syncDirectory(directory) {
  * @returns {Promise<string | undefined>} the problem, or undefined once replaced
  */
 export function replaceSnapshotFile(out, bytes, check, options) {
-  return replaceFile(out, bytes, (written) => {
-    const reloaded = loadSnapshot(written);
-    if (reloaded.kind === "failure") return `the written snapshot does not load: ${reloaded.error}: ${reloaded.message}`;
-    try {
-      return check(reloaded.value);
-    } finally {
-      reloaded.value.filter.free();
-    }
-  }, options);
+  return replaceFile(
+    out,
+    bytes,
+    (written) => {
+      const reloaded = loadSnapshot(written);
+      if (reloaded.kind === "failure") return `the written snapshot does not load: ${reloaded.error}: ${reloaded.message}`;
+      try {
+        return check(reloaded.value);
+      } finally {
+        reloaded.value.filter.free();
+      }
+    },
+    options,
+  );
 }
 
 /**

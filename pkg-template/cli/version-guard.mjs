@@ -46,15 +46,20 @@ export async function versionRuleProblem(out, bytes, { command, allowReuse }) {
   const { catalogVersion, checksum } = next.value;
   const override = `pass --${ALLOW_VERSION_REUSE} if that is intended`;
   if (current.kind === "unloadable") {
-    return `refusing to replace ${out}: its header does not load (${current.error}), so its catalogVersion cannot be `
-      + `compared with ${catalogVersion}; remove it if no client uses it, or ${override}`;
+    return (
+      `refusing to replace ${out}: its header does not load (${current.error}), so its catalogVersion cannot be `
+      + `compared with ${catalogVersion}; remove it if no client uses it, or ${override}`
+    );
   }
   const held = current.header;
   if (catalogVersion > held.catalogVersion || checksum === held.checksum) return undefined;
-  const clash = catalogVersion === held.catalogVersion
-    ? `which holds catalogVersion ${held.catalogVersion} with other content (checksum ${held.checksum.slice(0, 16)}…, `
-      + `new ${checksum.slice(0, 16)}…): clients holding it would keep it`
-    : `which holds the newer catalogVersion ${held.catalogVersion}: clients holding it would ignore ${catalogVersion}`;
-  return `refusing to write catalogVersion ${catalogVersion} to ${out}, ${clash} and answer "definitely absent" `
-    + `for artifacts the new catalog has; publish a catalogVersion greater than ${held.catalogVersion}, or ${override}`;
+  const clash =
+    catalogVersion === held.catalogVersion
+      ? `which holds catalogVersion ${held.catalogVersion} with other content (checksum ${held.checksum.slice(0, 16)}…, `
+        + `new ${checksum.slice(0, 16)}…): clients holding it would keep it`
+      : `which holds the newer catalogVersion ${held.catalogVersion}: clients holding it would ignore ${catalogVersion}`;
+  return (
+    `refusing to write catalogVersion ${catalogVersion} to ${out}, ${clash} and answer "definitely absent" `
+    + `for artifacts the new catalog has; publish a catalogVersion greater than ${held.catalogVersion}, or ${override}`
+  );
 }

@@ -137,7 +137,7 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   const claimed = readSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH));
   const streamOptions: SnapshotStreamOptions = { maxBytes: 1 << 20, onProgress: ({ bytes: seen }) => void seen };
   const streamed = await loadSnapshotStream([bytes], streamOptions);
-  const fetched = await fetchSnapshot("https://catalog.example/snapshot", { etag: "\"v42\"" });
+  const fetched = await fetchSnapshot("https://catalog.example/snapshot", { etag: '"v42"' });
 
   const { unique, duplicates } = dedupePacked(new Uint8Array(64));
   const version: CatalogVersion = loaded.value.catalogVersion;
@@ -155,9 +155,10 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   const deltaFetch: FetchSnapshotDeltaOptions = { base: holder.current() };
   // The main entry's fetchSnapshot takes `base` too (conditional only); the delta entry's asks for a delta.
   const conditional: FetchSnapshotResult = await fetchSnapshot("https://catalog.example/snapshot", deltaFetch);
-  const deltaFetched: FetchSnapshotResult = conditional.kind === "failure" && conditional.error === "notModified"
-    ? conditional
-    : await fetchSnapshotWithDeltas("https://catalog.example/snapshot", deltaFetch);
+  const deltaFetched: FetchSnapshotResult =
+    conditional.kind === "failure" && conditional.error === "notModified"
+      ? conditional
+      : await fetchSnapshotWithDeltas("https://catalog.example/snapshot", deltaFetch);
   const transfer: SnapshotTransfer | undefined = deltaFetched.kind === "success" ? deltaFetched.transfer : undefined;
   const counted: number = holder.deltaRefreshCount + holder.fullRefreshCount + holder.bytesTransferred + holder.bytesSaved;
   holder.stopPolling();
@@ -169,8 +170,24 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   const text: string = renderPrometheus(metrics);
 
   filter.free();
-  return [maybe, flags, owned(bits), oneShot, header, claimed, streamed, fetched, unique, duplicates, refreshed, missing, text,
-    transfer, counted, wasmMemoryBytes()].length;
+  return [
+    maybe,
+    flags,
+    owned(bits),
+    oneShot,
+    header,
+    claimed,
+    streamed,
+    fetched,
+    unique,
+    duplicates,
+    refreshed,
+    missing,
+    text,
+    transfer,
+    counted,
+    wasmMemoryBytes(),
+  ].length;
 }
 
 export function useVariants(): number {
@@ -202,11 +219,18 @@ export function useVariants(): number {
 }
 
 /** The HTTP clients, the registry repository, deltas and hashFiles (typed, never run). */
-export async function useClientsAndDeltas(base: ArtifactIndexSnapshot, target: ArtifactIndexSnapshot, files: readonly Blob[]): Promise<number> {
-  const timers: Timers = { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as number) };
+export async function useClientsAndDeltas(
+  base: ArtifactIndexSnapshot,
+  target: ArtifactIndexSnapshot,
+  files: readonly Blob[],
+): Promise<number> {
+  const timers: Timers = {
+    setTimeout: (callback, ms) => setTimeout(callback, ms),
+    clearTimeout: (handle) => clearTimeout(handle as number),
+  };
   const httpOptions: HttpArtifactRepositoryOptions = { timeoutMs: 5_000, timers };
   const http = new HttpArtifactRepository("https://catalog.example/", httpOptions);
-  const fetchOptions: FetchSnapshotOptions = { timeoutMs: 10_000, etag: "\"v1\"" };
+  const fetchOptions: FetchSnapshotOptions = { timeoutMs: 10_000, etag: '"v1"' };
   const fetched = await fetchSnapshot("https://catalog.example/snapshot", fetchOptions);
   const header: SnapshotHeaderResult = readSnapshotHeader(new Uint8Array(96));
   const progress: SnapshotProgress = { bytes: 0, total: undefined };
@@ -227,9 +251,28 @@ export async function useClientsAndDeltas(base: ArtifactIndexSnapshot, target: A
   const composed: SnapshotDeltaResult<Uint8Array, SnapshotDeltaComposeError> = composeSnapshotDeltas(bytes, bytes);
   const deltaHeader: SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError> = readSnapshotDeltaHeader(bytes);
 
-  const hashOptions: HashFilesOptions = { concurrency: 2, wholeFileLimit: DEFAULT_WHOLE_FILE_LIMIT, onProgress: (p: HashFilesProgress) => void p.bytes,
-    onFile: ({ runner }: { runner: HashFilesRunner }) => void runner };
+  const hashOptions: HashFilesOptions = {
+    concurrency: 2,
+    wholeFileLimit: DEFAULT_WHOLE_FILE_LIMIT,
+    onProgress: (p: HashFilesProgress) => void p.bytes,
+    onFile: ({ runner }: { runner: HashFilesRunner }) => void runner,
+  };
   const hashed: HashFileResult[] = await hashFiles(files, hashOptions);
-  return [http, fetched, header, progress, source, httpCode, onFailure, registry, counts, ociCode, isRegistryError,
-    applied, composed, deltaHeader, hashed].length;
+  return [
+    http,
+    fetched,
+    header,
+    progress,
+    source,
+    httpCode,
+    onFailure,
+    registry,
+    counts,
+    ociCode,
+    isRegistryError,
+    applied,
+    composed,
+    deltaHeader,
+    hashed,
+  ].length;
 }

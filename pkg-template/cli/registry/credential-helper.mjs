@@ -24,8 +24,10 @@ const HELPER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export function helperProgram(name, where) {
   if (typeof name !== "string" || !HELPER_NAME.test(name)) {
-    throw new UsageError(`${where}: expected a credential helper name such as "pass" or "desktop"`
-      + ` (run as docker-credential-NAME), got ${JSON.stringify(name)}`);
+    throw new UsageError(
+      `${where}: expected a credential helper name such as "pass" or "desktop"`
+        + ` (run as docker-credential-NAME), got ${JSON.stringify(name)}`,
+    );
   }
   return `docker-credential-${name}`;
 }
@@ -40,8 +42,10 @@ export function helperProgram(name, where) {
 export async function askCredentialHelper(program, serverAddress, { timeoutMs, env = process.env }) {
   const { code, stdout, stderr, failure } = await runHelper(program, serverAddress, timeoutMs, env);
   if (failure === "ENOENT") {
-    throw new UsageError(`credential helper ${program} is not on PATH (named by a docker or containers config);`
-      + " install it, or give credentials with --username");
+    throw new UsageError(
+      `credential helper ${program} is not on PATH (named by a docker or containers config);`
+        + " install it, or give credentials with --username",
+    );
   }
   if (failure === "timeout") {
     throw new UsageError(`credential helper ${program} did not answer within ${timeoutMs} ms (--timeout-ms); it was stopped`);
@@ -106,7 +110,7 @@ function runHelper(program, input, timeoutMs, env) {
     child.stderr.on("data", collect(err));
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
     child.once("error", (/** @type {NodeJS.ErrnoException} */ error) => {
-      failure ??= error?.code === "ENOENT" ? "ENOENT" : error?.message ?? String(error);
+      failure ??= error?.code === "ENOENT" ? "ENOENT" : (error?.message ?? String(error));
     });
     child.once("close", (code) => {
       clearTimeout(timer);

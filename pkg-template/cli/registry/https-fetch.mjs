@@ -42,31 +42,33 @@ export function createNodeFetch({ ca, rejectUnauthorized = true, onHttpsRequest 
     "https:": new https.Agent({ keepAlive: true, rejectUnauthorized, ...(ca === undefined ? {} : { ca }) }),
     "http:": new http.Agent({ keepAlive: true }),
   };
-  return /** @type {typeof fetch} */ (async (input, init = {}) => {
-    const signal = init.signal ?? undefined;
-    signal?.throwIfAborted();
-    let url = urlOf(input);
-    let method = (init.method ?? "GET").toUpperCase();
-    const headers = headerObject(init.headers);
-    let body = requestBody(init, method, headers);
-    const redirect = init.redirect ?? "follow";
-    for (let redirects = 0; ; redirects += 1) {
-      if (url.protocol === "https:") onHttpsRequest?.(url);
-      const answer = await exchange(agents, url, method, headers, body, signal);
-      const location = answer.headers.location;
-      if (!REDIRECT_STATUSES.has(answer.statusCode ?? 0) || location === undefined || redirect === "manual") {
-        return responseOf(answer, method, url, signal, redirects > 0);
+  return /** @type {typeof fetch} */ (
+    async (input, init = {}) => {
+      const signal = init.signal ?? undefined;
+      signal?.throwIfAborted();
+      let url = urlOf(input);
+      let method = (init.method ?? "GET").toUpperCase();
+      const headers = headerObject(init.headers);
+      let body = requestBody(init, method, headers);
+      const redirect = init.redirect ?? "follow";
+      for (let redirects = 0; ; redirects += 1) {
+        if (url.protocol === "https:") onHttpsRequest?.(url);
+        const answer = await exchange(agents, url, method, headers, body, signal);
+        const location = answer.headers.location;
+        if (!REDIRECT_STATUSES.has(answer.statusCode ?? 0) || location === undefined || redirect === "manual") {
+          return responseOf(answer, method, url, signal, redirects > 0);
+        }
+        answer.resume();
+        if (redirect === "error") throw fetchFailed(new Error(`unexpected redirect to ${location} (redirect: "error")`));
+        if (redirects >= MAX_REDIRECTS) throw fetchFailed(new Error("redirect count exceeded"));
+        const next = redirectTarget(location, url);
+        ({ method, body } = redirectedRequest(answer.statusCode ?? 0, method, body, headers));
+        // fetch drops the credentials when a redirect leaves the origin.
+        if (next.origin !== url.origin) delete headers.authorization;
+        url = next;
       }
-      answer.resume();
-      if (redirect === "error") throw fetchFailed(new Error(`unexpected redirect to ${location} (redirect: "error")`));
-      if (redirects >= MAX_REDIRECTS) throw fetchFailed(new Error("redirect count exceeded"));
-      const next = redirectTarget(location, url);
-      ({ method, body } = redirectedRequest(answer.statusCode ?? 0, method, body, headers));
-      // fetch drops the credentials when a redirect leaves the origin.
-      if (next.origin !== url.origin) delete headers.authorization;
-      url = next;
     }
-  });
+  );
 }
 
 /** @param {unknown} input */
@@ -75,7 +77,8 @@ function urlOf(input) {
     throw new TypeError(`this fetch takes a URL or URL string, got ${input === null ? "null" : typeof input}`);
   }
   const url = new URL(input);
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`this fetch takes http: and https: URLs, got ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError(`this fetch takes http: and https: URLs, got ${url.protocol}`);
   return url;
 }
 
@@ -101,7 +104,8 @@ function requestBody(init, method, headers) {
   if (body === undefined || body === null) return undefined;
   if (method === "GET" || method === "HEAD") throw new TypeError("Request with GET/HEAD method cannot have body.");
   if (body instanceof ReadableStream) {
-    if (/** @type {{ duplex?: string }} */ (init).duplex !== "half") throw new TypeError("RequestInit: duplex option is required when sending a body.");
+    if (/** @type {{ duplex?: string }} */ (init).duplex !== "half")
+      throw new TypeError("RequestInit: duplex option is required when sending a body.");
     return body;
   }
   let bytes;
@@ -113,7 +117,9 @@ function requestBody(init, method, headers) {
   } else if (body instanceof ArrayBuffer) {
     bytes = new Uint8Array(body);
   } else {
-    throw new TypeError(`this fetch sends a Uint8Array, ArrayBuffer, string or ReadableStream body, got ${Object.prototype.toString.call(body)}`);
+    throw new TypeError(
+      `this fetch sends a Uint8Array, ArrayBuffer, string or ReadableStream body, got ${Object.prototype.toString.call(body)}`,
+    );
   }
   headers["content-length"] = String(bytes.byteLength);
   return bytes;
@@ -127,14 +133,16 @@ function redirectTarget(location, base) {
   } catch {
     throw fetchFailed(new Error(`the redirect Location ${JSON.stringify(location)} is not a URL`));
   }
-  if (next.protocol !== "http:" && next.protocol !== "https:") throw fetchFailed(new Error(`a redirect to ${next.protocol} is not followed`));
+  if (next.protocol !== "http:" && next.protocol !== "https:")
+    throw fetchFailed(new Error(`a redirect to ${next.protocol} is not followed`));
   return next;
 }
 
 /** The method and body after a redirect (fetch's rules: 303, and POST on 301/302, become a bodiless GET). */
 function redirectedRequest(status, method, body, headers) {
   if (status === 303 ? method !== "HEAD" : (status === 301 || status === 302) && method === "POST") {
-    for (const name of ["content-length", "content-type", "content-encoding", "content-language", "content-location"]) delete headers[name];
+    for (const name of ["content-length", "content-type", "content-encoding", "content-language", "content-location"])
+      delete headers[name];
     return { method: "GET", body: undefined };
   }
   if (body instanceof ReadableStream) throw fetchFailed(new Error(`a ${status} redirect cannot resend a streamed body`));
@@ -197,7 +205,8 @@ async function sendStream(request, stream) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!(value instanceof Uint8Array)) throw new TypeError(`a request body stream must yield Uint8Array chunks, got ${typeof value}`);
+      if (!(value instanceof Uint8Array))
+        throw new TypeError(`a request body stream must yield Uint8Array chunks, got ${typeof value}`);
       if (request.destroyed) throw new Error("the request was closed while its body was being sent");
       if (!request.write(value)) await drained(request);
     }
@@ -248,7 +257,11 @@ function responseOf(answer, method, url, signal, redirected) {
   if (nullBody) answer.resume();
   let response;
   try {
-    response = new Response(nullBody ? null : webStreamOf(answer, signal), { status, statusText: answer.statusMessage ?? "", headers });
+    response = new Response(nullBody ? null : webStreamOf(answer, signal), {
+      status,
+      statusText: answer.statusMessage ?? "",
+      headers,
+    });
   } catch (error) {
     answer.destroy();
     throw fetchFailed(error);
@@ -293,7 +306,12 @@ function webStreamOf(answer, signal) {
       answer.once("end", () => finish(undefined));
       answer.once("error", (error) => finish(new TypeError("terminated", { cause: error })));
       answer.once("close", () => {
-        if (!answer.complete) finish(new TypeError("terminated", { cause: Object.assign(new Error("the connection closed before the body ended"), { code: "UND_ERR_SOCKET" }) }));
+        if (!answer.complete)
+          finish(
+            new TypeError("terminated", {
+              cause: Object.assign(new Error("the connection closed before the body ended"), { code: "UND_ERR_SOCKET" }),
+            }),
+          );
       });
     },
     pull() {

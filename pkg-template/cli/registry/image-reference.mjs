@@ -35,9 +35,11 @@ export function parseImageReference(text) {
   const slash = text.indexOf("/");
   const first = slash < 0 ? text : text.slice(0, slash);
   if (slash <= 0 || !isRegistryHost(first)) {
-    throw new UsageError(`expected ${EXPECTED}, got "${text}": it names no registry host `
-      + `(${slash <= 0 ? "no HOST/ before the name" : `"${first}" holds no "." or ":" and is not "localhost"`}); `
-      + "the host is never implied, write it out (Docker Hub: registry-1.docker.io/library/NAME)");
+    throw new UsageError(
+      `expected ${EXPECTED}, got "${text}": it names no registry host `
+        + `(${slash <= 0 ? "no HOST/ before the name" : `"${first}" holds no "." or ":" and is not "localhost"`}); `
+        + "the host is never implied, write it out (Docker Hub: registry-1.docker.io/library/NAME)",
+    );
   }
   const host = first;
   let rest = text.slice(slash + 1);

@@ -80,16 +80,19 @@ export async function readLayoutImage(dir, select) {
   const index = await readJson(join(dir, "index.json"), "index.json");
   const entries = Array.isArray(index?.manifests) ? index.manifests : [];
   if (entries.length === 0) throw new UsageError(`${join(dir, "index.json")} lists no manifests`);
-  const named = entries.filter((entry) => (tag === undefined
-    ? entry?.digest === digest : entry?.annotations?.[REF_NAME] === tag));
+  const named = entries.filter((entry) =>
+    tag === undefined ? entry?.digest === digest : entry?.annotations?.[REF_NAME] === tag,
+  );
   let chosen;
   if (named.length === 1) chosen = named[0];
   else if (named.length === 0 && entries.length === 1 && !exact) chosen = entries[0];
   else {
     const names = entries.map((entry) => entry?.annotations?.[REF_NAME]).filter((name) => typeof name === "string");
-    throw new UsageError(named.length > 1
-      ? `index.json has ${named.length} entries ${wanted}`
-      : `index.json has no entry ${wanted} (${REF_NAME}); it has: ${names.join(", ") || "no named entries"}`);
+    throw new UsageError(
+      named.length > 1
+        ? `index.json has ${named.length} entries ${wanted}`
+        : `index.json has no entry ${wanted} (${REF_NAME}); it has: ${names.join(", ") || "no named entries"}`,
+    );
   }
   const blobPath = (digest) => join(dir, "blobs", "sha256", digest.slice("sha256:".length));
   /** @type {LayoutManifest[]} */
@@ -110,8 +113,10 @@ export async function readLayoutImage(dir, select) {
     }
     const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
     if (bytes.byteLength !== descriptor.size || actual !== descriptor.digest) {
-      throw new UsageError(`layout blob ${descriptor.digest} (${where}) is ${bytes.byteLength} bytes hashing to ${actual}; `
-        + `its descriptor says ${descriptor.size} bytes, ${descriptor.digest}`);
+      throw new UsageError(
+        `layout blob ${descriptor.digest} (${where}) is ${bytes.byteLength} bytes hashing to ${actual}; `
+          + `its descriptor says ${descriptor.size} bytes, ${descriptor.digest}`,
+      );
     }
     return bytes;
   };

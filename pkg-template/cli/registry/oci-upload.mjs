@@ -23,7 +23,8 @@ function locationOf(client, response) {
   const location = response.headers.get("location");
   if (!location) {
     throw new OciRegistryError(`${response.url} answered ${response.status} without a Location for the upload`, {
-      code: "badResponse", status: response.status,
+      code: "badResponse",
+      status: response.status,
     });
   }
   return client.resolve(location, response.url, `the upload Location of ${response.url}`);
@@ -67,11 +68,12 @@ function checkContentDigest(response, expected, what) {
 async function checkCommitted(client, done, kind, digest, mediaType) {
   checkContentDigest(done, digest, `${kind} ${digest}`);
   if (done.headers.get("docker-content-digest") !== null) return 0;
-  const notStored = (/** @type {string} */ came) => new OciRegistryError(
-    `${done.url} answered 201 without Docker-Content-Digest, and reading ${kind} ${digest} back ${came}:`
-      + " the registry did not store it",
-    { code: "notStored" },
-  );
+  const notStored = (/** @type {string} */ came) =>
+    new OciRegistryError(
+      `${done.url} answered 201 without Docker-Content-Digest, and reading ${kind} ${digest} back ${came}:`
+        + " the registry did not store it",
+      { code: "notStored" },
+    );
   if (kind === "blob") {
     const head = await client.send("HEAD", `blobs/${digest}`);
     if (head.status !== 200) throw notStored(`answered ${head.status}`);
@@ -127,24 +129,29 @@ export async function uploadBlob(client, path, descriptor, { chunkSize, onProgre
     let chunks = 0;
     let done;
     if (chunkSize === undefined || size <= chunkSize) {
-      done = await sendStreamed(client, source, location, () => client.expect("PUT", withDigest(location, digest), [201], {
-        headers: { ...OCTETS, "content-length": String(size) },
-        body: source.body(0, size, onProgress),
-      }));
+      done = await sendStreamed(client, source, location, () =>
+        client.expect("PUT", withDigest(location, digest), [201], {
+          headers: { ...OCTETS, "content-length": String(size) },
+          body: source.body(0, size, onProgress),
+        }),
+      );
     } else {
       for (let offset = 0; offset < size; offset += chunkSize) {
         const end = Math.min(size, offset + chunkSize);
         const session = location;
-        const answer = await sendStreamed(client, source, session, () => client.expect("PATCH", session, [202], {
-          headers: { ...OCTETS, "content-range": `${offset}-${end - 1}`, "content-length": String(end - offset) },
-          body: source.body(offset, end, onProgress),
-        }));
+        const answer = await sendStreamed(client, source, session, () =>
+          client.expect("PATCH", session, [202], {
+            headers: { ...OCTETS, "content-range": `${offset}-${end - 1}`, "content-length": String(end - offset) },
+            body: source.body(offset, end, onProgress),
+          }),
+        );
         chunks += 1;
         // Range: 0-<last byte received> (some registries write bytes=0-N).
         const range = /(\d+)-(\d+)\s*$/.exec(answer.headers.get("range") ?? "");
         if (range !== null && Number(range[2]) !== end - 1) {
           throw new OciRegistryError(`PATCH ${session} answered Range ${range[0]}; expected 0-${end - 1}`, {
-            code: "badResponse", status: 202,
+            code: "badResponse",
+            status: 202,
           });
         }
         location = locationOf(client, answer);

@@ -80,8 +80,12 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
   const warnings = [];
   const notes = [];
   const facts = {
-    sidecar: read.source, snapshotRepository: null, snapshotCreatedAt: null, keySetKnown: false,
-    tagsAdded: null, tagsRemoved: null,
+    sidecar: read.source,
+    snapshotRepository: null,
+    snapshotCreatedAt: null,
+    keySetKnown: false,
+    tagsAdded: null,
+    tagsRemoved: null,
   };
   if (read.kind === "missing") {
     notes.push(
@@ -97,14 +101,18 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
   facts.snapshotRepository = sidecar.repository;
   facts.snapshotCreatedAt = sidecar.createdAt;
   if (sidecar.snapshotChecksum !== snapshot.header.checksum) {
-    warnings.push(`${read.source} describes the snapshot with checksum ${sidecar.snapshotChecksum},`
-      + ` not the one loaded (${snapshot.header.checksum}); it is ignored`);
+    warnings.push(
+      `${read.source} describes the snapshot with checksum ${sidecar.snapshotChecksum},`
+        + ` not the one loaded (${snapshot.header.checksum}); it is ignored`,
+    );
     return { warnings, notes, facts, keys: undefined };
   }
   if (sidecar.repository !== target) {
-    warnings.push(`the snapshot is of ${sidecar.repository}, not ${target}: what it calls "definitely absent"`
-      + ` may be in ${target} (uploaded again) and its "maybe"s are HEADed;`
-      + " publish one with --from-registry for this repository");
+    warnings.push(
+      `the snapshot is of ${sidecar.repository}, not ${target}: what it calls "definitely absent"`
+        + ` may be in ${target} (uploaded again) and its "maybe"s are HEADed;`
+        + " publish one with --from-registry for this repository",
+    );
     return { warnings, notes, facts, keys: undefined };
   }
   facts.keySetKnown = true;
@@ -119,9 +127,11 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
     if (added.length + removed.length > 0) {
       const some = (list) => `${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""}`;
       const listed = (list) => (list.length ? ` (${some(list)})` : "");
-      warnings.push(`the snapshot (made ${sidecar.createdAt}) is older than ${target}: ${added.length} tags added since`
-        + `${listed(added)}, ${removed.length} removed${listed(removed)}; `
-        + "blobs pushed since are uploaded again unless larger than --verify-absent-above; publish a new snapshot");
+      warnings.push(
+        `the snapshot (made ${sidecar.createdAt}) is older than ${target}: ${added.length} tags added since`
+          + `${listed(added)}, ${removed.length} removed${listed(removed)}; `
+          + "blobs pushed since are uploaded again unless larger than --verify-absent-above; publish a new snapshot",
+      );
     }
   } catch (error) {
     warnings.push(`could not list the tags of ${target} to check the snapshot's age: ${error.code ?? "error"}: ${error.message}`);
@@ -141,7 +151,12 @@ export async function precheckBlobs({ blobs, digests, snapshot, existence, clien
   const maybe = digests.map((digest) => snapshot.filter.mightContain(digest));
   const missing = new Set(await existence.findMissingAsync(digests));
   const counts = {
-    definitelyAbsent: 0, verifiedAbsent: 0, absentButPresent: 0, absentButPresentBytes: 0, falsePositives: 0, staleDeleted: 0,
+    definitelyAbsent: 0,
+    verifiedAbsent: 0,
+    absentButPresent: 0,
+    absentButPresentBytes: 0,
+    falsePositives: 0,
+    staleDeleted: 0,
   };
   const verify = [];
   blobs.forEach((blob, index) => {
@@ -156,7 +171,10 @@ export async function precheckBlobs({ blobs, digests, snapshot, existence, clien
   });
   if (verify.length > 0) {
     const repository = repositoryOverClient(client, { concurrency });
-    const present = await repository.existsManyAtVersionAsync(verify.map((index) => digests[index]), snapshot.catalogVersion);
+    const present = await repository.existsManyAtVersionAsync(
+      verify.map((index) => digests[index]),
+      snapshot.catalogVersion,
+    );
     verify.forEach((index, position) => {
       if (!present[position]) return;
       missing.delete(digests[index]);

@@ -21,7 +21,10 @@ const ENTRY_PATTERN = /^[A-Za-z0-9._-]+$/;
 async function splitLayoutArgument(text) {
   const colon = text.lastIndexOf(":");
   if (colon <= 0) return { dir: text };
-  const whole = await stat(text).then((info) => info.isDirectory(), () => false);
+  const whole = await stat(text).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
   if (whole) return { dir: text };
   const entry = text.slice(colon + 1);
   if (!ENTRY_PATTERN.test(entry)) {
@@ -41,13 +44,19 @@ async function splitLayoutArgument(text) {
  */
 export async function resolvePushTarget(layoutText, reference) {
   const { dir, entry } = await splitLayoutArgument(layoutText);
-  const select = entry !== undefined ? { name: entry, exact: true }
-    : reference.digest !== undefined ? { digest: reference.digest } : { name: reference.tag };
+  const select =
+    entry !== undefined
+      ? { name: entry, exact: true }
+      : reference.digest !== undefined
+        ? { digest: reference.digest }
+        : { name: reference.tag };
   const image = await readLayoutImage(dir, select);
   const actual = image.root.descriptor.digest;
   if (reference.digest !== undefined && actual !== reference.digest) {
-    throw new UsageError(`${formatReference(reference)} names ${reference.digest}, but the layout's entry `
-      + `${entry === undefined ? "" : `"${entry}" `}is ${actual}; nothing was pushed (use @${actual}, or :TAG)`);
+    throw new UsageError(
+      `${formatReference(reference)} names ${reference.digest}, but the layout's entry `
+        + `${entry === undefined ? "" : `"${entry}" `}is ${actual}; nothing was pushed (use @${actual}, or :TAG)`,
+    );
   }
   return {
     display: formatReference(reference),

@@ -10,14 +10,25 @@ import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
 import { putManifest } from "./oci-upload.mjs";
 import {
-  STALENESS_HELP, STALENESS_OPTIONS, STALENESS_SUMMARY_HELP, checkSnapshotSidecar, precheckBlobs, verifyAbsentThreshold,
+  STALENESS_HELP,
+  STALENESS_OPTIONS,
+  STALENESS_SUMMARY_HELP,
+  checkSnapshotSidecar,
+  precheckBlobs,
+  verifyAbsentThreshold,
 } from "./push-staleness.mjs";
 import { fetchThroughCache } from "./snapshot-cache.mjs";
 import { readSidecar } from "../snapshot-sidecar.mjs";
 import { uploadBlobs } from "./upload-blobs.mjs";
 import { createUploadProgress } from "./upload-progress.mjs";
 import {
-  REGISTRY_HELP, REGISTRY_OPTIONS, checkReferenceName, clientFromOptions, describeFailure, failureLine, parseImageReference,
+  REGISTRY_HELP,
+  REGISTRY_OPTIONS,
+  checkReferenceName,
+  clientFromOptions,
+  describeFailure,
+  failureLine,
+  parseImageReference,
 } from "./registry-common.mjs";
 import { fetchForTlsOptions, tlsAdvice, urlSchemeHints } from "./registry-tls.mjs";
 
@@ -137,8 +148,9 @@ export async function push(argv) {
   const [layoutDir, referenceText] = positionals;
   const reference = parseImageReference(referenceText);
   if (values.snapshot === undefined) {
-    throw new UsageError("--snapshot is required"
-      + " (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)");
+    throw new UsageError(
+      "--snapshot is required" + " (publish one with: artifact-bloom publish --from-registry URL --repository NAME …)",
+    );
   }
   const chunkSize = values["chunk-size"] === undefined ? undefined : integerOption(values, "chunk-size", 1, 1024 * MIB);
   const concurrency = values.concurrency === undefined ? 4 : integerOption(values, "concurrency", 1, 64);
@@ -153,7 +165,7 @@ export async function push(argv) {
 
   const { display, image, remoteReference } = await resolvePushTarget(layoutDir, reference);
   const fetched = cachePath === undefined ? undefined : await fetchThroughCache(values.snapshot, cachePath);
-  const snapshot = fetched?.snapshot ?? await loadSnapshotFrom(values.snapshot, values);
+  const snapshot = fetched?.snapshot ?? (await loadSnapshotFrom(values.snapshot, values));
   const client = await clientFromOptions(registryUrl, reference.name, values);
   // The sidecar of a URL snapshot comes through the same TLS policy as the snapshot.
   const tlsFetch = await fetchForTlsOptions(values);
@@ -197,7 +209,14 @@ export async function push(argv) {
   try {
     const digests = image.blobs.map((blob) => hexToBytes(blob.digest.slice("sha256:".length)));
     const { toUpload, counts } = await precheckBlobs({
-      blobs: image.blobs, digests, snapshot, existence, client, concurrency, threshold: verifyAbove, keys: sidecar.keys,
+      blobs: image.blobs,
+      digests,
+      snapshot,
+      existence,
+      client,
+      concurrency,
+      threshold: verifyAbove,
+      keys: sidecar.keys,
     });
     const { definitelyAbsent, ...staleness } = counts;
     Object.assign(summary, staleness);
@@ -205,7 +224,12 @@ export async function push(argv) {
     summary.alreadyPresent = image.blobs.length - toUpload.length;
     const progress = createUploadProgress(process.stderr);
     await uploadBlobs({
-      client, blobs: toUpload, blobPath: image.blobPath, concurrency, chunkSize, progress,
+      client,
+      blobs: toUpload,
+      blobPath: image.blobPath,
+      concurrency,
+      chunkSize,
+      progress,
       onCommitted: (blob, readBacks) => {
         summary.readBacks += readBacks;
         // Counted only once the registry committed it under the right digest.
@@ -239,7 +263,8 @@ function report(summary, failure, json) {
     process.stdout.write(`${JSON.stringify(failure === undefined ? summary : { ...summary, error: failure }, null, 2)}\n`);
   } else {
     const byDigest = summary.reference.includes("@");
-    const head = summary.ok ? `pushed ${summary.reference} (${summary.digest})${byDigest ? ", no tag written" : ""}`
+    const head = summary.ok
+      ? `pushed ${summary.reference} (${summary.digest})${byDigest ? ", no tag written" : ""}`
       : `push of ${summary.reference} FAILED; ${byDigest ? "the manifest" : "the tag"} was not written`;
     process.stdout.write(
       `${head}\n`

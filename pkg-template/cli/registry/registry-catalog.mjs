@@ -91,7 +91,8 @@ async function enumerateRepository(client) {
       throw new OciRegistryError(`${where}: indexes nested deeper than ${MAX_INDEX_DEPTH}`, { code: "badResponse" });
     }
     const response = await client.expect("GET", `manifests/${reference}`, [200], {
-      headers: { accept: ACCEPT }, limit: "manifest",
+      headers: { accept: ACCEPT },
+      limit: "manifest",
     });
     const hex = createHash("sha256").update(response.body).digest("hex");
     const named = response.headers.get("docker-content-digest");
@@ -110,7 +111,8 @@ async function enumerateRepository(client) {
       json = JSON.parse(new TextDecoder().decode(response.body));
     } catch {
       throw new OciRegistryError(`GET ${response.url} answered a manifest that is not JSON`, {
-        code: "badResponse", status: 200,
+        code: "badResponse",
+        status: 200,
       });
     }
     const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() || json?.mediaType;
@@ -128,7 +130,8 @@ async function enumerateRepository(client) {
       }
     } else {
       throw new OciRegistryError(`GET ${response.url}: unsupported manifest media type "${type}" (${where})`, {
-        code: "badResponse", status: 200,
+        code: "badResponse",
+        status: 200,
       });
     }
   };
@@ -162,8 +165,12 @@ export async function listTags(client) {
     }
     seen.add(url.href);
     const response = await client.send("GET", url, { limit: "tagPage" });
-    if (response.status === 404 && page === 0 && response.body.byteLength > 0
-      && /NAME_UNKNOWN/.test(new TextDecoder().decode(response.body))) {
+    if (
+      response.status === 404
+      && page === 0
+      && response.body.byteLength > 0
+      && /NAME_UNKNOWN/.test(new TextDecoder().decode(response.body))
+    ) {
       return [];
     }
     if (response.status !== 200) throw client.error("GET", url, response, "expected 200 with { tags: [...] }");
@@ -176,7 +183,8 @@ export async function listTags(client) {
     const pageTags = json?.tags ?? [];
     if (!Array.isArray(pageTags) || !pageTags.every((tag) => typeof tag === "string")) {
       throw new OciRegistryError(`GET ${url} answered { tags } that is not a list of strings`, {
-        code: "badResponse", status: 200,
+        code: "badResponse",
+        status: 200,
       });
     }
     // One by one: push(...pageTags) passes every tag as an argument, and a
@@ -205,7 +213,9 @@ export async function readRegistryDigests(values) {
     const failure = describeFailure(error, client);
     const advice = await tlsAdvice(error, urlSchemeHints("--from-registry", url));
     throw new RegistryFailure(`--from-registry ${url}: ${failureLine(failure)}${advice ? `; ${advice}` : ""}`, {
-      code: failure.code, status: failure.status, cause: error,
+      code: failure.code,
+      status: failure.status,
+      cause: error,
     });
   }
   const milliseconds = performance.now() - started;

@@ -50,12 +50,16 @@ function credentialFiles(env) {
   } else if (typeof process.getuid === "function") {
     files.push({ label: "containers auth.json", path: `/run/containers/${process.getuid()}/auth.json` });
   }
-  files.push(env.XDG_CONFIG_HOME
-    ? { label: "$XDG_CONFIG_HOME/containers/auth.json", path: join(env.XDG_CONFIG_HOME, "containers", "auth.json") }
-    : { label: "~/.config/containers/auth.json", path: join(home, ".config", "containers", "auth.json") });
-  files.push(env.DOCKER_CONFIG
-    ? { label: "$DOCKER_CONFIG/config.json", path: join(env.DOCKER_CONFIG, "config.json") }
-    : { label: "~/.docker/config.json", path: join(home, ".docker", "config.json") });
+  files.push(
+    env.XDG_CONFIG_HOME
+      ? { label: "$XDG_CONFIG_HOME/containers/auth.json", path: join(env.XDG_CONFIG_HOME, "containers", "auth.json") }
+      : { label: "~/.config/containers/auth.json", path: join(home, ".config", "containers", "auth.json") },
+  );
+  files.push(
+    env.DOCKER_CONFIG
+      ? { label: "$DOCKER_CONFIG/config.json", path: join(env.DOCKER_CONFIG, "config.json") }
+      : { label: "~/.docker/config.json", path: join(home, ".docker", "config.json") },
+  );
   return files;
 }
 
@@ -108,8 +112,10 @@ async function readConfig(path, label) {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${label} ${path} is not valid JSON (${error.message});`
-      + ' expected {"auths": {"HOST": {"auth": "base64(user:password)"}}}');
+    throw new UsageError(
+      `${label} ${path} is not valid JSON (${error.message});`
+        + ' expected {"auths": {"HOST": {"auth": "base64(user:password)"}}}',
+    );
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     throw new UsageError(
@@ -207,7 +213,8 @@ export async function lookupCredentials(host, name, { explicit, env = process.en
  */
 export function credentialHint(lookup) {
   if (lookup === undefined) return "";
-  const how = "give them with --username NAME and ARTIFACT_BLOOM_REGISTRY_PASSWORD (or --password-stdin), "
+  const how =
+    "give them with --username NAME and ARTIFACT_BLOOM_REGISTRY_PASSWORD (or --password-stdin), "
     + `or log in with docker login / skopeo login / podman login ${lookup.host}`;
   if (lookup.credentials !== undefined) {
     const before = lookup.searched.slice(0, -1).filter((place) => !place.startsWith("--username"));

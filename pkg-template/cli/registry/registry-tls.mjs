@@ -131,14 +131,16 @@ function warnUnverified(url) {
 export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
   const failure = /** @type {{ code?: unknown, causeCode?: unknown, status?: unknown, message?: unknown }} */ (error ?? {});
   // A fetchSnapshot failure carries only causeCode and the library's message.
-  const problem = tlsProblemOf(error)
-    ?? (typeof failure.causeCode === "string" ? tlsProblemOf({ code: failure.causeCode }) : undefined);
+  const problem =
+    tlsProblemOf(error) ?? (typeof failure.causeCode === "string" ? tlsProblemOf({ code: failure.causeCode }) : undefined);
   const saysPlainHttp = typeof failure.message === "string" && failure.message.includes(SPEAKS_PLAIN_HTTP);
   const kind = problem?.kind ?? (saysPlainHttp ? "plainHttpServer" : undefined);
   switch (kind) {
     case "untrusted":
-      return "to trust it, pass --ca-file PEM with the CA that signed it (or set NODE_EXTRA_CA_CERTS=PEM); "
-        + "--tls-verify=false skips the check (insecure)";
+      return (
+        "to trust it, pass --ca-file PEM with the CA that signed it (or set NODE_EXTRA_CA_CERTS=PEM); "
+        + "--tls-verify=false skips the check (insecure)"
+      );
     case "expired":
     case "notYetValid":
       return "the server's certificate must be renewed (or this machine's clock is wrong)";
@@ -151,7 +153,9 @@ export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
       break;
   }
   // A TLS port asked in plain HTTP answers 400 (Go, nginx) or just closes the connection (Node).
-  const maybePlainOnTls = failure.status === 400 || failure.code === "networkError"
+  const maybePlainOnTls =
+    failure.status === 400
+    || failure.code === "networkError"
     || /** @type {{ error?: unknown }} */ (failure).error === "networkError";
   if (!maybePlainOnTls || url === undefined || !String(url).startsWith("http:")) return "";
   if (typeof failure.message === "string" && failure.message.includes(SPEAKS_TLS)) return tlsHint;
@@ -182,7 +186,10 @@ function speaksTls(url) {
   return new Promise((resolve) => {
     const host = url.hostname.replace(/^\[|\]$/g, "");
     const socket = tls.connect({
-      host, port: Number(url.port || 80), rejectUnauthorized: false, ...(/^[\d.:]+$/.test(host) ? {} : { servername: host }),
+      host,
+      port: Number(url.port || 80),
+      rejectUnauthorized: false,
+      ...(/^[\d.:]+$/.test(host) ? {} : { servername: host }),
     });
     const done = (/** @type {boolean} */ answer) => {
       clearTimeout(timer);

@@ -36,8 +36,11 @@ async function readCached(path) {
 async function writeCached(path, snapshot) {
   const bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
   // A file-system error is replaceSnapshotFile's one-line UsageError ("cannot write PATH: …").
-  const problem = await replaceSnapshotFile(path, bytes, (written) => (written.catalogVersion === snapshot.catalogVersion
-    ? undefined : `the written file has catalogVersion ${written.catalogVersion}, not ${snapshot.catalogVersion}`));
+  const problem = await replaceSnapshotFile(path, bytes, (written) =>
+    written.catalogVersion === snapshot.catalogVersion
+      ? undefined
+      : `the written file has catalogVersion ${written.catalogVersion}, not ${snapshot.catalogVersion}`,
+  );
   if (problem !== undefined) throw new UsageError(`cannot write --snapshot-cache ${path}: ${problem}`);
 }
 

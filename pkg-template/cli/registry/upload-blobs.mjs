@@ -13,7 +13,13 @@ const MIB = 1024 * 1024;
 /** Blobs larger than this get progress lines (unless chunks are smaller). */
 const PROGRESS_MIN_BYTES = 8 * MIB;
 const REGISTRY_WIDE = new Set([
-  "networkError", "timeout", "unauthorized", "denied", "crossOrigin", "redirect", "tooManyRequests",
+  "networkError",
+  "timeout",
+  "unauthorized",
+  "denied",
+  "crossOrigin",
+  "redirect",
+  "tooManyRequests",
 ]);
 
 /**
@@ -27,10 +33,14 @@ function blobsFailedError(failures) {
   // One registry-wide answer (an unreachable or misaddressed registry) reads
   // once, with every blob it stopped named before it.
   const alike = described.every(({ code, message: why }) => code === first.code && why === first.message);
-  const message = described.length === 1 ? first.message
-    : alike ? `${described.length} blobs failed alike (${described.map(({ digest }) => digest).join(", ")}): ${first.message}`
-      : `${described.length} blobs failed: ${described.map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`)
-        .join("; ")}`;
+  const message =
+    described.length === 1
+      ? first.message
+      : alike
+        ? `${described.length} blobs failed alike (${described.map(({ digest }) => digest).join(", ")}): ${first.message}`
+        : `${described.length} blobs failed: ${described
+            .map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`)
+            .join("; ")}`;
   // The first failure is the cause, so what explains it (a TLS reason, say) is found through the chain.
   const error = new OciRegistryError(message, {
     code: /** @type {any} */ (first.code),

@@ -41,8 +41,11 @@ export function createUploadProgress(stream, options = {}) {
   const start = (digest, size) => {
     const startedAt = now();
     let sent = 0;
-    const line = printer.start(() => `uploading ${short(digest)} ${mib(sent)}/${mib(size)} MiB`
-      + ` (${size === 0 ? 100 : Math.floor((sent * 100) / size)}%), ${rate(sent, now() - startedAt)}`);
+    const line = printer.start(
+      () =>
+        `uploading ${short(digest)} ${mib(sent)}/${mib(size)} MiB`
+        + ` (${size === 0 ? 100 : Math.floor((sent * 100) / size)}%), ${rate(sent, now() - startedAt)}`,
+    );
     return {
       update(bytes) {
         sent = Math.max(sent, bytes);

@@ -115,27 +115,30 @@ export class BlobSource {
   body(start, end, onSent) {
     return (progress) => {
       let offset = start;
-      return new ReadableStream({
-        pull: async (controller) => {
-          try {
-            if (offset >= end) {
-              if (end === this.#size) await this.#verify();
-              controller.close();
-              return;
+      return new ReadableStream(
+        {
+          pull: async (controller) => {
+            try {
+              if (offset >= end) {
+                if (end === this.#size) await this.#verify();
+                controller.close();
+                return;
+              }
+              const piece = await this.#read(offset, Math.min(PIECE_BYTES, end - offset));
+              offset += piece.byteLength;
+              // Withheld until verified: the piece that completes the blob.
+              if (offset === this.#size) await this.#verify();
+              controller.enqueue(piece);
+              progress();
+              onSent?.(offset);
+            } catch (error) {
+              this.failure ??= error instanceof OciRegistryError ? error : undefined;
+              controller.error(error);
             }
-            const piece = await this.#read(offset, Math.min(PIECE_BYTES, end - offset));
-            offset += piece.byteLength;
-            // Withheld until verified: the piece that completes the blob.
-            if (offset === this.#size) await this.#verify();
-            controller.enqueue(piece);
-            progress();
-            onSent?.(offset);
-          } catch (error) {
-            this.failure ??= error instanceof OciRegistryError ? error : undefined;
-            controller.error(error);
-          }
+          },
         },
-      }, { highWaterMark: 0 });
+        { highWaterMark: 0 },
+      );
     };
   }
 
@@ -163,8 +166,12 @@ export class BlobSource {
     if (this.#verdict === undefined) {
       const { bytesRead } = await this.#handle.read(new Uint8Array(1), 0, 1, this.#size);
       const actual = `sha256:${this.#hash.digest("hex")}`;
-      this.#verdict = bytesRead !== 0 ? mismatch(this.#path, this.#digest, `is longer than its descriptor's ${this.#size} bytes`)
-        : actual !== this.#digest ? mismatch(this.#path, this.#digest, `hashes to ${actual}`) : null;
+      this.#verdict =
+        bytesRead !== 0
+          ? mismatch(this.#path, this.#digest, `is longer than its descriptor's ${this.#size} bytes`)
+          : actual !== this.#digest
+            ? mismatch(this.#path, this.#digest, `hashes to ${actual}`)
+            : null;
     }
     if (this.#verdict !== null) throw this.#verdict;
   }

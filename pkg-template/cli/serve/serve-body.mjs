@@ -32,8 +32,12 @@ export function answerError(status, code, message, { close = false, headers = {}
   return Object.assign(new Error(message), { status, code, close, headers });
 }
 
-export const tooManyDigests = (detail) => answerError(413, "tooManyDigests",
-  `at most ${MAX_DIGESTS_PER_REQUEST} digests per request, ${detail}; split the list into several requests`);
+export const tooManyDigests = (detail) =>
+  answerError(
+    413,
+    "tooManyDigests",
+    `at most ${MAX_DIGESTS_PER_REQUEST} digests per request, ${detail}; split the list into several requests`,
+  );
 
 /** The body bytes buffered by all requests together, bounded by `limit`. */
 export class BodyBudget {
@@ -103,10 +107,15 @@ export function readFindMissingBody(request, budget) {
       if (quotes > MAX_QUOTES) return drop(tooManyDigests("this body holds more"));
       if (!budget.reserve(chunk.length)) {
         budget.refusals += 1;
-        return drop(answerError(503, "serverBusy",
-          `the server is buffering its limit of ${budget.limit} request-body bytes (all findMissing requests together);`
-            + ` retry after ${BODY_RETRY_AFTER_SECONDS} s`,
-          { headers: { "retry-after": String(BODY_RETRY_AFTER_SECONDS) } }));
+        return drop(
+          answerError(
+            503,
+            "serverBusy",
+            `the server is buffering its limit of ${budget.limit} request-body bytes (all findMissing requests together);`
+              + ` retry after ${BODY_RETRY_AFTER_SECONDS} s`,
+            { headers: { "retry-after": String(BODY_RETRY_AFTER_SECONDS) } },
+          ),
+        );
       }
       reserved += chunk.length;
       chunks.push(chunk);
@@ -118,7 +127,10 @@ export function readFindMissingBody(request, budget) {
       drop(undefined);
       done(text);
     });
-    request.once("error", (error) => { drop(undefined); fail(error); });
+    request.once("error", (error) => {
+      drop(undefined);
+      fail(error);
+    });
     request.once("close", () => {
       drop(undefined);
       fail(answerError(400, "incompleteBody", "the client closed the connection mid-body"));

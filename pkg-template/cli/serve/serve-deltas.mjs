@@ -135,21 +135,29 @@ export function answerSnapshot(request, response, file, deltas, send) {
       deltas.deltaResponses += 1;
       deltas.deltaBytes += delta.bytes.byteLength;
       return send(response, 226, body(delta.bytes), {
-        ...headers, im: DELTA_IM, "delta-base": delta.baseTag,
-        "content-type": "application/vnd.artifact-bloom.abd1", "content-length": delta.bytes.byteLength,
+        ...headers,
+        im: DELTA_IM,
+        "delta-base": delta.baseTag,
+        "content-type": "application/vnd.artifact-bloom.abd1",
+        "content-length": delta.bytes.byteLength,
       });
     }
     if (tags.length > 0) deltas.fullFallbacks += 1;
   }
   return send(response, 200, body(file.bytes), {
-    ...headers, "content-type": "application/octet-stream", "content-length": file.bytes.length,
+    ...headers,
+    "content-type": "application/octet-stream",
+    "content-length": file.bytes.length,
   });
 }
 
 /** The entity tags of an If-None-Match header (`*` included as is). */
 function entityTags(header) {
   if (typeof header !== "string") return [];
-  return header.split(",").map((tag) => tag.trim().replace(/^W\//, "")).filter((tag) => tag !== "");
+  return header
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .filter((tag) => tag !== "");
 }
 
 // RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).

@@ -37,10 +37,14 @@ async function loadSnapshotFile(path, info) {
   const read = await readFile(path);
   const bytes = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
   const header = readSnapshotHeader(bytes);
-  const etag = header.kind === "success" ? `"${header.value.checksum}"`
-    : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
+  const etag =
+    header.kind === "success"
+      ? `"${header.value.checksum}"`
+      : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
   return {
-    bytes, etag, lastModified: info.mtime.toUTCString(),
+    bytes,
+    etag,
+    lastModified: info.mtime.toUTCString(),
     header: header.kind === "success" ? header.value : undefined,
     headerError: header.kind === "failure" ? header.error : undefined,
   };
@@ -171,7 +175,12 @@ export class ServedUnit {
   async fresh(waitMs) {
     let timer;
     let timedOut = false;
-    const bound = new Promise((done) => { timer = setTimeout(() => { timedOut = true; done(); }, waitMs); });
+    const bound = new Promise((done) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        done();
+      }, waitMs);
+    });
     try {
       for (let round = 0; round < 2 && !timedOut; round += 1) {
         const seen = await this.#lookBoth();
@@ -196,12 +205,16 @@ export class ServedUnit {
 
   /** Whether a file's identity differs from the last pair judged (a file that cannot be stat'ed counts as unchanged). */
   #changed(seen) {
-    return (seen.snapshot !== undefined && identityOf(seen.snapshot) !== this.#judged.snapshot.identity)
-      || (seen.catalog !== undefined && identityOf(seen.catalog) !== this.#judged.catalog.identity);
+    return (
+      (seen.snapshot !== undefined && identityOf(seen.snapshot) !== this.#judged.snapshot.identity)
+      || (seen.catalog !== undefined && identityOf(seen.catalog) !== this.#judged.catalog.identity)
+    );
   }
 
   #reload(seen) {
-    this.#pending = this.#judge(seen).finally(() => { this.#pending = undefined; });
+    this.#pending = this.#judge(seen).finally(() => {
+      this.#pending = undefined;
+    });
     return this.#pending;
   }
 
@@ -216,8 +229,10 @@ export class ServedUnit {
         return { identity, value };
       } catch (error) {
         this.reloadFailures += 1;
-        this.#report("reloadFailure",
-          `cannot reload ${this.#paths[name]}: ${error.message}; still serving its previous contents`);
+        this.#report(
+          "reloadFailure",
+          `cannot reload ${this.#paths[name]}: ${error.message}; still serving its previous contents`,
+        );
         return { identity, value: undefined };
       }
     };
@@ -255,7 +270,8 @@ export class ServedUnit {
       if (catalogChanged && !sameSet(catalog.value.present, served.present)) {
         return {
           kind: "refusal",
-          message: `refusing ${this.#paths.catalog}: --catalog-version ${served.version} names one catalog`
+          message:
+            `refusing ${this.#paths.catalog}: --catalog-version ${served.version} names one catalog`
             + ` and this list differs from it; restart serve with the new version; ${keeping}`,
         };
       }
@@ -283,7 +299,8 @@ export class ServedUnit {
     if (version === served.version) {
       return {
         kind: "refusal",
-        message: `refusing ${name}: catalogVersion ${version} again with different content (checksum ${file.etag},`
+        message:
+          `refusing ${name}: catalogVersion ${version} again with different content (checksum ${file.etag},`
           + ` served ${served.snapshot.etag}); one catalogVersion names one catalog: publish a new version; ${keeping}`,
       };
     }
@@ -291,7 +308,8 @@ export class ServedUnit {
     if (!catalogChanged) {
       return {
         kind: "waiting",
-        message: `${name} has snapshot catalogVersion ${version}, but the catalog list ${this.#paths.catalog} has not changed`
+        message:
+          `${name} has snapshot catalogVersion ${version}, but the catalog list ${this.#paths.catalog} has not changed`
           + ` since catalogVersion ${served.version}; replace the list (serve switches once both changed); ${keeping}`,
       };
     }
@@ -299,7 +317,8 @@ export class ServedUnit {
     if (mismatch !== undefined) {
       return {
         kind: "waiting",
-        message: `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from:`
+        message:
+          `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from:`
           + ` ${mismatch}; ${keeping}`,
       };
     }

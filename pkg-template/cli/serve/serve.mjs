@@ -8,7 +8,13 @@ import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { EXIT_OK, UsageError, integerOption, isHexDigest, parseCommand, readingInput } from "../common.mjs";
 import {
-  BodyBudget, DEFAULT_BODY_BUDGET_MIB, MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST, answerError, readFindMissingBody, tooManyDigests,
+  BodyBudget,
+  DEFAULT_BODY_BUDGET_MIB,
+  MAX_BODY_BYTES,
+  MAX_DIGESTS_PER_REQUEST,
+  answerError,
+  readFindMissingBody,
+  tooManyDigests,
 } from "./serve-body.mjs";
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
@@ -100,9 +106,17 @@ stops it from starting (an unreadable file, a port that cannot be bound).`;
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MIME = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8", ".wasm": "application/wasm", ".json": "application/json", ".svg": "image/svg+xml",
-  ".png": "image/png", ".ico": "image/x-icon", ".ts": "text/plain; charset=utf-8", ".md": "text/plain; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".ts": "text/plain; charset=utf-8",
+  ".md": "text/plain; charset=utf-8",
 };
 
 /** Resolves a URL path inside `root`, or undefined when it would escape it. */
@@ -142,8 +156,16 @@ function isJson(contentType) {
  * }} options
  */
 export async function startServer({
-  snapshot, catalog, catalogVersion, port = 0, host = "127.0.0.1", www, onNotice, deltaHistory = DEFAULT_DELTA_HISTORY,
-  bodyBudgetBytes = DEFAULT_BODY_BUDGET_MIB * 1024 * 1024, reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
+  snapshot,
+  catalog,
+  catalogVersion,
+  port = 0,
+  host = "127.0.0.1",
+  www,
+  onNotice,
+  deltaHistory = DEFAULT_DELTA_HISTORY,
+  bodyBudgetBytes = DEFAULT_BODY_BUDGET_MIB * 1024 * 1024,
+  reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
 }) {
   // A history of 0 keeps no delta: the delta build is then never needed.
   await loadLibrary({ delta: deltaHistory > 0 });
@@ -152,7 +174,9 @@ export async function startServer({
   // The snapshot and the catalog list are one unit (serve-unit.mjs); each
   // unit served becomes the current version of the delta history.
   const served = new ServedUnit({
-    snapshot: resolve(snapshot), catalog: resolve(catalog), fixedVersion: catalogVersion,
+    snapshot: resolve(snapshot),
+    catalog: resolve(catalog),
+    fixedVersion: catalogVersion,
     onSwap: ({ snapshot: file }) => deltas.advance(file.bytes, file.etag),
     report: (kind, message) => onNotice?.(message, kind),
   });
@@ -173,12 +197,15 @@ export async function startServer({
   };
   const wwwRoot = resolve(www ?? join(PACKAGE_DIR, "www"));
   const stats = new RequestStats();
-  const statsNow = () => stats.snapshot({
-    snapshotLoads: served.snapshotLoads, catalogLoads: served.catalogLoads, reloadFailures: served.reloadFailures,
-    versionRefusals: served.versionRefusals,
-    bodyBudget: { limitBytes: budget.limit, bufferedBytes: budget.used, peakBytes: budget.peak, refusals: budget.refusals },
-    deltas: deltas.stats(),
-  });
+  const statsNow = () =>
+    stats.snapshot({
+      snapshotLoads: served.snapshotLoads,
+      catalogLoads: served.catalogLoads,
+      reloadFailures: served.reloadFailures,
+      versionRefusals: served.versionRefusals,
+      bodyBudget: { limitBytes: budget.limit, bufferedBytes: budget.used, peakBytes: budget.peak, refusals: budget.refusals },
+      deltas: deltas.stats(),
+    });
 
   const send = (response, status, body, headers = {}) => {
     if (status >= 400 && status < 500 && status !== 404) stats.rejectedRequests += 1;
@@ -188,10 +215,13 @@ export async function startServer({
   const json = (response, status, value, headers = {}) =>
     send(response, status, JSON.stringify(value), { "content-type": "application/json", ...headers });
   // The only versions this server can answer for: the one unit it serves.
-  const mismatch = (response, unit, asked) => json(response, 409, {
-    error: "catalogVersionMismatch", catalogVersion: unit.version, availableVersions: [unit.version],
-    message: `this server holds catalogVersion ${unit.version}${asked === undefined ? "" : `, not ${asked}`}`,
-  });
+  const mismatch = (response, unit, asked) =>
+    json(response, 409, {
+      error: "catalogVersionMismatch",
+      catalogVersion: unit.version,
+      availableVersions: [unit.version],
+      message: `this server holds catalogVersion ${unit.version}${asked === undefined ? "" : `, not ${asked}`}`,
+    });
 
   const server = createServer(async (request, response) => {
     try {
@@ -266,7 +296,8 @@ export async function startServer({
         return json(response, 200, { catalogVersion: served.unit.version, ...statsNow() });
       }
       if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "method not allowed");
-      const [root, rest] = path.startsWith("/pkg/") ? [PACKAGE_DIR, path.slice(5)]
+      const [root, rest] = path.startsWith("/pkg/")
+        ? [PACKAGE_DIR, path.slice(5)]
         : [wwwRoot, path === "/" ? "index.html" : path];
       let file;
       try {
@@ -280,8 +311,12 @@ export async function startServer({
       return send(response, 200, body, { "content-type": MIME[extname(file)] ?? "application/octet-stream" });
     } catch (error) {
       if (!response.headersSent) {
-        json(response, error.status ?? 500, { error: error.code ?? "serverError", message: error.message },
-          { ...error.headers, ...(error.close ? { connection: "close" } : {}) });
+        json(
+          response,
+          error.status ?? 500,
+          { error: error.code ?? "serverError", message: error.message },
+          { ...error.headers, ...(error.close ? { connection: "close" } : {}) },
+        );
       }
     }
   });
@@ -297,7 +332,11 @@ export async function startServer({
     get stats() {
       return statsNow();
     },
-    close: () => new Promise((done) => { server.closeAllConnections?.(); server.close(() => done()); }),
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections?.();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -305,8 +344,12 @@ export async function serve(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
     options: {
-      snapshot: { type: "string" }, catalog: { type: "string" }, "catalog-version": { type: "string" },
-      port: { type: "string", default: "8080" }, host: { type: "string", default: "127.0.0.1" }, www: { type: "string" },
+      snapshot: { type: "string" },
+      catalog: { type: "string" },
+      "catalog-version": { type: "string" },
+      port: { type: "string", default: "8080" },
+      host: { type: "string", default: "127.0.0.1" },
+      www: { type: "string" },
       "delta-history": { type: "string", default: String(DEFAULT_DELTA_HISTORY) },
       "body-budget": { type: "string", default: String(DEFAULT_BODY_BUDGET_MIB) },
     },
@@ -317,15 +360,22 @@ export async function serve(argv) {
   const port = integerOption(values, "port", 0, 65535);
   const deltaHistory = integerOption(values, "delta-history", 0, 1024);
   const bodyBudgetBytes = integerOption(values, "body-budget", 1, 4096) * 1024 * 1024;
-  const catalogVersion = values["catalog-version"] === undefined ? undefined
-    : integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
+  const catalogVersion =
+    values["catalog-version"] === undefined ? undefined : integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
   if (!["127.0.0.1", "localhost", "::1"].includes(values.host)) {
     process.stderr.write(`serve: warning: listening on ${values.host}, not loopback; this demo server has no authentication\n`);
   }
   const onNotice = (message) => process.stderr.write(`serve: ${message}\n`);
   const running = await startServer({
-    snapshot: values.snapshot, catalog: values.catalog, catalogVersion, port, host: values.host, www: values.www, onNotice,
-    deltaHistory, bodyBudgetBytes,
+    snapshot: values.snapshot,
+    catalog: values.catalog,
+    catalogVersion,
+    port,
+    host: values.host,
+    www: values.www,
+    onNotice,
+    deltaHistory,
+    bodyBudgetBytes,
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));

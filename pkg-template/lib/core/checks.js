@@ -137,9 +137,10 @@ export function build(parameter, value, call) {
   } catch (error) {
     const code = codeOf(error);
     if (code === undefined || code === "outOfMemory") throw error;
-    const expected = code === "filterTooLarge"
-      ? "small enough (with the rate) that the filter needs at most 2^30 bits"
-      : `valid (${/** @type {Error} */ (error).message})`;
+    const expected =
+      code === "filterTooLarge"
+        ? "small enough (with the rate) that the filter needs at most 2^30 bits"
+        : `valid (${/** @type {Error} */ (error).message})`;
     throw withCode(rangeError(parameter, expected, value), code);
   }
 }

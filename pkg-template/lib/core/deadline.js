@@ -62,8 +62,12 @@ export function checkTimeout(parameter, value, fallback) {
 export function checkTimers(value) {
   if (value === undefined) return globalTimers;
   const timers = /** @type {Partial<Timers> | null} */ (value);
-  if (timers === null || typeof timers !== "object"
-    || typeof timers.setTimeout !== "function" || typeof timers.clearTimeout !== "function") {
+  if (
+    timers === null
+    || typeof timers !== "object"
+    || typeof timers.setTimeout !== "function"
+    || typeof timers.clearTimeout !== "function"
+  ) {
     throw typeError("timers", "an object { setTimeout, clearTimeout }", value);
   }
   return /** @type {Timers} */ (timers);

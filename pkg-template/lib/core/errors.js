@@ -36,10 +36,9 @@ export function describe(value) {
 
 // The %TypedArray%.prototype[Symbol.toStringTag] getter names a typed array
 // even across realms (iframes, vm contexts) and returns undefined otherwise.
-const typedArrayTag = /** @type {{ get: (this: unknown) => string | undefined }} */ (Object.getOwnPropertyDescriptor(
-  Object.getPrototypeOf(Uint8Array.prototype),
-  Symbol.toStringTag,
-)).get;
+const typedArrayTag = /** @type {{ get: (this: unknown) => string | undefined }} */ (
+  Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)
+).get;
 
 /**
  * The typed-array kind of `value` ("Uint8Array", …) or undefined.
@@ -69,9 +68,7 @@ export function isUint8Array(value) {
  * @returns {RangeError}
  */
 export function digestError(parameter, value) {
-  return new RangeError(
-    `${parameter} must be a 32-byte SHA-256 digest as a Uint8Array, got ${describe(value)}`,
-  );
+  return new RangeError(`${parameter} must be a 32-byte SHA-256 digest as a Uint8Array, got ${describe(value)}`);
 }
 
 /**
@@ -116,9 +113,7 @@ export function freedError(className) {
  */
 export function codeOf(error) {
   const coded = /** @type {{ code?: unknown }} */ (error);
-  return error !== null && typeof error === "object" && typeof coded.code === "string"
-    ? coded.code
-    : undefined;
+  return error !== null && typeof error === "object" && typeof coded.code === "string" ? coded.code : undefined;
 }
 
 /**
@@ -163,7 +158,10 @@ export function timeoutError(what, timeoutMs) {
 // What browsers say for a network failure (they give no `cause`): Chromium,
 // Firefox, Safari; and Chromium's for a body cut off.
 const BROWSER_NETWORK_MESSAGES = new Set([
-  "Failed to fetch", "NetworkError when attempting to fetch resource.", "Load failed", "network error",
+  "Failed to fetch",
+  "NetworkError when attempting to fetch resource.",
+  "Load failed",
+  "network error",
 ]);
 
 /**
@@ -283,12 +281,15 @@ const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less th
  */
 const MESSAGES = {
   snapshot: {
-    truncated: (f) => `the snapshot is truncated: expected at least ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
+    truncated: (f) =>
+      `the snapshot is truncated: expected at least ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     badMagic: magic,
     unsupportedFormatVersion: (f) => `formatVersion ${f.got} is not supported (expected ${f.expected})`,
     unsupportedHashProtocol: (f) => `hashProtocolVersion ${f.got} is not supported (expected ${f.expected})`,
-    invalidHeader: (f) => `invalid header field ${f.field}: must be ${f.rule}${f.bound === undefined ? "" : ` = ${f.bound}`}, got ${f.got}`,
-    lengthMismatch: (f) => `the snapshot must be exactly ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
+    invalidHeader: (f) =>
+      `invalid header field ${f.field}: must be ${f.rule}${f.bound === undefined ? "" : ` = ${f.bound}`}, got ${f.got}`,
+    lengthMismatch: (f) =>
+      `the snapshot must be exactly ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     checksumMismatch: () => "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload",
     tooLarge: (f) => `the header declares ${f.declared} bytes, more than maxBytes (${f.limit})`,
     outOfMemory: memoryMessage,
@@ -313,17 +314,22 @@ const MESSAGES = {
     unsupportedFormatVersion: (f) => `delta formatVersion ${f.got} is not supported (expected ${f.expected})`,
     unsupportedPositionEncoding: (f) => `positionEncoding ${f.got} is not supported (expected ${f.expected})`,
     invalidTargetHeader: (f) => `the delta's target ABF1 header is invalid: ${nestedMessage(f.inner)}`,
-    invalidHeader: (f) => `invalid delta header field ${f.field}: must be ${BOUND_WORDS[String(f.bound)]} ${f.limit}, got ${f.got}`,
-    lengthMismatch: (f) => `the delta must be exactly ${f.expected} bytes (${f.headerLength}-byte header + bodyLength + ${f.checksumLength}-byte checksum), got ${f.got}`,
+    invalidHeader: (f) =>
+      `invalid delta header field ${f.field}: must be ${BOUND_WORDS[String(f.bound)]} ${f.limit}, got ${f.got}`,
+    lengthMismatch: (f) =>
+      `the delta must be exactly ${f.expected} bytes (${f.headerLength}-byte header + bodyLength + ${f.checksumLength}-byte checksum), got ${f.got}`,
     checksumMismatch: () => "the delta's SHA-256 trailer does not match the bytes before it",
     positionsTruncated: (f) => `the delta body ends after ${f.decoded} of its ${f.expected} positions`,
-    positionOutOfRange: (f) => `position ${f.index} of the delta names zero bit ${f.rank}, but the base has only ${f.zeroCount} zero bits`,
-    nonCanonicalPositions: (f) => `the positions use ${f.usedBits} of the body's ${f.bodyBits} bits: only zero padding to the next byte may follow`,
+    positionOutOfRange: (f) =>
+      `position ${f.index} of the delta names zero bit ${f.rank}, but the base has only ${f.zeroCount} zero bits`,
+    nonCanonicalPositions: (f) =>
+      `the positions use ${f.usedBits} of the body's ${f.bodyBits} bits: only zero padding to the next byte may follow`,
     wrongBase: (f) => `the snapshot is not the base this delta applies to: ${nestedMessage(f.mismatch)}`,
     resultChecksumMismatch: () => "the rebuilt snapshot does not match the target header's checksum",
     incompatibleLayout: (f) =>
       `a delta needs the same layout: base bitCount ${f.baseBitCount} / hashCount ${f.baseHashCount}, target ${f.targetBitCount} / ${f.targetHashCount}`,
-    notSuperset: (f) => `the target clears ${f.removedBits} bits set in the base (the first at position ${f.firstPosition}): a delta only adds bits`,
+    notSuperset: (f) =>
+      `the target clears ${f.removedBits} bits set in the base (the first at position ${f.firstPosition}): a delta only adds bits`,
     notNewer: (f) => `the target catalogVersion must be greater than the base's ${f.baseCatalogVersion}, got ${f.got}`,
     notChained: (f) => `the second delta does not start where the first ends: ${nestedMessage(f.mismatch)}`,
     outOfMemory: memoryMessage,
@@ -331,7 +337,8 @@ const MESSAGES = {
   deltaTarget: { "*": (f) => `the rebuilt target does not load: ${nestedMessage(f.inner)}` },
   deltaBase: {
     catalogVersion: (f) => `catalogVersion ${f.expected} expected, got ${f.got}`,
-    layout: (f) => `layout bitCount ${f.expectedBitCount} / hashCount ${f.expectedHashCount} expected, got ${f.gotBitCount} / ${f.gotHashCount}`,
+    layout: (f) =>
+      `layout bitCount ${f.expectedBitCount} / hashCount ${f.expectedHashCount} expected, got ${f.gotBitCount} / ${f.gotHashCount}`,
     setBitCount: (f) => `${f.expected} set bits expected, got ${f.got}`,
     payloadChecksum: () => "the SHA-256 of the bit array differs",
   },

@@ -26,7 +26,9 @@
  */
 export function success(value, extra) {
   const result = { kind: /** @type {const} */ ("success"), value };
-  return /** @type {{ kind: "success", value: TValue } & TExtra} */ (extra === undefined ? result : { ...result, .../** @type {object} */ (extra) });
+  return /** @type {{ kind: "success", value: TValue } & TExtra} */ (
+    extra === undefined ? result : { ...result, .../** @type {object} */ (extra) }
+  );
 }
 
 /**

@@ -23,9 +23,10 @@ export function wasmTextDecoder() {
   return {
     decode(bytes) {
       if (bytes === undefined) return "";
-      decoder ??= typeof globalThis.TextDecoder === "function"
-        ? new globalThis.TextDecoder("utf-8", { ignoreBOM: true })
-        : { decode: (/** @type {Uint8Array} */ input) => fallbackDecode(input, false) };
+      decoder ??=
+        typeof globalThis.TextDecoder === "function"
+          ? new globalThis.TextDecoder("utf-8", { ignoreBOM: true })
+          : { decode: (/** @type {Uint8Array} */ input) => fallbackDecode(input, false) };
       return decoder.decode(bytes);
     },
   };

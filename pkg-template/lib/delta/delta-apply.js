@@ -22,7 +22,14 @@ import { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./delta-main
 // The delta module is instantiated on first use (delta-inputs.js says why):
 // by its staging, or here before a bit array is reserved in it.
 import { instantiate } from "../../artifact_bloom_delta_embedded.js";
-import { RawTargetBits, deltaTrailerLength, diagnoseDelta, parseDeltaHeader, verifyDelta, wasmMemory } from "../../artifact_bloom_delta.js";
+import {
+  RawTargetBits,
+  deltaTrailerLength,
+  diagnoseDelta,
+  parseDeltaHeader,
+  verifyDelta,
+  wasmMemory,
+} from "../../artifact_bloom_delta.js";
 import { load } from "../core/checks.js";
 import { checkDelta, checkSnapshot, stageBoth, stageInput, toWasm } from "./delta-inputs.js";
 import { typeError } from "../core/errors.js";

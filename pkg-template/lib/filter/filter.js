@@ -256,8 +256,9 @@ export class ArtifactBloomFilter extends WasmResource {
     // packing.js `isDigest` (a genuine 32-byte Uint8Array, so reading it runs
     // no caller code), written out on this hot path. `length` is 0 for a
     // detached buffer.
-    if (!(ArrayBuffer.isView(digest) && (digest instanceof Uint8Array || isUint8Array(digest))
-      && digest.length === DIGEST_LENGTH)) {
+    if (
+      !(ArrayBuffer.isView(digest) && (digest instanceof Uint8Array || isUint8Array(digest)) && digest.length === DIGEST_LENGTH)
+    ) {
       throw digestError("digest", digest);
     }
     const d = digest;

@@ -34,8 +34,7 @@ export const CHUNK_BYTES = CHUNK_DIGESTS * DIGEST_LENGTH;
  * @returns {value is Uint8Array}
  */
 export function isDigest(value) {
-  return ArrayBuffer.isView(value) && (value instanceof Uint8Array || isUint8Array(value))
-    && value.length === DIGEST_LENGTH;
+  return ArrayBuffer.isView(value) && (value instanceof Uint8Array || isUint8Array(value)) && value.length === DIGEST_LENGTH;
 }
 
 /**

@@ -68,18 +68,21 @@ function hashWorkerMain() {
     const size = file.size;
     readWhole(file, (bytes) => {
       post({ type: "progress", id: id, bytes: bytes });
-    }).then((buffer) => {
-      if (buffer.byteLength !== size) {
-        const changed = new Error(`the file changed while it was read: expected ${size} bytes, read ${buffer.byteLength}`);
-        changed.name = "NotReadableError";
-        throw changed;
-      }
-      return self.crypto.subtle.digest("SHA-256", buffer);
-    }).then((digest) => {
-      post({ type: "progress", id: id, bytes: size });
-      // A fresh 32-byte buffer: transferring it moves nothing else.
-      post({ type: "done", id: id, digest: new Uint8Array(digest), bytes: size }, [digest]);
-    }).catch(fail);
+    })
+      .then((buffer) => {
+        if (buffer.byteLength !== size) {
+          const changed = new Error(`the file changed while it was read: expected ${size} bytes, read ${buffer.byteLength}`);
+          changed.name = "NotReadableError";
+          throw changed;
+        }
+        return self.crypto.subtle.digest("SHA-256", buffer);
+      })
+      .then((digest) => {
+        post({ type: "progress", id: id, bytes: size });
+        // A fresh 32-byte buffer: transferring it moves nothing else.
+        post({ type: "done", id: id, digest: new Uint8Array(digest), bytes: size }, [digest]);
+      })
+      .catch(fail);
   });
   post({ type: "ready" });
 }

@@ -134,9 +134,10 @@ function readWithProgress(blob, report, signal) {
 export async function digestWhole(blob, subtle, onBytes, signal) {
   const progress = throttled(onBytes);
   const size = blob.size;
-  const bytes = typeof FileReader === "function" && size > SINGLE_READ_BYTES
-    ? await readWithProgress(blob, progress.report, signal)
-    : await blob.arrayBuffer();
+  const bytes =
+    typeof FileReader === "function" && size > SINGLE_READ_BYTES
+      ? await readWithProgress(blob, progress.report, signal)
+      : await blob.arrayBuffer();
   if (bytes.byteLength !== size) throw changedError(size, bytes.byteLength);
   signal?.throwIfAborted();
   const digest = new Uint8Array(await subtle.digest("SHA-256", bytes));
@@ -183,11 +184,16 @@ export async function digestSmall(blob, subtle, limit, signal) {
   let size = 0;
   const tooLong = new Error("longer than the limit");
   try {
-    await readChunks(blob, (chunk) => {
-      size += chunk.byteLength;
-      if (size > limit) throw tooLong; // readChunks cancels the read
-      chunks.push(chunk);
-    }, () => {}, signal);
+    await readChunks(
+      blob,
+      (chunk) => {
+        size += chunk.byteLength;
+        if (size > limit) throw tooLong; // readChunks cancels the read
+        chunks.push(chunk);
+      },
+      () => {},
+      signal,
+    );
   } catch (error) {
     if (error === tooLong) return undefined;
     throw error;

@@ -140,11 +140,19 @@ function checkFiles(files) {
  * @returns {Required<Pick<HashFilesOptions, "concurrency" | "wholeFileLimit">> & HashFilesOptions}
  */
 function checkOptions(options) {
-  const { onProgress, onFile, signal, concurrency = defaultConcurrency(), wholeFileLimit = DEFAULT_WHOLE_FILE_LIMIT, workerUrl } = options;
+  const {
+    onProgress,
+    onFile,
+    signal,
+    concurrency = defaultConcurrency(),
+    wholeFileLimit = DEFAULT_WHOLE_FILE_LIMIT,
+    workerUrl,
+  } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") throw typeError("onProgress", "a function", onProgress);
   if (onFile !== undefined && typeof onFile !== "function") throw typeError("onFile", "a function", onFile);
   if (signal !== undefined && typeof signal?.throwIfAborted !== "function") throw typeError("signal", "an AbortSignal", signal);
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw rangeError("concurrency", "an integer of at least 1", concurrency);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw rangeError("concurrency", "an integer of at least 1", concurrency);
   if (typeof wholeFileLimit !== "number" || !(wholeFileLimit >= 0)) {
     throw rangeError("wholeFileLimit", "a non-negative number of bytes", wholeFileLimit);
   }
@@ -319,9 +327,17 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
       if (running + weight > capacity) return false;
       const whole = runner.canWhole && size <= wholeFileLimit;
       if (whole && heldWhole + size > wholeFileLimit) return false; // room comes back as files finish
-      start(index, weight, whole ? size : 0, () => runner.run(list[index], whole, (bytes) => advance(index, bytes), signal, (where) => {
-        runners[index] = where;
-      }));
+      start(index, weight, whole ? size : 0, () =>
+        runner.run(
+          list[index],
+          whole,
+          (bytes) => advance(index, bytes),
+          signal,
+          (where) => {
+            runners[index] = where;
+          },
+        ),
+      );
       return true;
     };
 
@@ -369,7 +385,11 @@ function schedule(list, runner, { onProgress, onFile, signal, concurrency, whole
  * @returns {HashFileResult}
  */
 function fileFailure(error) {
-  const { name = "Error", message = String(error), code } = /** @type {{ name?: string, message?: string, code?: string }} */ (error ?? {});
+  const {
+    name = "Error",
+    message = String(error),
+    code,
+  } = /** @type {{ name?: string, message?: string, code?: string }} */ (error ?? {});
   if (code === "workerFailed") return failure("workerFailed", message);
   return failure("readFailed", `${name}: ${message}`);
 }

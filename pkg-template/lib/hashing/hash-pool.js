@@ -99,7 +99,13 @@ export function workerPool(makeWorker, startBound) {
     worker.addEventListener("error", (event) => {
       event.preventDefault();
       const detail = event.message ? `: ${event.message}` : "";
-      fail(slot, workerError(slot.started ? `the hashing worker stopped${detail}` : `the hashing worker could not start${detail}`, slot.started));
+      fail(
+        slot,
+        workerError(
+          slot.started ? `the hashing worker stopped${detail}` : `the hashing worker could not start${detail}`,
+          slot.started,
+        ),
+      );
     });
     const bound = startBound();
     slot.timer = setTimeout(() => {

@@ -62,16 +62,23 @@ const PIPELINE = 4;
  */
 export function browserRunner(workerUrl) {
   const subtle = globalThis.crypto?.subtle;
-  const packaged = workerPool(() => (workerUrl === undefined
-    // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
-    ? new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
-    : new Worker(workerUrl, { type: "module" })), () => workerStart.timeoutMs);
+  const packaged = workerPool(
+    () =>
+      workerUrl === undefined
+        ? // Spelled out so bundlers see `new Worker(new URL(…, import.meta.url))` and emit the worker file.
+          new Worker(new URL("./hash-worker.js", import.meta.url), { type: "module" })
+        : new Worker(workerUrl, { type: "module" }),
+    () => workerStart.timeoutMs,
+  );
   /** @type {string | undefined} */
   let sourceUrl;
-  const fromSource = workerPool(() => {
-    sourceUrl ??= URL.createObjectURL(new Blob([hashBlobWorkerSource()], { type: "text/javascript" }));
-    return new Worker(sourceUrl);
-  }, () => workerStart.sourceTimeoutMs);
+  const fromSource = workerPool(
+    () => {
+      sourceUrl ??= URL.createObjectURL(new Blob([hashBlobWorkerSource()], { type: "text/javascript" }));
+      return new Worker(sourceUrl);
+    },
+    () => workerStart.sourceTimeoutMs,
+  );
   const inThread = inlineRunner();
 
   /**
@@ -80,10 +87,11 @@ export function browserRunner(workerUrl) {
    * @param {() => Promise<T>} otherwise
    * @returns {Promise<T>}
    */
-  const orElse = (attempt, otherwise) => attempt.catch((error) => {
-    if (!neverStarted(error)) throw error;
-    return otherwise();
-  });
+  const orElse = (attempt, otherwise) =>
+    attempt.catch((error) => {
+      if (!neverStarted(error)) throw error;
+      return otherwise();
+    });
 
   return {
     canWhole: typeof subtle?.digest === "function",

@@ -30,7 +30,6 @@ const workerScope = /** @type {{ postMessage(message: unknown, transfer?: Transf
   /** @type {unknown} */ (self)
 );
 
-
 /**
  * @param {Blob} file
  * @param {boolean} whole
@@ -61,7 +60,12 @@ self.addEventListener("message", (event) => {
   run(message).catch((error) => {
     // A file that vanished or became unreadable (NotReadableError) fails
     // alone; the worker keeps serving.
-    workerScope.postMessage({ type: "error", id: message.id, name: error?.name ?? "Error", message: error?.message ?? String(error) });
+    workerScope.postMessage({
+      type: "error",
+      id: message.id,
+      name: error?.name ?? "Error",
+      message: error?.message ?? String(error),
+    });
   });
 });
 

@@ -18,7 +18,6 @@ import { checkCatalogVersion, DIGEST_LENGTH } from "../wasm/format-rules.js";
  * @import { CatalogVersion } from "../types.js"
  */
 
-
 /**
  * The error for a response that is not `expected`: a redirect (a 3xx, or the
  * status-0 "opaqueredirect" a browser gives for `redirect: "manual"`) or any
@@ -34,8 +33,12 @@ function statusError(request, response, expected) {
   const came = `${status}${response.statusText ? ` ${response.statusText}` : ""}`;
   if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
     const location = response.headers?.get?.("location");
-    return httpError(status, "redirect", `${request} answered a redirect (${response.type === "opaqueredirect" ? "opaque" : came}`
-      + `${location ? ` to ${location}` : ""}); expected ${expected} from the repository itself (redirects are not followed)`);
+    return httpError(
+      status,
+      "redirect",
+      `${request} answered a redirect (${response.type === "opaqueredirect" ? "opaque" : came}`
+        + `${location ? ` to ${location}` : ""}); expected ${expected} from the repository itself (redirects are not followed)`,
+    );
   }
   return httpError(status, "unexpectedStatus", `${request} answered ${came}; expected ${expected}`);
 }
@@ -204,10 +207,16 @@ export class HttpArtifactRepository {
     });
     // A malformed answer must never read as "everything exists": that would
     // skip uploads of blobs the repository lacks.
-    if (body?.catalogVersion !== catalogVersion || !Array.isArray(body.missing)
-      || !body.missing.every((/** @type {unknown} */ hex) => typeof hex === "string")) {
-      throw httpError(200, "malformedResponse",
-        `${request} answered a malformed body (expected { catalogVersion: ${catalogVersion}, missing: [hex…] })`);
+    if (
+      body?.catalogVersion !== catalogVersion
+      || !Array.isArray(body.missing)
+      || !body.missing.every((/** @type {unknown} */ hex) => typeof hex === "string")
+    ) {
+      throw httpError(
+        200,
+        "malformedResponse",
+        `${request} answered a malformed body (expected { catalogVersion: ${catalogVersion}, missing: [hex…] })`,
+      );
     }
     const absent = new Set(body.missing.map((/** @type {string} */ hex) => hex.toLowerCase()));
     return hexes.map((hex) => !absent.has(hex));

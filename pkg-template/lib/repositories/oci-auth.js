@@ -19,7 +19,7 @@ export function parseChallenge(header) {
   const pair = /([A-Za-z][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))\s*,?\s*/gy;
   const rest = match[2] ?? "";
   for (let found = pair.exec(rest); found !== null && found[0] !== ""; found = pair.exec(rest)) {
-    params[(found[1] ?? "").toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, "$1") : found[3] ?? "";
+    params[(found[1] ?? "").toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, "$1") : (found[3] ?? "");
   }
   return { scheme: (match[1] ?? "").toLowerCase(), params };
 }
@@ -87,7 +87,10 @@ export function parseTokenAnswer(body, realm) {
   try {
     json = JSON.parse(new TextDecoder().decode(body));
   } catch {
-    throw new OciRegistryError(`GET ${realm} answered 200 without JSON; expected { "token": … }`, { code: "badResponse", status: 200 });
+    throw new OciRegistryError(`GET ${realm} answered 200 without JSON; expected { "token": … }`, {
+      code: "badResponse",
+      status: 200,
+    });
   }
   const value = typeof json?.token === "string" ? json.token : json?.access_token;
   if (typeof value !== "string" || value === "") {
@@ -152,7 +155,7 @@ export class TokenCache {
  * @returns {Set<string>}
  */
 export function realmOrigins(realms) {
-  const expected = "an array of absolute http(s) URLs such as [\"https://auth.example\"]";
+  const expected = 'an array of absolute http(s) URLs such as ["https://auth.example"]';
   if (!Array.isArray(realms)) throw typeError("options.tokenRealms", expected, realms);
   const origins = new Set();
   for (const [index, realm] of realms.entries()) {

@@ -27,7 +27,13 @@
 import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
 import { describe, typeError } from "../core/errors.js";
 import {
-  TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, realmOrigins, refreshTokenRequest, tokenUrl,
+  TokenCache,
+  basicAuthorization,
+  parseChallenge,
+  parseTokenAnswer,
+  realmOrigins,
+  refreshTokenRequest,
+  tokenUrl,
 } from "./oci-auth.js";
 import { OciRegistryError, statusError } from "./oci-errors.js";
 import { RESPONSE_LIMITS, readLimited } from "./oci-limits.js";
@@ -63,7 +69,7 @@ const NAME_PATTERN = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:
  */
 export function checkRepositoryName(name) {
   if (typeof name !== "string" || name.length > 255 || !NAME_PATTERN.test(name)) {
-    throw typeError("repository", "a repository name such as \"team/app\" (lowercase a-z 0-9, separators . _ __ -, path /)", name);
+    throw typeError("repository", 'a repository name such as "team/app" (lowercase a-z 0-9, separators . _ __ -, path /)', name);
   }
   return name;
 }
@@ -130,7 +136,7 @@ export class RegistryClient {
    */
   constructor(registryUrl, repository, options = {}) {
     if (typeof registryUrl !== "string" && !(registryUrl instanceof URL)) {
-      throw typeError("registryUrl", "a URL or URL string such as \"https://registry.example\"", registryUrl);
+      throw typeError("registryUrl", 'a URL or URL string such as "https://registry.example"', registryUrl);
     }
     let url;
     try {
@@ -144,7 +150,12 @@ export class RegistryClient {
     this.#base = new URL("/", url);
     this.#name = checkRepositoryName(repository);
     const {
-      fetch: fetchImpl = globalThis.fetch?.bind(globalThis), credentials, timeoutMs, timers, now = Date.now, tokenRealms = [],
+      fetch: fetchImpl = globalThis.fetch?.bind(globalThis),
+      credentials,
+      timeoutMs,
+      timers,
+      now = Date.now,
+      tokenRealms = [],
     } = options ?? {};
     if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
     this.#timeoutMs = checkTimeout("options.timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
@@ -262,7 +273,8 @@ export class RegistryClient {
    */
   async expect(method, target, expected, request = {}) {
     const response = await this.send(method, target, request);
-    if (!expected.includes(response.status)) throw this.error(method, response.url, response, `expected ${expected.join(" or ")}`);
+    if (!expected.includes(response.status))
+      throw this.error(method, response.url, response, `expected ${expected.join(" or ")}`);
     return response;
   }
 
@@ -329,7 +341,7 @@ export class RegistryClient {
       // Error bodies are small JSON; read (the start of) them for the message.
       const failed = response.status >= 400;
       const wanted = (readBody || failed) && method !== "HEAD";
-      const limit = RESPONSE_LIMITS[failed ? "errorBody" : request.limit ?? "manifest"];
+      const limit = RESPONSE_LIMITS[failed ? "errorBody" : (request.limit ?? "manifest")];
       const body = wanted ? await readLimited(response, limit, method, url, failed) : new Uint8Array(0);
       if (!wanted) await response.body?.cancel().catch(() => {});
       return { status: response.status, headers: response.headers, url, body };
@@ -354,16 +366,28 @@ export class RegistryClient {
     } catch (error) {
       if (error instanceof OciRegistryError) throw error;
       if (deadline.expired) {
-        throw new OciRegistryError(`${method} ${url}: no complete answer within ${this.#timeoutMs} ms`, { code: "timeout", cause: error });
+        throw new OciRegistryError(`${method} ${url}: no complete answer within ${this.#timeoutMs} ms`, {
+          code: "timeout",
+          cause: error,
+        });
       }
       if (outer?.aborted) throw outer.reason;
       const tls = tlsProblemOf(error);
       const cause = /** @type {{ cause?: { code?: string, message?: string } }} */ (error)?.cause;
       if (/redirect/i.test(String(cause?.message ?? ""))) {
-        throw new OciRegistryError(`${method} ${url} answered a redirect; redirects are not followed`, { code: "redirect", cause: error });
+        throw new OciRegistryError(`${method} ${url} answered a redirect; redirects are not followed`, {
+          code: "redirect",
+          cause: error,
+        });
       }
-      const why = tls === undefined ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})` : `: ${tls.text}`;
-      throw new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, { code: "networkError", cause: error });
+      const why =
+        tls === undefined
+          ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})`
+          : `: ${tls.text}`;
+      throw new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, {
+        code: "networkError",
+        cause: error,
+      });
     } finally {
       deadline.clear();
     }
@@ -391,7 +415,9 @@ export class RegistryClient {
       return { header: basicAuthorization(username, password), expiresAt: Infinity };
     }
     if (challenge?.scheme === "bearer" && challenge.params.realm) {
-      const { value, expiresAt } = await this.#tokens.get(challenge.params, sent, () => this.#fetchToken(challenge.params, signal));
+      const { value, expiresAt } = await this.#tokens.get(challenge.params, sent, () =>
+        this.#fetchToken(challenge.params, signal),
+      );
       return { header: `Bearer ${value}`, expiresAt };
     }
     throw refuse("the registry answered 401 without a Basic or Bearer challenge");

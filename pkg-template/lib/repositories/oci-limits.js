@@ -38,10 +38,11 @@ const sizeText = (bytes) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes
  * @returns {Promise<Uint8Array>}
  */
 export async function readLimited(response, limit, method, url, truncate) {
-  const tooLarge = (/** @type {string} */ came) => new OciRegistryError(
-    `${method} ${url}: expected at most ${sizeText(limit.bytes)} (the limit for ${limit.what}), ${came}`,
-    { code: "tooLarge", status: response.status },
-  );
+  const tooLarge = (/** @type {string} */ came) =>
+    new OciRegistryError(`${method} ${url}: expected at most ${sizeText(limit.bytes)} (the limit for ${limit.what}), ${came}`, {
+      code: "tooLarge",
+      status: response.status,
+    });
   const declared = Number(response.headers.get("content-length") ?? "");
   if (!truncate && Number.isFinite(declared) && declared > limit.bytes) {
     await response.body?.cancel().catch(() => {});

@@ -52,7 +52,12 @@ export class OciRegistryRepository {
    * @param {OciRegistryRepositoryOptions} [options]
    */
   constructor(registryUrl, repository, options = {}) {
-    const { concurrency = 8, catalogVersion, [CLIENT]: client, ...clientOptions } = /** @type {OciRegistryRepositoryOptions & { [CLIENT]?: RegistryClient }} */ (options ?? {});
+    const {
+      concurrency = 8,
+      catalogVersion,
+      [CLIENT]: client,
+      ...clientOptions
+    } = /** @type {OciRegistryRepositoryOptions & { [CLIENT]?: RegistryClient }} */ (options ?? {});
     if (typeof concurrency !== "number" || !Number.isSafeInteger(concurrency) || concurrency < 1) {
       throw rangeError("options.concurrency", "an integer ≥ 1", concurrency);
     }
@@ -156,11 +161,15 @@ export class OciRegistryRepository {
     const name = `sha256:${toHex(digest)}`;
     const response = await this.#client.send("HEAD", `blobs/${name}`, signal === undefined ? {} : { signal });
     if (response.status === 404) return false;
-    if (response.status !== 200) throw this.#client.error("HEAD", response.url, response, "expected 200 (exists) or 404 (absent)");
+    if (response.status !== 200)
+      throw this.#client.error("HEAD", response.url, response, "expected 200 (exists) or 404 (absent)");
     // A registry names the blob it found; another digest is not this blob.
     const named = response.headers.get("docker-content-digest");
     if (named !== null && named !== name) {
-      throw new OciRegistryError(`HEAD ${response.url} answered 200 for ${named}, not ${name}`, { code: "digestMismatch", status: 200 });
+      throw new OciRegistryError(`HEAD ${response.url} answered 200 for ${named}, not ${name}`, {
+        code: "digestMismatch",
+        status: 200,
+      });
     }
     return true;
   }

@@ -64,8 +64,10 @@ export function checkPolling(url, options) {
   if (headers !== undefined && (headers === null || typeof headers !== "object")) {
     throw typeError("headers", "an object of header strings", headers);
   }
-  if (freeReplacedAfterMs !== undefined
-    && (typeof freeReplacedAfterMs !== "number" || !Number.isFinite(freeReplacedAfterMs) || freeReplacedAfterMs < 0)) {
+  if (
+    freeReplacedAfterMs !== undefined
+    && (typeof freeReplacedAfterMs !== "number" || !Number.isFinite(freeReplacedAfterMs) || freeReplacedAfterMs < 0)
+  ) {
     throw rangeError("freeReplacedAfterMs", "a non-negative number of milliseconds", freeReplacedAfterMs);
   }
   if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs <= 0) {
@@ -89,8 +91,16 @@ export function checkPolling(url, options) {
  */
 export function startSession(url, options, hooks) {
   const {
-    intervalMs, fetch, signal, headers, maxBytes, immediate = false, onRefresh, freeReplacedAfterMs,
-    timeoutMs = DEFAULT_TIMEOUT_MS, delta = true,
+    intervalMs,
+    fetch,
+    signal,
+    headers,
+    maxBytes,
+    immediate = false,
+    onRefresh,
+    freeReplacedAfterMs,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    delta = true,
   } = options;
   /** @type {Timers} */
   const timers = checkTimers(options.timers);
@@ -106,7 +116,13 @@ export function startSession(url, options, hooks) {
   /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
   const load = async (current) => {
     const result = await fetchSnapshot(url, {
-      etag: current.etag, base: delta ? current : undefined, fetch, headers, maxBytes, timeoutMs, signal: controller.signal,
+      etag: current.etag,
+      base: delta ? current : undefined,
+      fetch,
+      headers,
+      maxBytes,
+      timeoutMs,
+      signal: controller.signal,
     });
     if (controller.signal.aborted) {
       // Stopped while the body arrived: free it and change nothing.

@@ -54,11 +54,34 @@ const METRICS = /** @satisfies {ReadonlyArray<readonly [MetricKey, "gauge" | "co
   ["artifact_bloom.maybe.count", "counter", "Queries the filter answered maybe (sent to the repository)."],
   ["artifact_bloom.false_positive.count", "counter", "Maybe answers the repository then reported absent."],
   ["artifact_bloom.catalog_version", "gauge", "catalogVersion of the snapshot in service."],
-  ["artifact_bloom.snapshot.age_seconds", "gauge", "Age of the snapshot in service: since its Last-Modified time when known, else since it was first seen."],
-  ["artifact_bloom.snapshot.load_failure.count", "counter", "Snapshot refreshes that failed (the previous snapshot stayed in service)."],
-  ["negativeBypassRatio", "gauge", "negative / (negative + maybe): share of queries that skipped the repository.", "artifact_bloom_negative_bypass_ratio"],
-  ["observedFalsePositiveRate", "gauge", "false positives / (negative + false positives).", "artifact_bloom_observed_false_positive_rate"],
-  ["falseDiscoveryRatio", "gauge", "false positives / maybe: share of maybe answers that were absent.", "artifact_bloom_false_discovery_ratio"],
+  [
+    "artifact_bloom.snapshot.age_seconds",
+    "gauge",
+    "Age of the snapshot in service: since its Last-Modified time when known, else since it was first seen.",
+  ],
+  [
+    "artifact_bloom.snapshot.load_failure.count",
+    "counter",
+    "Snapshot refreshes that failed (the previous snapshot stayed in service).",
+  ],
+  [
+    "negativeBypassRatio",
+    "gauge",
+    "negative / (negative + maybe): share of queries that skipped the repository.",
+    "artifact_bloom_negative_bypass_ratio",
+  ],
+  [
+    "observedFalsePositiveRate",
+    "gauge",
+    "false positives / (negative + false positives).",
+    "artifact_bloom_observed_false_positive_rate",
+  ],
+  [
+    "falseDiscoveryRatio",
+    "gauge",
+    "false positives / maybe: share of maybe answers that were absent.",
+    "artifact_bloom_false_discovery_ratio",
+  ],
 ]).map(([key, type, help, name = key.replaceAll(".", "_")]) => Object.freeze({ key, type, help, name }));
 
 // filter → its immutable numbers; snapshot → the time this package first saw it.
@@ -78,14 +101,17 @@ const firstSeen = new WeakMap();
 export function adoptSnapshot(snapshot, nowMs) {
   const filter = snapshot.filter;
   if (!filterStats.has(filter)) {
-    filterStats.set(filter, Object.freeze({
-      bitCount: filter.getBitCount(),
-      hashCount: filter.getHashCount(),
-      expectedItemCount: filter.getExpectedItemCount(),
-      insertedItemCount: filter.getInsertedItemCount(),
-      fillRatio: filter.getFillRatio(),
-      estimatedFpp: filter.estimateFalsePositiveRate(),
-    }));
+    filterStats.set(
+      filter,
+      Object.freeze({
+        bitCount: filter.getBitCount(),
+        hashCount: filter.getHashCount(),
+        expectedItemCount: filter.getExpectedItemCount(),
+        insertedItemCount: filter.getInsertedItemCount(),
+        fillRatio: filter.getFillRatio(),
+        estimatedFpp: filter.estimateFalsePositiveRate(),
+      }),
+    );
   }
   if (!firstSeen.has(snapshot)) firstSeen.set(snapshot, nowMs);
 }

@@ -156,8 +156,11 @@ export class ArtifactExistenceService {
       checkSnapshot("snapshotSource", snapshotSource);
       this.#snapshot = snapshotSource;
     }
-    if (repository === null || typeof repository !== "object" && typeof repository !== "function"
-      || typeof repository.existsAtVersionAsync !== "function") {
+    if (
+      repository === null
+      || (typeof repository !== "object" && typeof repository !== "function")
+      || typeof repository.existsAtVersionAsync !== "function"
+    ) {
       throw typeError("repository", "an object with an existsAtVersionAsync(digest, catalogVersion, signal) method", repository);
     }
     const many = repository.existsManyAtVersionAsync;
@@ -285,7 +288,11 @@ export class ArtifactExistenceService {
           // #hasMany: the repository has the batch method.
           const many = /** @type {Required<ArtifactRepository>} */ (repository);
           const answers = checkAnswers(
-            await many.existsManyAtVersionAsync(batch.map((index) => list[index]), catalogVersion, controller.signal),
+            await many.existsManyAtVersionAsync(
+              batch.map((index) => list[index]),
+              catalogVersion,
+              controller.signal,
+            ),
             batch.length,
           );
           batch.forEach((index, position) => {

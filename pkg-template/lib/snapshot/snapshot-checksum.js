@@ -10,7 +10,6 @@
 import { snapshotChecksumCoverage } from "../../artifact_bloom.js";
 import { Sha256 } from "../hashing/sha256.js";
 
-
 /**
  * Below this many covered bytes the WebCrypto digest runs on the calling
  * thread (8 MiB: ~25–50 ms in Chromium, whose digest blocks its caller);
@@ -41,7 +40,7 @@ let coverage;
  * by then: every loader runs the decoder first).
  * @returns {ChecksumCoverage}
  */
-function checksumCoverage() {
+export function checksumCoverage() {
   coverage ??= Object.freeze(/** @type {ChecksumCoverage} */ (snapshotChecksumCoverage()));
   return coverage;
 }

@@ -273,18 +273,20 @@ async function loadResponse(settings, response, etag) {
   const declared = Number(response.headers.get("content-length"));
   const onProgress = options.onProgress;
   let received = 0;
-  const loaded = await bodyRead(settings, () => loadSnapshotStream(response, {
-    ...options,
-    meta: metaOf(settings, response),
-    signal,
-    idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
-    timers,
-    onProgress: (p) => {
-      received = p.bytes;
-      // Before the header arrives, the Content-Length is the best total we have.
-      onProgress?.({ bytes: p.bytes, total: p.total ?? (declared || undefined) });
-    },
-  }));
+  const loaded = await bodyRead(settings, () =>
+    loadSnapshotStream(response, {
+      ...options,
+      meta: metaOf(settings, response),
+      signal,
+      idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+      timers,
+      onProgress: (p) => {
+        received = p.bytes;
+        // Before the header arrives, the Content-Length is the best total we have.
+        onProgress?.({ bytes: p.bytes, total: p.total ?? (declared || undefined) });
+      },
+    }),
+  );
   if (loaded.kind === "failure") return loaded;
   return success(loaded.value, { transfer: { bytes: received, delta: false, fullBytes: received } });
 }
@@ -304,12 +306,14 @@ async function readDelta(settings, response, base, applyDelta) {
   const { options, timeoutMs, timers, signal } = settings;
   const payloadLength = base.header?.payloadLength;
   const fullBytes = typeof payloadLength === "number" ? ABF1_HEADER_LENGTH + payloadLength : Infinity;
-  const body = await bodyRead(settings, () => readWholeBody(response, {
-    maxBytes: Math.min(options.maxBytes ?? Infinity, fullBytes),
-    signal,
-    idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
-    timers,
-  }));
+  const body = await bodyRead(settings, () =>
+    readWholeBody(response, {
+      maxBytes: Math.min(options.maxBytes ?? Infinity, fullBytes),
+      signal,
+      idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+      timers,
+    }),
+  );
   if (body.kind === "failure") return { ...body, bytes: 0 };
   const bytes = body.value.byteLength;
   options.onProgress?.({ bytes, total: bytes });

@@ -8,7 +8,13 @@
 // (and node-entry.js, for its Node build): the main entry's browser bundle
 // does not carry this code.
 
-import { filterPayloadAddress, filterPayloadLength, finishSnapshotBits, reserveSnapshotBits, wasmMemory } from "../../artifact_bloom.js";
+import {
+  filterPayloadAddress,
+  filterPayloadLength,
+  finishSnapshotBits,
+  reserveSnapshotBits,
+  wasmMemory,
+} from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
 import { success } from "../core/results.js";
 import { checksumCoverage, hashCovered } from "./snapshot-checksum.js";
@@ -72,7 +78,8 @@ export function _loadSnapshotOfBits(header, payload, checksum, meta) {
       hashCovered(hasher, header, 0);
       hashCovered(hasher, bits, checksumCoverage().payloadOffset);
       return finishSnapshotBits(hasher.digest());
-    }));
+    })
+  );
   return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
 }
 

@@ -33,7 +33,6 @@ import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
  * @typedef {Partial<AsyncIterable<Uint8Array> & Iterable<Uint8Array>>} MaybeIterable
  */
 
-
 /**
  * Turns a Response, ReadableStream or (async) iterable into an iterator of chunks.
  *
@@ -46,10 +45,10 @@ function chunksOf(source) {
   }
   if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) return readerChunks(source);
   // What is left should be an (async) iterable; a caller's JavaScript may pass anything.
-  if (source != null && typeof (/** @type {MaybeIterable} */ (source))[Symbol.asyncIterator] === "function") {
+  if (source != null && typeof (/** @type {MaybeIterable} */ (source)[Symbol.asyncIterator]) === "function") {
     return /** @type {AsyncIterable<Uint8Array>} */ (source)[Symbol.asyncIterator]();
   }
-  if (source != null && typeof (/** @type {MaybeIterable} */ (source))[Symbol.iterator] === "function" && !isUint8Array(source)) {
+  if (source != null && typeof (/** @type {MaybeIterable} */ (source)[Symbol.iterator]) === "function" && !isUint8Array(source)) {
     return /** @type {Iterable<Uint8Array>} */ (source)[Symbol.iterator]();
   }
   throw typeError("source", "a ReadableStream, a Response or an (async) iterable of Uint8Array chunks", source);
@@ -118,7 +117,10 @@ function nextOrAbort(iterator, signal, idle) {
     // caller awaits this load; an unref()ed timer would let the process exit
     // with the load unanswered instead of answering `timeout`.
     stopTimer = startTimer(idle.timers, idle.ms, () => settle(resolve, IDLE), { keepAlive: true });
-    pending.then((value) => settle(resolve, value), (error) => settle(reject, error));
+    pending.then(
+      (value) => settle(resolve, value),
+      (error) => settle(reject, error),
+    );
   });
 }
 
@@ -143,7 +145,11 @@ export function checkStreamOptions(options) {
   const { maxBytes = Infinity, onProgress, idleTimeoutMs, timers, checksumWorkerMinBytes = 0 } = options ?? {};
   checkTimeout("idleTimeoutMs", idleTimeoutMs, Infinity);
   if (typeof checksumWorkerMinBytes !== "number" || !(checksumWorkerMinBytes >= 0)) {
-    throw rangeError("checksumWorkerMinBytes", "a non-negative number of bytes (Infinity: never a worker)", checksumWorkerMinBytes);
+    throw rangeError(
+      "checksumWorkerMinBytes",
+      "a non-negative number of bytes (Infinity: never a worker)",
+      checksumWorkerMinBytes,
+    );
   }
   checkTimers(timers);
   if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
@@ -225,7 +231,8 @@ export async function loadSnapshotStream(source, options = {}) {
     const computed = await hasher?.digest();
     signal?.throwIfAborted(); // an abort during WebCrypto's digest still counts
     const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
-      load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed))));
+      load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed)))
+    );
     return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
   } finally {
     decoder.free();

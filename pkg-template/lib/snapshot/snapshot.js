@@ -5,8 +5,13 @@
 // unsupportedHashProtocol, invalidHeader, lengthMismatch, checksumMismatch)
 // and `message` says what was wrong. No partially usable filter ever escapes.
 
-
-import { decodeSnapshot, decodeSnapshotPrehashed, encodeSnapshot as rawEncodeSnapshot, encodeSnapshotUnsealed, parseSnapshotHeader } from "../../artifact_bloom.js";
+import {
+  decodeSnapshot,
+  decodeSnapshotPrehashed,
+  encodeSnapshot as rawEncodeSnapshot,
+  encodeSnapshotUnsealed,
+  parseSnapshotHeader,
+} from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
 import { failure, success } from "../core/results.js";
 import { isUint8Array, typeError } from "../core/errors.js";
@@ -47,7 +52,8 @@ export function loadSnapshot(bytes, meta) {
   // longer than its header declares — is decided without hashing or copying
   // the whole input into wasm memory (which never shrinks again).
   const header = /** @type {DecodeResult<SnapshotHeader, SnapshotLoadError>} */ (
-    load(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))));
+    load(() => parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)))
+  );
   if (header.kind === "failure") return header;
   const total = ABF1_HEADER_LENGTH + header.value.payloadLength;
   if (bytes.byteLength > total) {
@@ -59,7 +65,8 @@ export function loadSnapshot(bytes, meta) {
   const digest = prehash(bytes);
   // toWasm: a file that does not fit in wasm memory is `outOfMemory`, not a trap.
   const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
-    load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest))));
+    load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest)))
+  );
   return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
 }
 
@@ -73,7 +80,8 @@ export function loadSnapshot(bytes, meta) {
 export function readSnapshotHeader(bytes) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
   return /** @type {SnapshotHeaderResult} */ (
-    load(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH)))));
+    load(() => Object.freeze(parseSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH))))
+  );
 }
 
 /**

@@ -27,11 +27,18 @@ import { failure, success } from "../core/results.js";
 export function versionConflictMessage(held, loaded, source) {
   const heldChecksum = held.header?.checksum;
   const loadedChecksum = loaded.header?.checksum;
-  if (held.catalogVersion !== loaded.catalogVersion || typeof heldChecksum !== "string"
-    || typeof loadedChecksum !== "string" || heldChecksum === loadedChecksum) return undefined;
-  return `catalogVersion ${loaded.catalogVersion} names two different snapshots: the one held has checksum `
+  if (
+    held.catalogVersion !== loaded.catalogVersion
+    || typeof heldChecksum !== "string"
+    || typeof loadedChecksum !== "string"
+    || heldChecksum === loadedChecksum
+  )
+    return undefined;
+  return (
+    `catalogVersion ${loaded.catalogVersion} names two different snapshots: the one held has checksum `
     + `${heldChecksum}, ${source === undefined ? "the loaded one" : `the one from ${source}`} ${loadedChecksum}. `
-    + "A catalogVersion must name one catalog: republish the current catalog under a greater catalogVersion";
+    + "A catalogVersion must name one catalog: republish the current catalog under a greater catalogVersion"
+  );
 }
 
 /**
@@ -61,7 +68,8 @@ export function versionConflictFailure(message, snapshot, transfer) {
  * @returns {R | { kind: "success"; value: ArtifactIndexSnapshot; transfer?: SnapshotTransfer }}
  */
 export function conflictAsLoaded(result) {
-  const { error, snapshot, transfer } = /** @type {{ error?: unknown; snapshot?: ArtifactIndexSnapshot; transfer?: SnapshotTransfer }} */ (result);
+  const { error, snapshot, transfer } =
+    /** @type {{ error?: unknown; snapshot?: ArtifactIndexSnapshot; transfer?: SnapshotTransfer }} */ (result);
   if (result.kind !== "failure" || error !== "versionConflict" || snapshot === undefined) return result;
   return success(snapshot, { transfer });
 }

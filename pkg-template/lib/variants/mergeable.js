@@ -167,7 +167,9 @@ export class MergeableBloomFilter extends WasmResource {
    */
   constructor(token, raw) {
     if (token !== internal) {
-      throw new TypeError("use MergeableBloomFilter.create(expectedElements, falsePositiveRate) or MergeableBloomFilter.decode(bytes)");
+      throw new TypeError(
+        "use MergeableBloomFilter.create(expectedElements, falsePositiveRate) or MergeableBloomFilter.decode(bytes)",
+      );
     }
     super(raw, "MergeableBloomFilter");
   }

@@ -22,7 +22,11 @@ const MAXIMUM_GROWTH_FACTOR = 2 ** 32 - 1;
  */
 function createRaw(options) {
   if (options === null || typeof options !== "object") {
-    throw typeError("options", "an object { initialCapacity, targetFalsePositiveRate, growthFactor?, tighteningRatio? }", options);
+    throw typeError(
+      "options",
+      "an object { initialCapacity, targetFalsePositiveRate, growthFactor?, tighteningRatio? }",
+      options,
+    );
   }
   const {
     initialCapacity,
@@ -34,8 +38,11 @@ function createRaw(options) {
   checkRate("targetFalsePositiveRate", targetFalsePositiveRate, "invalidFalsePositiveRate");
   checkInteger("growthFactor", growthFactor, 1, MAXIMUM_GROWTH_FACTOR, "invalidGrowthFactor");
   checkRate("tighteningRatio", tighteningRatio, "invalidTighteningRatio");
-  return build("initialCapacity", initialCapacity, () =>
-    new RawScalableFilter(initialCapacity, targetFalsePositiveRate, growthFactor, tighteningRatio));
+  return build(
+    "initialCapacity",
+    initialCapacity,
+    () => new RawScalableFilter(initialCapacity, targetFalsePositiveRate, growthFactor, tighteningRatio),
+  );
 }
 
 /**
@@ -99,7 +106,7 @@ export class ScalableBloomFilter extends WasmResource {
    * @returns {this}
    * @throws {Error} with `code` `"filterTooLarge"` (chain unchanged) when a
    * new stage would exceed 2^30 bits in total or 256 stages, or `"outOfMemory"`
- * when wasm memory has no room for the new stage.
+   * when wasm memory has no room for the new stage.
    */
   add(item) {
     const raw = this._raw();

@@ -58,7 +58,10 @@ export class TlBloom extends WasmResource {
   static withRate(n, p) {
     checkCount("n", n, 1, "invalidExpectedItemCount");
     checkRate("p", p, "invalidFalsePositiveRate");
-    return new TlBloom(internal, build("n", n, () => RawTlBloom.withRate(n, p)));
+    return new TlBloom(
+      internal,
+      build("n", n, () => RawTlBloom.withRate(n, p)),
+    );
   }
 
   /**

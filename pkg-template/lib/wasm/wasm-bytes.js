@@ -62,19 +62,16 @@ export function unpackWasm(base64) {
  */
 export function lzmaDecode(input, decoder) {
   const module =
-    decoder === undefined
-      ? embeddedDecoder()
-      : decoder instanceof WebAssembly.Module
-        ? decoder
-        : new WebAssembly.Module(decoder);
+    decoder === undefined ? embeddedDecoder() : decoder instanceof WebAssembly.Module ? decoder : new WebAssembly.Module(decoder);
   if (input.length < HEADER_LENGTH) throw corrupt("the stream is shorter than its header");
   const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
   // The build always writes the size; "unknown" (all ones) or ≥ 4 GiB is not ours.
   if (view.getUint32(9, true) !== 0) throw corrupt("its stated size is unknown or 4 GiB or more");
   const size = view.getUint32(5, true);
-  const exports = /** @type {{ memory: WebAssembly.Memory, unpack: (input: number, inputLength: number, out: number, outLength: number) => number, __heap_base: WebAssembly.Global }} */ (
-    /** @type {unknown} */ (new WebAssembly.Instance(module).exports)
-  );
+  const exports =
+    /** @type {{ memory: WebAssembly.Memory, unpack: (input: number, inputLength: number, out: number, outLength: number) => number, __heap_base: WebAssembly.Global }} */ (
+      /** @type {unknown} */ (new WebAssembly.Instance(module).exports)
+    );
   const memory = exports.memory;
   const inputAt = Number(exports.__heap_base.value);
   const outAt = inputAt + input.length;
@@ -102,7 +99,9 @@ export function bytesFromBase64(text) {
   if (typeof native.fromBase64 === "function") return native.fromBase64(text);
   // Node before 25 has no fromBase64; its Buffer decodes natively, where
   // atob and the loop below took 1–2 ms of a fresh process's start.
-  const buffer = /** @type {{ Buffer?: { from(text: string, encoding: string): Uint8Array<ArrayBuffer> } }} */ (/** @type {unknown} */ (globalThis)).Buffer;
+  const buffer = /** @type {{ Buffer?: { from(text: string, encoding: string): Uint8Array<ArrayBuffer> } }} */ (
+    /** @type {unknown} */ (globalThis)
+  ).Buffer;
   if (typeof buffer?.from === "function") {
     const decoded = buffer.from(text, "base64");
     return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength);
