@@ -246,7 +246,8 @@
  * @typedef {object} ArtifactRepository
  * @property {(digest: Uint8Array, catalogVersion: CatalogVersion, signal?: AbortSignal) => Promise<boolean>} existsAtVersionAsync
  *   Whether `digest` exists at `catalogVersion`; rejects (never answers `false`) when it cannot tell.
- * @property {(digests: readonly Uint8Array[], catalogVersion: CatalogVersion, signal?: AbortSignal) => Promise<readonly boolean[]>} [existsManyAtVersionAsync]
+ * @property {(digests: readonly Uint8Array[], catalogVersion: CatalogVersion, signal?: AbortSignal)
+ *   => Promise<readonly boolean[]>} [existsManyAtVersionAsync]
  *   Optional batch lookup: one boolean per digest, in order.
  */
 

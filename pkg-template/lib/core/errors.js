@@ -1,11 +1,11 @@
-// Every error the package throws is made here, so messages share one shape:
+// Every error the package throws is made here (network failures next door, in
+// network-errors.js), so messages share one shape:
 // what the parameter had to be, and what actually came. That includes the
 // wasm's errors: the Rust core keeps a code and numbers (`Coded`,
 // src/error.rs) and the binding (src/wasm/error.rs) calls `codedError` below,
 // which builds the sentence, so the wasm carries no message text.
 
 import { failure } from "./results.js";
-import { tlsProblemOf } from "./tls-causes.js";
 
 /**
  * A short, human description of any value, for error messages.
@@ -148,106 +148,6 @@ export function timeoutError(what, timeoutMs) {
   return error;
 }
 
-// A request that got no HTTP answer at all (a refused or reset connection, a
-// redirect loop, a body cut off mid-way): fetch rejects with a bare
-// `TypeError: fetch failed` (or `terminated`) and hides the reason in
-// `cause`. The HTTP clients turn it into the code "networkError" with the
-// cause's code, so a caller can tell a reset (retry) from a redirect loop (a
-// misconfigured server) without parsing text.
-
-// What browsers say for a network failure (they give no `cause`): Chromium,
-// Firefox, Safari; and Chromium's for a body cut off.
-const BROWSER_NETWORK_MESSAGES = new Set([
-  "Failed to fetch",
-  "NetworkError when attempting to fetch resource.",
-  "Load failed",
-  "network error",
-]);
-
-/**
- * Whether `error` is how `fetch` (or a body read) reports a network failure:
- * a TypeError (the spec's), with a cause (Node's undici: "fetch failed",
- * "terminated") or a browser's network-failure message. A TypeError for a
- * caller's bad argument — an invalid URL (undici's cause code
- * ERR_INVALID_URL) or header — is not one, and still throws; so does
- * anything else a caller's own `fetch` throws.
- *
- * @param {unknown} error
- * @returns {error is TypeError}
- */
-export function isNetworkFailure(error) {
-  if (!(error instanceof TypeError)) return false;
-  const cause = /** @type {{ cause?: { code?: unknown } | null }} */ (error).cause;
-  if (cause === undefined || cause === null) return BROWSER_NETWORK_MESSAGES.has(error.message);
-  return !/^ERR_INVALID_/.test(String(cause.code ?? ""));
-}
-
-/**
- * The cause's code: Node's errno / undici code ("ECONNRESET",
- * "UND_ERR_SOCKET", …), "redirectCountExceeded" for a redirect loop (undici
- * gives that one no code), or undefined (a browser says nothing more).
- *
- * @param {unknown} error
- * @returns {string | undefined}
- */
-function networkCauseCode(error) {
-  /** @type {{ code?: unknown; message?: unknown; cause?: unknown } | undefined} */
-  let cause = /** @type {{ cause?: any }} */ (error)?.cause;
-  // The innermost code names the failure best (undici wraps socket errors).
-  for (let depth = 0; depth < 4 && cause !== null && typeof cause === "object"; depth += 1) {
-    if (typeof cause.code === "string") return cause.code;
-    if (typeof cause.message === "string" && /redirect count exceeded/i.test(cause.message)) return "redirectCountExceeded";
-    cause = /** @type {{ cause?: any }} */ (cause).cause;
-  }
-  return undefined;
-}
-
-/**
- * The sentence for a network failure of `request` ("GET http://…").
- *
- * @param {string} request
- * @param {unknown} error what fetch or the body read rejected with
- * @returns {string}
- */
-function networkErrorMessage(request, error) {
-  const tls = tlsProblemOf(error);
-  if (tls !== undefined) return `${request}: no HTTP answer: the TLS handshake failed: ${tls.text}`;
-  const code = networkCauseCode(error);
-  const cause = /** @type {{ cause?: { message?: unknown } }} */ (error)?.cause;
-  const detail = typeof cause?.message === "string" ? cause.message : /** @type {Error} */ (error)?.message;
-  return `${request}: no HTTP answer: the connection failed (${code ?? "no cause given"}${detail ? `: ${detail}` : ""})`;
-}
-
-/**
- * The failure result for fetchSnapshot: `{ kind: "failure", error:
- * "networkError", message, causeCode? }`.
- *
- * @param {string} request
- * @param {unknown} error
- * @returns {{ kind: "failure"; error: "networkError"; message: string; causeCode?: string }}
- */
-export function networkFailure(request, error) {
-  const causeCode = networkCauseCode(error);
-  const message = networkErrorMessage(request, error);
-  return causeCode === undefined ? failure("networkError", message) : failure("networkError", message, { causeCode });
-}
-
-/**
- * The Error HttpArtifactRepository rejects with: code "networkError",
- * `causeCode`, and the original error as `cause`.
- *
- * @param {string} request
- * @param {unknown} error
- * @returns {Error & { code: "networkError"; causeCode?: string }}
- */
-export function networkError(request, error) {
-  const causeCode = networkCauseCode(error);
-  const thrown = Object.assign(new Error(networkErrorMessage(request, error), { cause: error }), {
-    code: /** @type {const} */ ("networkError"),
-  });
-  return causeCode === undefined ? thrown : Object.assign(thrown, { causeCode });
-}
-
 /**
  * The data of a coded wasm error: numbers (a BigInt above 2^53 − 1), words,
  * magic bytes, nested coded errors (`inner`, `mismatch`).
@@ -268,7 +168,8 @@ export const memoryMessage = (f) =>
 
 /** @param {CodedFields} f */
 const magic = (f) =>
-  `expected magic "${String.fromCharCode(.../** @type {Uint8Array} */ (f.expected))}" (${spacedHex(f.expected)}), found ${spacedHex(f.got)}`;
+  `expected magic "${String.fromCharCode(.../** @type {Uint8Array} */ (f.expected))}" (${spacedHex(f.expected)}), `
+  + `found ${spacedHex(f.got)}`;
 
 /** @type {Record<string, string>} */
 const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less than" };
@@ -282,7 +183,8 @@ const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less th
 const MESSAGES = {
   snapshot: {
     truncated: (f) =>
-      `the snapshot is truncated: expected at least ${f.expected} bytes (${f.headerLength}-byte header + payloadLength), got ${f.got}`,
+      `the snapshot is truncated: expected at least ${f.expected} bytes `
+      + `(${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     badMagic: magic,
     unsupportedFormatVersion: (f) => `formatVersion ${f.got} is not supported (expected ${f.expected})`,
     unsupportedHashProtocol: (f) => `hashProtocolVersion ${f.got} is not supported (expected ${f.expected})`,
@@ -317,7 +219,8 @@ const MESSAGES = {
     invalidHeader: (f) =>
       `invalid delta header field ${f.field}: must be ${BOUND_WORDS[String(f.bound)]} ${f.limit}, got ${f.got}`,
     lengthMismatch: (f) =>
-      `the delta must be exactly ${f.expected} bytes (${f.headerLength}-byte header + bodyLength + ${f.checksumLength}-byte checksum), got ${f.got}`,
+      `the delta must be exactly ${f.expected} bytes `
+      + `(${f.headerLength}-byte header + bodyLength + ${f.checksumLength}-byte checksum), got ${f.got}`,
     checksumMismatch: () => "the delta's SHA-256 trailer does not match the bytes before it",
     positionsTruncated: (f) => `the delta body ends after ${f.decoded} of its ${f.expected} positions`,
     positionOutOfRange: (f) =>
@@ -327,9 +230,11 @@ const MESSAGES = {
     wrongBase: (f) => `the snapshot is not the base this delta applies to: ${nestedMessage(f.mismatch)}`,
     resultChecksumMismatch: () => "the rebuilt snapshot does not match the target header's checksum",
     incompatibleLayout: (f) =>
-      `a delta needs the same layout: base bitCount ${f.baseBitCount} / hashCount ${f.baseHashCount}, target ${f.targetBitCount} / ${f.targetHashCount}`,
+      `a delta needs the same layout: base bitCount ${f.baseBitCount} / hashCount ${f.baseHashCount}, `
+      + `target ${f.targetBitCount} / ${f.targetHashCount}`,
     notSuperset: (f) =>
-      `the target clears ${f.removedBits} bits set in the base (the first at position ${f.firstPosition}): a delta only adds bits`,
+      `the target clears ${f.removedBits} bits set in the base `
+      + `(the first at position ${f.firstPosition}): a delta only adds bits`,
     notNewer: (f) => `the target catalogVersion must be greater than the base's ${f.baseCatalogVersion}, got ${f.got}`,
     notChained: (f) => `the second delta does not start where the first ends: ${nestedMessage(f.mismatch)}`,
     outOfMemory: memoryMessage,
@@ -338,7 +243,8 @@ const MESSAGES = {
   deltaBase: {
     catalogVersion: (f) => `catalogVersion ${f.expected} expected, got ${f.got}`,
     layout: (f) =>
-      `layout bitCount ${f.expectedBitCount} / hashCount ${f.expectedHashCount} expected, got ${f.gotBitCount} / ${f.gotHashCount}`,
+      `layout bitCount ${f.expectedBitCount} / hashCount ${f.expectedHashCount} expected, `
+      + `got ${f.gotBitCount} / ${f.gotHashCount}`,
     setBitCount: (f) => `${f.expected} set bits expected, got ${f.got}`,
     payloadChecksum: () => "the SHA-256 of the bit array differs",
   },

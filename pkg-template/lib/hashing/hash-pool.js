@@ -24,7 +24,10 @@ export const workerStart = { timeoutMs: 30_000, sourceTimeoutMs: 30_000 };
 
 /** @typedef {{ type: "hash", id: number, file: Blob, whole: boolean }} HashMessage */
 /** @typedef {{ id: number, resolve: (d: Uint8Array) => void, reject: (e: unknown) => void, onBytes: (b: number) => void }} Job */
-/** @typedef {{ worker: Worker | undefined, job: Job | undefined, started: boolean, queued: HashMessage | undefined, timer: ReturnType<typeof setTimeout> | undefined }} Slot */
+/**
+ * @typedef {{ worker: Worker | undefined, job: Job | undefined, started: boolean, queued: HashMessage | undefined,
+ *   timer: ReturnType<typeof setTimeout> | undefined }} Slot
+ */
 
 /**
  * @typedef {{

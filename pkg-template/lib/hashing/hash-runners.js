@@ -28,9 +28,11 @@ import { Sha256 } from "./sha256.js";
  * @typedef {object} Runner how files get hashed
  * @property {boolean} canWhole whether whole-file WebCrypto hashing is available
  * @property {number} pipeline files of at most 1 MiB in flight per lane of `concurrency`
- * @property {(file: Blob, limit: number, signal: AbortSignal | undefined) => Promise<{ digest: Uint8Array, size: number } | undefined>} [probe]
+ * @property {(file: Blob, limit: number, signal: AbortSignal | undefined)
+ *   => Promise<{ digest: Uint8Array, size: number } | undefined>} [probe]
  *   hashes a file of at most `limit` bytes without asking its size (undefined: it is longer)
- * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined, onRunner: (runner: HashFilesRunner) => void) => Promise<Uint8Array>} run
+ * @property {(file: Blob, whole: boolean, onBytes: (bytes: number) => void, signal: AbortSignal | undefined,
+ *   onRunner: (runner: HashFilesRunner) => void) => Promise<Uint8Array>} run
  *   `onRunner` is told where the file goes (again if it moves before any byte is hashed)
  * @property {() => void} close
  */

@@ -9,7 +9,8 @@
 // connection) with code "networkError" and the cause's `causeCode`.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
-import { digestError, httpError, isNetworkFailure, isUint8Array, networkError, typeError } from "../core/errors.js";
+import { digestError, httpError, isUint8Array, typeError } from "../core/errors.js";
+import { isNetworkFailure, networkError } from "../core/network-errors.js";
 import { toHex } from "../core/text-codec.js";
 import { checkCatalogVersion, DIGEST_LENGTH } from "../wasm/format-rules.js";
 

@@ -440,7 +440,8 @@ export class RegistryClient {
       if (realm.origin !== this.#base.origin && !this.#tokenRealms.has(realm.origin)) {
         throw new OciRegistryError(
           `the registry's Bearer token realm ${realm.origin} is another origin than the registry (${this.#base.origin}); `
-            + `the credentials go there only to a realm you name: --token-realm ${realm.origin} (CLI) or options.tokenRealms (API)`,
+            + `the credentials go there only to a realm you name: --token-realm ${realm.origin} (CLI) `
+            + "or options.tokenRealms (API)",
           { code: "crossOrigin" },
         );
       }

@@ -70,7 +70,8 @@ export function statusError(method, url, response, expectation) {
   const registry = registryErrorOf(response.body);
   const said = registry === undefined ? "" : ` (${registry.code}: ${registry.message})`;
   const message = answeredPlainOnTls(url, response.status, response.body)
-    ? `${method} ${url} answered ${response.status} ("Client sent an HTTP request to an HTTPS server"): ${SPEAKS_TLS}, so the URL must be https://`
+    ? `${method} ${url} answered ${response.status} ("Client sent an HTTP request to an HTTPS server"): `
+      + `${SPEAKS_TLS}, so the URL must be https://`
     : `${method} ${url} answered ${response.status}${said}; ${expectation}`;
   return new OciRegistryError(message, {
     code: codeForStatus(response.status),

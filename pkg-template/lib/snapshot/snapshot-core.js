@@ -28,7 +28,10 @@ export { ABF1_HEADER_LENGTH };
  * @internal
  */
 export function toSnapshot(raw, meta) {
-  /** @type {{ catalogVersion: CatalogVersion; filter: ArtifactBloomFilter; header: SnapshotHeader; lastModified?: Date; etag?: string; source?: string }} */
+  /**
+   * @type {{ catalogVersion: CatalogVersion; filter: ArtifactBloomFilter; header: SnapshotHeader;
+   *   lastModified?: Date; etag?: string; source?: string }}
+   */
   const snapshot = {
     catalogVersion: raw.header.catalogVersion,
     filter: ArtifactBloomFilter._wrap(raw.filter),

@@ -14,7 +14,8 @@
 // not apply — ends in the full snapshot.
 
 import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
-import { isNetworkFailure, networkFailure, typeError } from "../core/errors.js";
+import { typeError } from "../core/errors.js";
+import { isNetworkFailure, networkFailure } from "../core/network-errors.js";
 import { failure, success } from "../core/results.js";
 import { ABF1_HEADER_LENGTH } from "./snapshot-core.js";
 import { checkSnapshot } from "./snapshot-checks.js";
@@ -300,7 +301,8 @@ async function loadResponse(settings, response, etag) {
  * @param {Response} response
  * @param {ArtifactIndexSnapshot & { header?: { payloadLength?: unknown } }} base
  * @param {ApplyDelta} applyDelta
- * @returns {Promise<Extract<FetchSnapshotResult, { kind: "success" }> | { kind: "failure"; error: string; message: string; bytes: number }>}
+ * @returns {Promise<Extract<FetchSnapshotResult, { kind: "success" }>
+ *   | { kind: "failure"; error: string; message: string; bytes: number }>}
  */
 async function readDelta(settings, response, base, applyDelta) {
   const { options, timeoutMs, timers, signal } = settings;

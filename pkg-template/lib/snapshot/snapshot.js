@@ -29,7 +29,8 @@ export { loadSnapshotStream } from "./snapshot-stream.js";
 /**
  * @import { RawFilter } from "../../artifact_bloom.js"
  * @import { DecodeResult } from "../core/results.js"
- * @import { CatalogVersion, SnapshotHeader, SnapshotHeaderResult, SnapshotLoadError, SnapshotMeta, SnapshotResult } from "../types.js"
+ * @import { CatalogVersion, SnapshotHeader, SnapshotHeaderResult } from "../types.js"
+ * @import { SnapshotLoadError, SnapshotMeta, SnapshotResult } from "../types.js"
  */
 
 /**

@@ -68,10 +68,10 @@ export function lzmaDecode(input, decoder) {
   // The build always writes the size; "unknown" (all ones) or ≥ 4 GiB is not ours.
   if (view.getUint32(9, true) !== 0) throw corrupt("its stated size is unknown or 4 GiB or more");
   const size = view.getUint32(5, true);
-  const exports =
-    /** @type {{ memory: WebAssembly.Memory, unpack: (input: number, inputLength: number, out: number, outLength: number) => number, __heap_base: WebAssembly.Global }} */ (
-      /** @type {unknown} */ (new WebAssembly.Instance(module).exports)
-    );
+  const exports = /**
+   * @type {{ memory: WebAssembly.Memory, __heap_base: WebAssembly.Global,
+   *   unpack: (input: number, inputLength: number, out: number, outLength: number) => number }}
+   */ (/** @type {unknown} */ (new WebAssembly.Instance(module).exports));
   const memory = exports.memory;
   const inputAt = Number(exports.__heap_base.value);
   const outAt = inputAt + input.length;
