@@ -44,7 +44,7 @@ export function basicAuthorization(username, password) {
  * @param {URL} base the registry root, for a relative realm
  * @returns {URL}
  */
-export function tokenUrl(params, base) {
+function tokenUrl(params, base) {
   let realm;
   try {
     realm = new URL(params.realm ?? "", base);
@@ -67,12 +67,48 @@ export function tokenUrl(params, base) {
  * @param {string} identityToken
  * @returns {{ method: "POST", headers: Record<string, string>, body: string }}
  */
-export function refreshTokenRequest(params, identityToken) {
+function refreshTokenRequest(params, identityToken) {
   const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: identityToken, client_id: "artifact-bloom" });
   if (params.service) form.set("service", params.service);
   const scopes = (params.scope ?? "").split(" ").filter(Boolean);
   if (scopes.length > 0) form.set("scope", scopes.join(" "));
   return { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() };
+}
+
+/**
+ * The token request for a Bearer challenge: GET realm?service=…&scope=…,
+ * with Basic credentials, or the refresh-token POST for an identity token.
+ * Credentials go only to the registry's origin or a realm the user named
+ * (`tokenRealms`): any other realm gets the request without them, or, when
+ * credentials are configured, a `crossOrigin` refusal before anything is sent.
+ * @param {Record<string, string>} params the challenge's parameters
+ * @param {URL} base the registry's URL
+ * @param {{ username?: string, password?: string, identityToken?: string }} credentials
+ * @param {Set<string>} tokenRealms origins the user allows credentials to go to
+ * @returns {{ realm: URL, init: { method: string, headers: Record<string, string>, body?: string } }}
+ */
+export function tokenRequest(params, base, credentials, tokenRealms) {
+  const realm = tokenUrl(params, base);
+  const { username, password, identityToken } = credentials;
+  if (typeof username !== "string" && typeof identityToken !== "string") return { realm, init: { method: "GET", headers: {} } };
+  if (realm.origin !== base.origin && !tokenRealms.has(realm.origin)) {
+    throw new OciRegistryError(
+      `the registry's Bearer token realm ${realm.origin} is another origin than the registry (${base.origin}); `
+        + `the credentials go there only to a realm you name: --token-realm ${realm.origin} (CLI) `
+        + "or options.tokenRealms (API)",
+      { code: "crossOrigin" },
+    );
+  }
+  if (typeof identityToken === "string") {
+    // service and scope go in the form body beside the refresh token, not in the query.
+    realm.searchParams.delete("service");
+    realm.searchParams.delete("scope");
+    return { realm, init: refreshTokenRequest(params, identityToken) };
+  }
+  return {
+    realm,
+    init: { method: "GET", headers: { authorization: basicAuthorization(/** @type {string} */ (username), password) } },
+  };
 }
 
 /**

@@ -25,19 +25,10 @@
 // answer came) and a stable `code` — never a guess.
 
 import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
-import { describe, typeError } from "../core/errors.js";
-import {
-  TokenCache,
-  basicAuthorization,
-  parseChallenge,
-  parseTokenAnswer,
-  realmOrigins,
-  refreshTokenRequest,
-  tokenUrl,
-} from "./oci-auth.js";
-import { OciRegistryError, statusError } from "./oci-errors.js";
+import { typeError } from "../core/errors.js";
+import { TokenCache, basicAuthorization, parseChallenge, parseTokenAnswer, realmOrigins, tokenRequest } from "./oci-auth.js";
+import { OciRegistryError, statusError, timeoutFailure, transportFailure } from "./oci-errors.js";
 import { RESPONSE_LIMITS, readLimited } from "./oci-limits.js";
-import { tlsProblemOf } from "../core/tls-causes.js";
 
 export { OciRegistryError } from "./oci-errors.js";
 export { RESPONSE_LIMITS } from "./oci-limits.js";
@@ -365,29 +356,9 @@ export class RegistryClient {
       return await work(deadline.signal, deadline.restart);
     } catch (error) {
       if (error instanceof OciRegistryError) throw error;
-      if (deadline.expired) {
-        throw new OciRegistryError(`${method} ${url}: no complete answer within ${this.#timeoutMs} ms`, {
-          code: "timeout",
-          cause: error,
-        });
-      }
+      if (deadline.expired) throw timeoutFailure(method, url, this.#timeoutMs, error);
       if (outer?.aborted) throw outer.reason;
-      const tls = tlsProblemOf(error);
-      const cause = /** @type {{ cause?: { code?: string, message?: string } }} */ (error)?.cause;
-      if (/redirect/i.test(String(cause?.message ?? ""))) {
-        throw new OciRegistryError(`${method} ${url} answered a redirect; redirects are not followed`, {
-          code: "redirect",
-          cause: error,
-        });
-      }
-      const why =
-        tls === undefined
-          ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})`
-          : `: ${tls.text}`;
-      throw new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, {
-        code: "networkError",
-        cause: error,
-      });
+      throw transportFailure(method, url, error);
     } finally {
       deadline.clear();
     }
@@ -430,41 +401,16 @@ export class RegistryClient {
    * @returns {Promise<{ value: string, seconds: number }>}
    */
   async #fetchToken(params, signal) {
-    const realm = tokenUrl(params, this.#base);
-    const { username, identityToken } = this.#credentials;
-    /** @type {Record<string, string>} */
-    let headers = {};
-    /** @type {{ method: string, body?: string }} */
-    let exchange = { method: "GET" };
-    if (typeof username === "string" || typeof identityToken === "string") {
-      if (realm.origin !== this.#base.origin && !this.#tokenRealms.has(realm.origin)) {
-        throw new OciRegistryError(
-          `the registry's Bearer token realm ${realm.origin} is another origin than the registry (${this.#base.origin}); `
-            + `the credentials go there only to a realm you name: --token-realm ${realm.origin} (CLI) `
-            + "or options.tokenRealms (API)",
-          { code: "crossOrigin" },
-        );
-      }
-      if (typeof identityToken === "string") {
-        // service and scope go in the form body beside the refresh token, not in the query.
-        const { method, headers: formHeaders, body } = refreshTokenRequest(params, identityToken);
-        realm.searchParams.delete("service");
-        realm.searchParams.delete("scope");
-        headers = formHeaders;
-        exchange = { method, body };
-      } else {
-        headers.authorization = basicAuthorization(/** @type {string} */ (username), this.#credentials.password);
-      }
-    }
+    const { realm, init } = tokenRequest(params, this.#base, this.#credentials, this.#tokenRealms);
     this.#counts.token += 1;
-    const answer = await this.#timed(exchange.method, realm, signal, async (timed) => {
-      const response = await this.#fetch(realm, { ...exchange, headers, redirect: "manual", signal: timed });
+    const answer = await this.#timed(init.method, realm, signal, async (timed) => {
+      const response = await this.#fetch(realm, { ...init, redirect: "manual", signal: timed });
       const failed = response.status !== 200;
-      const body = await readLimited(response, RESPONSE_LIMITS[failed ? "errorBody" : "token"], exchange.method, realm, failed);
+      const body = await readLimited(response, RESPONSE_LIMITS[failed ? "errorBody" : "token"], init.method, realm, failed);
       return { status: response.status, headers: response.headers, url: realm, body };
     });
     if (answer.status !== 200) {
-      const error = statusError(exchange.method, realm, answer, "the token realm should answer 200 with a token");
+      const error = statusError(init.method, realm, answer, "the token realm should answer 200 with a token");
       if (answer.status === 401 || answer.status === 403) error.code = "unauthorized";
       throw error;
     }

@@ -2,8 +2,8 @@
 // expect, and every transport failure, becomes an OciRegistryError with a
 // stable `code` and, when an HTTP answer came, its `status`.
 
-import { typeError } from "../core/errors.js";
-import { SPEAKS_TLS, answeredPlainOnTls } from "../core/tls-causes.js";
+import { describe, typeError } from "../core/errors.js";
+import { SPEAKS_TLS, answeredPlainOnTls, tlsProblemOf } from "../core/tls-causes.js";
 
 /** @typedef {import("../client-types.js").OciRegistryErrorCode} OciRegistryErrorCode */
 
@@ -77,5 +77,47 @@ export function statusError(method, url, response, expectation) {
     code: codeForStatus(response.status),
     status: response.status,
     ...(registry === undefined ? {} : { registryCode: registry.code }),
+  });
+}
+
+/**
+ * The OciRegistryError for a request that got no complete answer within
+ * its time limit (code "timeout").
+ * @param {string} method
+ * @param {URL | string} url
+ * @param {number} timeoutMs
+ * @param {unknown} error what the aborted request rejected with
+ * @returns {OciRegistryError}
+ */
+export function timeoutFailure(method, url, timeoutMs, error) {
+  return new OciRegistryError(`${method} ${url}: no complete answer within ${timeoutMs} ms`, { code: "timeout", cause: error });
+}
+
+/**
+ * The OciRegistryError for a request that got no HTTP answer: a redirect
+ * fetch refused to follow (code "redirect"), a failed TLS handshake (its
+ * reason) or any other network failure (the cause's code), code
+ * "networkError".
+ * @param {string} method
+ * @param {URL | string} url
+ * @param {unknown} error what fetch rejected with
+ * @returns {OciRegistryError}
+ */
+export function transportFailure(method, url, error) {
+  const cause = /** @type {{ cause?: { code?: string, message?: string } }} */ (error)?.cause;
+  if (/redirect/i.test(String(cause?.message ?? ""))) {
+    return new OciRegistryError(`${method} ${url} answered a redirect; redirects are not followed`, {
+      code: "redirect",
+      cause: error,
+    });
+  }
+  const tls = tlsProblemOf(error);
+  const why =
+    tls === undefined
+      ? ` (${cause?.code ?? cause?.message ?? /** @type {Error} */ (error)?.message ?? describe(error)})`
+      : `: ${tls.text}`;
+  return new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, {
+    code: "networkError",
+    cause: error,
   });
 }
