@@ -19,7 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { loadSnapshot } from "artifact-bloom";
 import { hex, seededRandom, sha256 } from "./helpers/abf1.mjs";
-import { CLI, isTempOf, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { CLI, isTempOf, publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 const TARGET = "catalog.abf1";
 const BIG_COUNT = 300_000;
@@ -30,20 +30,7 @@ let v1;
 let v2; // the complete v2 snapshot, from an uninterrupted publish
 let fullPublishMs;
 const at = (name) => join(dir.path, name);
-const v2Args = (out) => [
-  "publish",
-  "--catalog-version",
-  "2",
-  "--expected-items",
-  String(BIG_COUNT),
-  "--fpp",
-  "0.001",
-  "--binary",
-  "--input",
-  at("v2.bin"),
-  "--out",
-  out,
-];
+const v2Args = (out) => ["publish", ...publishSizing(2, BIG_COUNT, 0.001), "--binary", "--input", at("v2.bin"), "--out", out];
 
 before(async () => {
   dir = await tempDir("crash");
@@ -51,19 +38,7 @@ before(async () => {
     at("v1.txt"),
     Array.from({ length: 1000 }, (_, i) => sha256(`v1:${i}`)),
   );
-  const published = await runCli([
-    "publish",
-    "--catalog-version",
-    "1",
-    "--expected-items",
-    "1000",
-    "--fpp",
-    "0.01",
-    "--input",
-    at("v1.txt"),
-    "--out",
-    at(TARGET),
-  ]);
+  const published = await runCli(["publish", ...publishSizing(1, 1000, 0.01), "--input", at("v1.txt"), "--out", at(TARGET)]);
   assert.equal(published.code, 0, published.stderr);
   v1 = await readFile(at(TARGET));
 

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { applySnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 import { sha256 } from "./helpers/abf1.mjs";
-import { listDir, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { listDir, publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 let dir;
 before(async () => {
@@ -26,20 +26,7 @@ const digestsOf = (prefix, count) => Array.from({ length: count }, (_, i) => sha
 /** Publishes `digests` at `version` to `out` with a fixed layout (expected 5000, fpp 0.01). */
 async function publishList(name, digests, version, out, extra = [], { expected = 5000 } = {}) {
   await writeHexList(at(name), digests);
-  return runCli([
-    "publish",
-    "--catalog-version",
-    String(version),
-    "--expected-items",
-    String(expected),
-    "--fpp",
-    "0.01",
-    "--input",
-    at(name),
-    "--out",
-    out,
-    ...extra,
-  ]);
+  return runCli(["publish", ...publishSizing(version, expected, 0.01), "--input", at(name), "--out", out, ...extra]);
 }
 
 async function loadFile(path) {

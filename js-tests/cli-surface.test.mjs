@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
-import { CLI, runCli, tempDir } from "./helpers/cli.mjs";
+import { CLI, publishSizing, runCli, tempDir } from "./helpers/cli.mjs";
 
 const require = createRequire(import.meta.url);
 const hexOf = (text) => createHash("sha256").update(text).digest("hex");
@@ -119,19 +119,7 @@ describe("publish on a terminal", () => {
   // forgot --input. "\x04" at the start of a line is the terminal's end of file.
   test("says it reads standard input instead of waiting in silence", async () => {
     const out = join(dir.path, "from-terminal.abf1");
-    const command = [
-      process.execPath,
-      CLI,
-      "publish",
-      "--catalog-version",
-      "1",
-      "--expected-items",
-      "10",
-      "--fpp",
-      "0.01",
-      "--out",
-      out,
-    ];
+    const command = [process.execPath, CLI, "publish", ...publishSizing(1, 10, 0.01), "--out", out];
     const ran = await new Promise((resolve, reject) => {
       const child = spawn("python3", ["-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", ...command], {
         stdio: ["pipe", "pipe", "pipe"],

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fetchSnapshot, loadSnapshot } from "artifact-bloom";
 import { VECTORS_DIR, hex, randomDigest, seededRandom, sha256 } from "./helpers/abf1.mjs";
-import { CLI, listDir, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { CLI, listDir, publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 const FPP = 0.01;
 let dir;
@@ -33,18 +33,7 @@ async function loadFile(path) {
 }
 
 function publishArgs(version, expected, out, ...extra) {
-  return [
-    "publish",
-    "--catalog-version",
-    String(version),
-    "--expected-items",
-    String(expected),
-    "--fpp",
-    String(FPP),
-    "--out",
-    out,
-    ...extra,
-  ];
+  return ["publish", ...publishSizing(version, expected, FPP), "--out", out, ...extra];
 }
 
 describe("--help", () => {
@@ -199,19 +188,7 @@ describe("publish input and option errors → exit 2, nothing written", () => {
   });
 
   test("--fpp 1 → invalidFalsePositiveRate", async () => {
-    const run = await runCli([
-      "publish",
-      "--catalog-version",
-      "1",
-      "--expected-items",
-      "10",
-      "--fpp",
-      "1",
-      "--out",
-      at("p1.abf1"),
-      "--input",
-      at("six.txt"),
-    ]);
+    const run = await runCli(["publish", ...publishSizing(1, 10, 1), "--out", at("p1.abf1"), "--input", at("six.txt")]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /invalidFalsePositiveRate/);
   });

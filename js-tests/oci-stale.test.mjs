@@ -12,7 +12,7 @@ import { copyFile, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadSnapshot } from "artifact-bloom";
-import { runCli, tempDir } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir } from "./helpers/cli.mjs";
 import { sharedBaseImages } from "./helpers/oci-layout.mjs";
 import { blobStatus, hexOf, publishFromRegistry, pushFirstImage, pushLayout } from "./helpers/oci-steps.mjs";
 import { headsOf, startRegistry } from "./helpers/registry.mjs";
@@ -228,12 +228,7 @@ describe("publish --from-registry of an empty repository", () => {
   test("publishes without --allow-empty (with a sidecar), but still refuses to empty a non-empty snapshot", async () => {
     const args = (out, repository, version = 1) => [
       "publish",
-      "--catalog-version",
-      String(version),
-      "--expected-items",
-      "100",
-      "--fpp",
-      "0.01",
+      ...publishSizing(version, 100, 0.01),
       "--out",
       out,
       "--from-registry",

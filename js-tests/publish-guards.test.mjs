@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { loadSnapshot } from "artifact-bloom";
 import { hex, sha256 } from "./helpers/abf1.mjs";
-import { CLI, isTempOf, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { CLI, isTempOf, publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 const REPLACE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/replace.mjs", import.meta.url));
 const WAIT_MS = 30_000; // the bound on any wait below
@@ -25,12 +25,7 @@ const digests = (prefix, count, start = 0) => Array.from({ length: count }, (_, 
 // are in publish-versions.test.mjs).
 const publishArgs = (out, input, ...extra) => [
   "publish",
-  "--catalog-version",
-  "1",
-  "--expected-items",
-  "200",
-  "--fpp",
-  "0.01",
+  ...publishSizing(1, 200, 0.01),
   "--input",
   input,
   "--out",
@@ -254,19 +249,7 @@ describe("output-side errors: one line naming the path and cause, exit 2", () =>
 });
 
 describe("merge: overlapping shards follow the documented rule", () => {
-  const shardArgs = (out, input, expected) => [
-    "publish",
-    "--catalog-version",
-    "1",
-    "--expected-items",
-    String(expected),
-    "--fpp",
-    "0.01",
-    "--input",
-    input,
-    "--out",
-    out,
-  ];
+  const shardArgs = (out, input, expected) => ["publish", ...publishSizing(1, expected, 0.01), "--input", input, "--out", out];
   before(async () => {
     await writeHexList(at("shard-a.txt"), digests("s", 60));
     await writeHexList(at("shard-b.txt"), digests("s", 60, 40)); // shares s:40..s:59 with a

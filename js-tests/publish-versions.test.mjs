@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadSnapshot } from "artifact-bloom";
 import { sha256 } from "./helpers/abf1.mjs";
-import { CLI, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { CLI, publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 const WAIT_MS = 60_000; // the bound on any wait below: generous, never a timing assertion
 const MAX_LINE_LENGTH = 4096; // documented in `publish --help`
@@ -21,12 +21,7 @@ const at = (name) => join(dir.path, name);
 const digests = (prefix, count) => Array.from({ length: count }, (_, i) => sha256(`${prefix}:${i}`));
 const publishArgs = (version, input, out, ...extra) => [
   "publish",
-  "--catalog-version",
-  String(version),
-  "--expected-items",
-  "200",
-  "--fpp",
-  "0.01",
+  ...publishSizing(version, 200, 0.01),
   "--input",
   at(input),
   "--out",

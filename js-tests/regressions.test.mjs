@@ -16,7 +16,7 @@ import {
   wasmMemoryBytes,
 } from "artifact-bloom";
 import { hex, packedDigests, readVector, sha256 } from "./helpers/abf1.mjs";
-import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 
 const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve.mjs", import.meta.url));
 
@@ -113,20 +113,7 @@ test("serve answers for a republished snapshot's version and catalog without a r
   const { startServer } = await import(SERVE);
   const catalog = join(dir.path, "catalog.txt");
   const snapshot = join(dir.path, "catalog.abf1");
-  const publish = (version) =>
-    runCli([
-      "publish",
-      "--catalog-version",
-      String(version),
-      "--expected-items",
-      "10",
-      "--fpp",
-      "0.01",
-      "--input",
-      catalog,
-      "--out",
-      snapshot,
-    ]);
+  const publish = (version) => runCli(["publish", ...publishSizing(version, 10, 0.01), "--input", catalog, "--out", snapshot]);
   await writeHexList(catalog, [sha256("a")]);
   assert.equal((await publish(1)).code, 0);
   const server = await startServer({ snapshot, catalog, port: 0 });

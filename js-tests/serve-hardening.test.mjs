@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { hex, sha256 } from "./helpers/abf1.mjs";
-import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { SERVE_WAIT_MS as WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
 const RECENT_DIGEST_LIMIT = 1024; // documented in `serve --help`
@@ -87,12 +87,7 @@ before(async () => {
   await writeHexList(at("catalog.txt"), members);
   const run = await runCli([
     "publish",
-    "--catalog-version",
-    "1",
-    "--expected-items",
-    "1000",
-    "--fpp",
-    "0.01",
+    ...publishSizing(1, 1000, 0.01),
     "--input",
     at("catalog.txt"),
     "--out",
@@ -227,12 +222,7 @@ describe("serve: a replaced catalog is read once while the old one answers", () 
     await rename(at("regular.txt"), at("reloaded.txt"));
     const run = await runCli([
       "publish",
-      "--catalog-version",
-      "2",
-      "--expected-items",
-      "1000",
-      "--fpp",
-      "0.01",
+      ...publishSizing(2, 1000, 0.01),
       "--input",
       at("reloaded.txt"),
       "--out",

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { hex, sha256 } from "./helpers/digests.mjs";
-import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { SERVE_WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
 const DELTAS = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve-deltas.mjs", import.meta.url));
@@ -46,12 +46,7 @@ describe("findMissing body budget", () => {
     await writeHexList(join(dir.path, "c.txt"), members);
     const run = await runCli([
       "publish",
-      "--catalog-version",
-      "1",
-      "--expected-items",
-      "100",
-      "--fpp",
-      "0.01",
+      ...publishSizing(1, 100, 0.01),
       "--input",
       join(dir.path, "c.txt"),
       "--out",

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot, readSnapshotHeader } from "artifact-bloom";
 import { hex, sha256 } from "./helpers/digests.mjs";
-import { runCli, tempDir } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir } from "./helpers/cli.mjs";
 import { SERVE_WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 import { manualTimers } from "./helpers/timers.mjs";
 
@@ -54,12 +54,7 @@ const replaceCatalog = (path, digests) => replaceFile(path, `${digests.join("\n"
 async function publish(catalog, snapshot, version) {
   const run = await runCli([
     "publish",
-    "--catalog-version",
-    String(version),
-    "--expected-items",
-    String(SPEC.expectedItemCount),
-    "--fpp",
-    String(SPEC.targetFalsePositiveRate),
+    ...publishSizing(version, SPEC.expectedItemCount, SPEC.targetFalsePositiveRate),
     "--input",
     catalog,
     "--out",

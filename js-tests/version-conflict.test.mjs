@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot, loadSnapshot } from "artifact-bloom";
 import { sha256 } from "./helpers/abf1.mjs";
-import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { startServe as startServeProcess, stopServe } from "./helpers/serve-process.mjs";
 
 const WAIT_MS = 60_000; // the bound on any wait below: generous, never a timing assertion
@@ -173,20 +173,7 @@ describe("end to end: serve, a polling holder, and a republished catalogVersion"
     await writeHexList(at("a.txt"), catalogA);
     await writeHexList(at("b.txt"), catalogB);
     const publish = (input, ...extra) =>
-      runCli([
-        "publish",
-        "--catalog-version",
-        "5",
-        "--expected-items",
-        "200",
-        "--fpp",
-        "0.01",
-        "--input",
-        at(input),
-        "--out",
-        at("live.abf1"),
-        ...extra,
-      ]);
+      runCli(["publish", ...publishSizing(5, 200, 0.01), "--input", at(input), "--out", at("live.abf1"), ...extra]);
     assert.equal((await publish("a.txt")).code, 0);
     const first = await startServe(at("live.abf1"), at("a.txt"));
     servers.push(first);

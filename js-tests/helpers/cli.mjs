@@ -21,6 +21,14 @@ const NO_CREDENTIAL_FILES = {
 };
 
 /**
+ * `publish`'s sizing flags — `--catalog-version V --expected-items N --fpp P`,
+ * which nearly every publish in the tests gives — spelled once.
+ */
+export function publishSizing(version, expected, fpp) {
+  return ["--catalog-version", String(version), "--expected-items", String(expected), "--fpp", String(fpp)];
+}
+
+/**
  * Runs the CLI to completion → `{ code, signal, stdout, stderr }`.
  * `input` (string or bytes) is written to stdin; stdin is closed either way,
  * so a command that reads standard input by default never waits forever.

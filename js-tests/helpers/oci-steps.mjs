@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { runCli, tempDir } from "./cli.mjs";
+import { publishSizing, runCli, tempDir } from "./cli.mjs";
 import { sharedBaseImages } from "./oci-layout.mjs";
 import { startProxy } from "./registry-proxy.mjs";
 import { startRegistry } from "./registry.mjs";
@@ -24,12 +24,7 @@ export async function publishFromRegistry(
   const run = await runCli(
     [
       "publish",
-      "--catalog-version",
-      String(version),
-      "--expected-items",
-      String(expected),
-      "--fpp",
-      String(fpp),
+      ...publishSizing(version, expected, fpp),
       "--out",
       out,
       "--from-registry",
@@ -48,19 +43,7 @@ export async function publishFromRegistry(
 export async function publishDigests(hexes, out, { version = 1, expected = 10_000, fpp = 0.01 } = {}) {
   const list = `${out}.txt`;
   await writeFile(list, hexes.map((hex) => `${hex}\n`).join(""));
-  const run = await runCli([
-    "publish",
-    "--catalog-version",
-    String(version),
-    "--expected-items",
-    String(expected),
-    "--fpp",
-    String(fpp),
-    "--out",
-    out,
-    "--input",
-    list,
-  ]);
+  const run = await runCli(["publish", ...publishSizing(version, expected, fpp), "--out", out, "--input", list]);
   if (run.code !== 0) throw new Error(`publish --input failed: ${run.stderr}`);
   return out;
 }
