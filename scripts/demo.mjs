@@ -9,11 +9,13 @@
 //      and prints a table and the service metrics;
 //   5. keeps serving the browser precheck page until Ctrl-C (--no-serve exits).
 //
-// Usage: node scripts/demo.mjs [--items N] [--port N] [--no-serve] [--json]
+// Usage: node scripts/demo.mjs [--items N] [--port N] [--dir DIR] [--no-serve] [--json]
+//   --dir: where the sample catalog and snapshot go (default: demo-data/ in
+//   the checkout; the tests pass a temp dir, never the checkout)
 import { spawn, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ArtifactExistenceService, HttpArtifactRepository, SnapshotHolder, fetchSnapshot } from "../pkg/node.mjs";
@@ -25,10 +27,11 @@ const { values } = parseArgs({
     port: { type: "string", default: "8080" },
     "no-serve": { type: "boolean", default: false },
     json: { type: "boolean", default: false },
+    dir: { type: "string" },
   },
 });
 const itemCount = Number(values.items);
-const work = join(root, "demo-data");
+const work = values.dir === undefined ? join(root, "demo-data") : resolve(values.dir);
 const cli = join(root, "pkg", "bin", "artifact-bloom.mjs");
 const sha256 = (text) => createHash("sha256").update(text).digest();
 
@@ -39,10 +42,12 @@ const lines = [];
 for (let i = 0; i < itemCount; i += 1) lines.push(sha256(`artifact:${i}`).toString("hex"));
 writeFileSync(catalogPath, `# demo catalog, version 1: sha256("artifact:" + i) for i < ${itemCount}\n${lines.join("\n")}\n`);
 
-// 2. Publish with the CLI, as a catalog service would. --allow-shrink: the
-// sample is regenerated at whatever --items says, so a run with fewer items
-// than the last one (the tests use 20,000, the main job 200,000) is intended.
+// 2. Publish with the CLI, as a catalog service would. Each run is a new demo
+// catalog at whatever --items says, so the last run's snapshot goes first:
+// publish rightly refuses catalogVersion 1 again with other content.
 const snapshotPath = join(work, "catalog-1.abf1");
+rmSync(snapshotPath, { force: true });
+rmSync(`${snapshotPath}.meta.json`, { force: true });
 process.stdout.write(
   execFileSync(
     process.execPath,
@@ -59,7 +64,6 @@ process.stdout.write(
       catalogPath,
       "--out",
       snapshotPath,
-      "--allow-shrink",
     ],
     { encoding: "utf8" },
   ),

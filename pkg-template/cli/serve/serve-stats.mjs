@@ -26,6 +26,9 @@ export const RECENT_DIGEST_LIMIT = 1024;
  * @property {number} reloadFailures reloads that failed (the previous file kept serving)
  * @property {number} versionRefusals snapshots (or, with --catalog-version, lists) refused
  *   because they would lower or reuse the served catalogVersion
+ * @property {{ kind: "reloadFailure" | "refusal" | "waiting", message: string } | null} pending why the files
+ *   on disk are not what is served (a newer snapshot waiting for its complete catalog list, a refusal, a file
+ *   that does not load), or null when they are
  * @property {{ limitBytes: number, bufferedBytes: number, peakBytes: number, refusals: number }} bodyBudget
  *   findMissing body bytes buffered, all connections together, and the 503s it caused
  * @property {ReturnType<import("./serve-deltas.mjs").DeltaHistory["stats"]>} deltas the delta history (serve-deltas.mjs)
@@ -69,7 +72,7 @@ export class RequestStats {
   /**
    * A plain copy for GET /stats and for embedders, with the reload counters.
    * @param {Pick<StatsSnapshot,
-   *   "snapshotLoads" | "catalogLoads" | "reloadFailures" | "versionRefusals" | "bodyBudget" | "deltas">} loads
+   *   "snapshotLoads" | "catalogLoads" | "reloadFailures" | "versionRefusals" | "pending" | "bodyBudget" | "deltas">} loads
    * @returns {StatsSnapshot}
    */
   snapshot(loads) {

@@ -2,18 +2,21 @@
 // file, its catalogVersion and the catalog list read with it — replaced as a
 // whole, never one file at a time.
 //
-// The server used to reload the two files independently: after a republish
-// a request at the new version could be answered from the old catalog while
-// its reload had only started (issue 21, D1: a false 404 for a digest the
-// new version holds). Now a change of either file starts one reload (shared
-// by every request that needs it) that reads both, judges them together and
-// swaps both, or keeps the unit it has:
+// A change of either file starts one reload (shared by every request that
+// needs it) that reads both, judges them together and swaps both, or keeps
+// the unit it has:
 //   - a snapshot with a newer catalogVersion is served once the catalog list
-//     has changed too (either order works; the documented one is the list
-//     first) and every digest of the list is "maybe" in it;
+//     read with it is COMPLETE for it: exactly as many unique digests as the
+//     header's insertedItemCount (publish writes the exact unique count) and
+//     every one "maybe". An empty, half-written or other version's list is
+//     never used to answer for that version: the old unit keeps answering and
+//     the reason is reported (stderr once, /stats `pending`) until the list
+//     is complete;
 //   - a lower catalogVersion, or the same one with other content (another
-//     header checksum), is refused (D2): one version names one catalog;
-//   - a new catalog list under the same snapshot waits for its snapshot.
+//     header checksum), is refused: one version names one catalog — with
+//     --catalog-version too;
+//   - a new catalog list under the served snapshot waits for its snapshot
+//     (it is the first step of publishing the next version).
 // Each pair of file identities is judged once, so a refusal is logged once.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -78,14 +81,20 @@ async function look(path) {
 
 /**
  * Why `catalog` cannot be the list `snapshot` was built from, or undefined.
- * A snapshot's insertedItemCount is its unique digests (an upper bound for a
- * merge), and a Bloom filter answers "maybe" for every member: a list with
- * more digests, or one the filter calls absent, is another version's list.
+ * A snapshot's insertedItemCount is the exact number of unique digests it
+ * was built from, and a Bloom filter answers "maybe" for every member: a
+ * list with fewer digests is incomplete (empty, or still being written) and
+ * would answer "absent" for the members it lacks; one with more, or one the
+ * filter calls absent, is another version's list.
  */
 function mismatchOf(snapshotFile, catalog) {
   const unique = catalog.present.size;
-  if (unique > snapshotFile.header.insertedItemCount) {
-    return `it holds ${unique} digests, the snapshot was built from ${snapshotFile.header.insertedItemCount}`;
+  const built = snapshotFile.header.insertedItemCount;
+  if (unique < built) {
+    return `it holds ${unique} unique digests, the snapshot was built from ${built} (an incomplete list: empty or still being written)`;
+  }
+  if (unique > built) {
+    return `it holds ${unique} unique digests, the snapshot was built from ${built}`;
   }
   const loaded = loadSnapshot(snapshotFile.bytes);
   if (loaded.kind === "failure") return `the snapshot does not load (${loaded.error})`;
@@ -125,6 +134,13 @@ export class ServedUnit {
   reloadFailures = 0;
   /** Snapshots refused because they would lower or reuse the served catalogVersion (D2). */
   versionRefusals = 0;
+  /**
+   * Why the files on disk are not served now (a newer snapshot waiting for
+   * its complete list, a refused snapshot, a file that does not load), or
+   * undefined once what is on disk is served: GET /stats shows it.
+   * @type {{ kind: "reloadFailure" | "refusal" | "waiting", message: string } | undefined}
+   */
+  pending;
 
   /**
    * @param {{ snapshot: string, catalog: string, fixedVersion?: number,
@@ -153,6 +169,18 @@ export class ServedUnit {
     this.catalogLoads += 1;
     const version = this.#fixedVersion ?? snapshot.value.header?.catalogVersion;
     if (version === undefined) throw Object.assign(new Error(snapshot.value.headerError), { code: "headerDoesNotLoad" });
+    // The first unit too must be complete: a list that is not the snapshot's
+    // would answer "absent" for the members it lacks from the first request.
+    const mismatch = snapshot.value.header === undefined ? undefined : mismatchOf(snapshot.value, catalog.value);
+    if (mismatch !== undefined) {
+      throw Object.assign(
+        new Error(
+          `the catalog list ${this.#paths.catalog} is not the one the snapshot ${this.#paths.snapshot}`
+            + ` (catalogVersion ${snapshot.value.header.catalogVersion}) was built from: ${mismatch}`,
+        ),
+        { code: "incompleteCatalog" },
+      );
+    }
     this.#served = this.#judged = { snapshot, catalog };
     this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present });
     return this.#unit;
@@ -243,20 +271,32 @@ export class ServedUnit {
       snapshot: snapshot.value === undefined ? { ...this.#judged.snapshot, identity: snapshot.identity } : snapshot,
       catalog: catalog.value === undefined ? { ...this.#judged.catalog, identity: catalog.identity } : catalog,
     };
-    if (snapshot.value === undefined || catalog.value === undefined) return;
+    if (snapshot.value === undefined || catalog.value === undefined) {
+      const name = this.#paths[snapshot.value === undefined ? "snapshot" : "catalog"];
+      this.pending = {
+        kind: "reloadFailure",
+        message: `${name} does not load; still serving catalogVersion ${this.#unit.version}`,
+      };
+      return;
+    }
     const verdict = this.#verdict(snapshot, catalog);
     if (verdict.swap) {
       this.#served = { snapshot, catalog };
+      this.pending = undefined;
       this.#swap({ version: verdict.version, snapshot: snapshot.value, present: catalog.value.present });
     } else if (verdict.kind !== undefined) {
       if (verdict.kind === "refusal") this.versionRefusals += 1;
+      this.pending = { kind: verdict.kind, message: verdict.message };
       this.#report(verdict.kind, verdict.message);
+    } else if (verdict.quiet) {
+      this.pending = undefined;
     }
   }
 
   /**
-   * What to do with the snapshot and catalog just read: `{ swap, version }` or `{ kind?, message }` (no kind: keep quietly).
-   * @returns {{ swap?: true, version?: number, kind?: "reloadFailure" | "refusal" | "waiting", message?: string }}
+   * What to do with the snapshot and catalog just read: `{ swap, version }`, `{ kind, message }` (keep and say why)
+   * or `{ quiet }` (keep: the files on disk are what is served, or a refusal already said).
+   * @returns {{ swap?: true, version?: number, kind?: "reloadFailure" | "refusal" | "waiting", message?: string, quiet?: true }}
    */
   #verdict(snapshot, catalog) {
     const served = this.#unit;
@@ -275,11 +315,25 @@ export class ServedUnit {
             + ` and this list differs from it; restart serve with the new version; ${keeping}`,
         };
       }
-      return snapshotChanged ? { swap: true, version: served.version } : {};
+      if (!snapshotChanged) return { quiet: true };
+      // One version names one catalog with the flag too: a snapshot with
+      // other content under the same catalogVersion is refused. (A served
+      // snapshot whose header does not load has no content to protect.)
+      if (served.snapshot.header !== undefined && file.etag !== this.#refusedEtag) {
+        this.#refusedEtag = file.etag;
+        return {
+          kind: "refusal",
+          message:
+            `refusing ${this.#paths.snapshot}: --catalog-version ${served.version} names one catalog and this snapshot`
+            + ` has other content (checksum ${file.etag}, served ${served.snapshot.etag}); restart serve with the new version; ${keeping}`,
+        };
+      }
+      return served.snapshot.header === undefined ? { swap: true, version: served.version } : {};
     }
     // A new list waits for its snapshot; a refused snapshot is not judged
     // (nor logged) again when only the list changes.
-    if (!snapshotChanged || file.etag === this.#refusedEtag) return {};
+    if (!snapshotChanged) return { quiet: true };
+    if (file.etag === this.#refusedEtag) return {};
     this.#refusedEtag = file.etag; // cleared below when it is served or waits for its list
     const version = file.header?.catalogVersion;
     const name = this.#paths.snapshot;

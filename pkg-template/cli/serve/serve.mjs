@@ -82,13 +82,17 @@ ${DELTA_HELP}
 
 Versions: the snapshot and the catalog list are served as ONE unit: an
 answer labelled catalogVersion N comes from the list served with snapshot N.
-To publish version N+1, replace the catalog list (an atomic rename, or at
-least a new mtime), then the snapshot (publish does it atomically). serve
+To publish version N+1, replace the catalog list by an atomic rename (write
+a temp file, then mv), then the snapshot (publish does it atomically). serve
 switches to both together once both files have changed, the snapshot's
-catalogVersion is higher, and every digest of the list is "maybe" in it
-(else it keeps serving N and says why on stderr, once). A snapshot whose
-catalogVersion is lower than the served one, or equal with other content
-(another checksum), is refused: one line on stderr, counted in /stats
+catalogVersion is higher, and the list is COMPLETE for it: exactly the
+snapshot's insertedItemCount unique digests, every one "maybe" in it. An
+empty, half-written or other version's list is never used: serve keeps
+serving N, says why on stderr (once) and in /stats "pending", and switches
+when the complete list is there (the start too needs a complete list). A
+snapshot whose catalogVersion is lower than the served one, or equal with
+other content (another checksum; with --catalog-version: any other
+content), is refused: one line on stderr, counted in /stats
 versionRefusals, and N keeps serving. One catalogVersion names one catalog.
 
 Reloads: a change is read once, in the background, while the loaded unit
@@ -183,6 +187,7 @@ export async function startServer({
   try {
     await served.start(readingInput);
   } catch (error) {
+    if (error.code === "incompleteCatalog") throw new UsageError(error.message);
     if (error.code !== "headerDoesNotLoad") throw error;
     throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${error.message})`);
   }
@@ -203,6 +208,7 @@ export async function startServer({
       catalogLoads: served.catalogLoads,
       reloadFailures: served.reloadFailures,
       versionRefusals: served.versionRefusals,
+      pending: served.pending ?? null,
       bodyBudget: { limitBytes: budget.limit, bufferedBytes: budget.used, peakBytes: budget.peak, refusals: budget.refusals },
       deltas: deltas.stats(),
     });
