@@ -41,6 +41,9 @@ const isCode = (code, status) => (error) => {
   return true;
 };
 
+// The existence API's mark (serve's Artifact-Bloom-Catalog-Version): a fake
+// that stands for the API carries it, so only the status or body is at fault.
+const MARK = { "artifact-bloom-catalog-version": String(VERSION) };
 let server;
 let base;
 const hits = new Map(); // route → requests it received
@@ -59,7 +62,7 @@ before(async () => {
     const status = /^status-(\d{3})$/.exec(route);
     if (status) {
       // A well-formed findMissing body: only the status may make it a non-answer.
-      response.writeHead(Number(status[1]), { "content-type": "application/json" });
+      response.writeHead(Number(status[1]), { "content-type": "application/json", ...MARK });
       return response.end(Number(status[1]) === 204 ? undefined : JSON.stringify({ catalogVersion: VERSION, missing: [] }));
     }
     switch (route) {
@@ -70,12 +73,12 @@ before(async () => {
         response.writeHead(404);
         return response.end();
       case "json-ok":
-        response.writeHead(200, { "content-type": "application/json" });
+        response.writeHead(200, { "content-type": "application/json", ...MARK });
         return response.end(JSON.stringify({ catalogVersion: VERSION, missing: [] }));
       case "hang": // never answers; the connection stays open until teardown
         return undefined;
       case "stall-body":
-        response.writeHead(200, { "content-type": "application/json" });
+        response.writeHead(200, { "content-type": "application/json", ...MARK });
         return response.write('{"catalogVersion":7,');
       case "snapshot-stall": // a valid header and part of the payload, then nothing
         snapshotStallClosed = new Promise((resolve) => response.on("close", resolve));
@@ -138,8 +141,8 @@ describe("HttpArtifactRepository: an existence answer only from the repository i
     const fetch = async (_url, init) => {
       modes.push(init.redirect);
       return init.method === "HEAD"
-        ? new Response(null, { status: 404 })
-        : Response.json({ catalogVersion: VERSION, missing: [] });
+        ? new Response(null, { status: 404, headers: MARK })
+        : Response.json({ catalogVersion: VERSION, missing: [] }, { headers: MARK });
     };
     const repository = new HttpArtifactRepository(base, { fetch });
     assert.equal(await repository.existsAtVersionAsync(DIGEST, VERSION), false);
@@ -163,7 +166,7 @@ describe("HttpArtifactRepository: an existence answer only from the repository i
 
   test('findMissing answered 200 with a body that is not JSON, or the wrong shape → code "malformedResponse"', async () => {
     for (const body of ["<html>", JSON.stringify({ catalogVersion: VERSION })]) {
-      const repository = new HttpArtifactRepository(base, { fetch: async () => new Response(body) });
+      const repository = new HttpArtifactRepository(base, { fetch: async () => new Response(body, { headers: MARK }) });
       await assert.rejects(repository.existsManyAtVersionAsync([DIGEST], VERSION), isCode("malformedResponse", 200), body);
     }
   });

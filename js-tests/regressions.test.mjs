@@ -41,7 +41,9 @@ test("a findMissing reply without a proper missing list rejects instead of answe
     { catalogVersion: 7, missing: "x" },
     { catalogVersion: 8, missing: [] },
   ]) {
-    const fetch = async () => new Response(JSON.stringify(body), { status: 200 });
+    // Marked as the existence API's answer (for 7), so only the body is at fault.
+    const fetch = async () =>
+      new Response(JSON.stringify(body), { status: 200, headers: { "artifact-bloom-catalog-version": "7" } });
     const repository = new HttpArtifactRepository("http://127.0.0.1:1/", { fetch });
     await assert.rejects(repository.existsManyAtVersionAsync([digest], 7), /malformed/, JSON.stringify(body));
   }

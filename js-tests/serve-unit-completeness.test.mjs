@@ -115,16 +115,29 @@ describe("§1.1: a half-written catalog list is never used to answer for its ver
   });
 });
 
-describe("§1.1: serve starts only from a complete list", () => {
-  test("a list with fewer digests than the snapshot's count: one line, exit 2", async () => {
-    const digests = digestsOf("start", 300);
+describe("§1.1: serve started from an incomplete list answers no existence request until it is complete", () => {
+  const digests = digestsOf("start", 300);
+  let server;
+  before(async () => {
     await writeFile(at("start.txt"), listText(digests));
     await publish(at("start.txt"), at("start.abf1"), 1);
     await writeFile(at("start-half.txt"), listText(digests.slice(0, 150)));
-    const run = await runCli(["serve", "--snapshot", at("start.abf1"), "--catalog", at("start-half.txt"), "--port", "0"]);
-    assert.equal(run.code, 2, run.stdout + run.stderr);
-    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
-    assert.match(run.stderr, /150 unique digests.*300/);
+    server = await startServe(at("start.abf1"), at("start-half.txt"));
+  });
+  after(async () => {
+    await stopServe(server);
+  });
+
+  test("503 (never 404) for the members the half list lacks, then 200 once the list is complete", async () => {
+    const lacking = digests.slice(150, 170);
+    for (const digest of lacking) assert.equal((await head(server.base, digest, 1)).status, 503);
+    const pending = (await stats(server.base)).pending;
+    assert.match(pending?.message ?? "", /150 unique digests.*300/);
+    await writeFile(at("start-half.txt"), listText(digests));
+    await served(server.base); // waits for the reload the change starts
+    assert.deepEqual(await falseAbsents(server.base, 1, lacking), []);
+    for (const digest of lacking) assert.equal((await head(server.base, digest, 1)).status, 200);
+    assert.equal((await stats(server.base)).pending, null);
   });
 });
 

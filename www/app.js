@@ -356,6 +356,9 @@ async function decide(job, digest) {
     // networkError: HttpArtifactRepository's code for "no HTTP answer came".
     if (error?.code === "networkError" || error instanceof TypeError)
       text = "Cannot reach the catalog server to confirm this maybe. Not assumed absent; check again before uploading.";
+    else if (error?.code === "notExistenceApi")
+      text =
+        "The existence API URL answered like a plain web server, not the catalog's existence API. Not assumed absent; check the page's API address.";
     else if (/ 409 /.test(error?.message ?? ""))
       text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
     setMeta(job, "the server request failed");

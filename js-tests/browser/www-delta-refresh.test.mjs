@@ -28,12 +28,18 @@ describe("www page: refresh with a delta (Chromium)", { skip }, () => {
   let browser;
   let pkg;
   let snapshotPath;
+  let catalogPath;
 
-  /** v1 holds 2000 digests, v2 2020: the ABF1 file of `version`. */
-  const fileAt = (version) => {
+  /** v1 holds 2000 digests, v2 2020: the packed digests of `version`. */
+  const digestsAt = (version) => {
     const digests = new Uint8Array(32 * (2000 + 20 * (version - 1)));
     const count = digests.byteLength / 32;
     for (let i = 0; i < count; i += 1) digests.set(pkg.sha256(new TextEncoder().encode(`artifact ${i}`)), 32 * i);
+    return digests;
+  };
+  /** The ABF1 file of `version`. */
+  const fileAt = (version) => {
+    const digests = digestsAt(version);
     const built = pkg.ArtifactBloomFilter.createPacked(digests, SPEC);
     assert.equal(built.kind, "success");
     try {
@@ -42,7 +48,13 @@ describe("www page: refresh with a delta (Chromium)", { skip }, () => {
       built.value.free();
     }
   };
+  /** As an operator publishes: the complete catalog list first, then the snapshot (both atomically). */
   const publish = (version) => {
+    const digests = digestsAt(version);
+    const lines = [];
+    for (let i = 0; i < digests.byteLength; i += 32) lines.push(Buffer.from(digests.subarray(i, i + 32)).toString("hex"));
+    writeFileSync(`${catalogPath}.tmp`, `${lines.join("\n")}\n`);
+    renameSync(`${catalogPath}.tmp`, catalogPath);
     writeFileSync(`${snapshotPath}.tmp`, fileAt(version));
     renameSync(`${snapshotPath}.tmp`, snapshotPath);
   };
@@ -54,10 +66,10 @@ describe("www page: refresh with a delta (Chromium)", { skip }, () => {
     cpSync(PKG, copy, { recursive: true });
     pkg = await import(join(copy, "node.mjs"));
     snapshotPath = join(tmp, "catalog.abf1");
-    writeFileSync(join(tmp, "catalog.txt"), "");
+    catalogPath = join(tmp, "catalog.txt");
     publish(1);
     const { startServer } = await import(join(copy, "cli", "serve", "serve.mjs"));
-    server = await startServer({ snapshot: snapshotPath, catalog: join(tmp, "catalog.txt"), catalogVersion: 1, port: 0 });
+    server = await startServer({ snapshot: snapshotPath, catalog: catalogPath, port: 0 });
     browser = await launchChromium();
   });
 

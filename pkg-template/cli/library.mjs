@@ -59,12 +59,14 @@ export let readSnapshotHeader = notLoaded("readSnapshotHeader");
 /** @type {Main["OciRegistryError"]} */
 export let OciRegistryError = notLoaded("OciRegistryError");
 // From ../node.cjs: node-entry.js's internal `_`-names for the registry
-// commands, publish's limits and serve's delta token (not in node.mjs's export list). The constants are undefined
+// commands, publish's limits, serve's delta token and existence marker (not in node.mjs's export list). The constants are undefined
 // until the library is loaded.
 /** @type {MainInternal["_DEFAULT_TIMEOUT_MS"]} */
 export let DEFAULT_TIMEOUT_MS;
 /** @type {MainInternal["_DELTA_IM"]} */
 export let DELTA_IM;
+/** @type {MainInternal["_EXISTENCE_VERSION_HEADER"]} */
+export let EXISTENCE_VERSION_HEADER;
 /** @type {MainInternal["_MAXIMUM_EXPECTED_ITEM_COUNT"]} */
 export let MAXIMUM_EXPECTED_ITEM_COUNT;
 /** @type {MainInternal["_SPEAKS_PLAIN_HTTP"]} */
@@ -129,6 +131,7 @@ export async function loadLibrary(parts = {}) {
     ({
       _DEFAULT_TIMEOUT_MS: DEFAULT_TIMEOUT_MS,
       _DELTA_IM: DELTA_IM,
+      _EXISTENCE_VERSION_HEADER: EXISTENCE_VERSION_HEADER,
       _MAXIMUM_EXPECTED_ITEM_COUNT: MAXIMUM_EXPECTED_ITEM_COUNT,
       _RegistryClient: RegistryClient,
       _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP,

@@ -29,6 +29,10 @@
  * - `redirect`: a 3xx (or a browser's opaque redirect, status 0). Redirects
  *   are never followed: an existence answer comes only from the repository.
  * - `unexpectedStatus`: any other status but 200/404 (HEAD) or 200 (findMissing).
+ * - `notExistenceApi`: a 200 or 404 without the `artifact-bloom-catalog-version`
+ *   header: not the existence API's answer (a static host, a wrong base path,
+ *   a framework's catch-all), so neither "exists" nor "absent".
+ * - `versionMismatch`: an answer marked for another catalogVersion than asked.
  * - `malformedResponse`: a findMissing 200 whose body is not
  *   `{ catalogVersion, missing: [hex…] }` for the version asked.
  * - `timeout`: no complete answer within `timeoutMs` (no `status`).
@@ -36,7 +40,13 @@
  *   a body cut off); `causeCode` names the cause when the platform does
  *   ("ECONNRESET", "UND_ERR_SOCKET", …), and `cause` is fetch's error.
  *
- * @typedef {"redirect" | "unexpectedStatus" | "malformedResponse" | "timeout" | "networkError"} HttpClientErrorCode
+ * @typedef {"redirect"
+ *   | "unexpectedStatus"
+ *   | "notExistenceApi"
+ *   | "versionMismatch"
+ *   | "malformedResponse"
+ *   | "timeout"
+ *   | "networkError"} HttpClientErrorCode
  */
 
 /**

@@ -112,6 +112,8 @@ function mismatchOf(snapshotFile, catalog) {
  * @property {number} version the catalogVersion the existence API answers for
  * @property {Awaited<ReturnType<typeof loadSnapshotFile>>} snapshot
  * @property {Set<string>} present the catalog's digests
+ * @property {boolean} [incomplete] the list is not complete for the snapshot (serve started so): the existence
+ *   API refuses to answer (503) until the complete list is there
  */
 
 export class ServedUnit {
@@ -169,20 +171,16 @@ export class ServedUnit {
     this.catalogLoads += 1;
     const version = this.#fixedVersion ?? snapshot.value.header?.catalogVersion;
     if (version === undefined) throw Object.assign(new Error(snapshot.value.headerError), { code: "headerDoesNotLoad" });
-    // The first unit too must be complete: a list that is not the snapshot's
-    // would answer "absent" for the members it lacks from the first request.
+    // The first unit too must be complete: a list that is not the
+    // snapshot's would answer "absent" for the members it lacks. Until the
+    // complete list is there, the existence API refuses (503) instead.
     const mismatch = snapshot.value.header === undefined ? undefined : mismatchOf(snapshot.value, catalog.value);
     if (mismatch !== undefined) {
-      throw Object.assign(
-        new Error(
-          `the catalog list ${this.#paths.catalog} is not the one the snapshot ${this.#paths.snapshot}`
-            + ` (catalogVersion ${snapshot.value.header.catalogVersion}) was built from: ${mismatch}`,
-        ),
-        { code: "incompleteCatalog" },
-      );
+      this.pending = { kind: "waiting", message: this.#incompleteMessage(snapshot.value.header.catalogVersion, mismatch) };
+      this.#report("waiting", this.pending.message);
     }
     this.#served = this.#judged = { snapshot, catalog };
-    this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present });
+    this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present, incomplete: mismatch !== undefined });
     return this.#unit;
   }
 
@@ -283,7 +281,7 @@ export class ServedUnit {
     if (verdict.swap) {
       this.#served = { snapshot, catalog };
       this.pending = undefined;
-      this.#swap({ version: verdict.version, snapshot: snapshot.value, present: catalog.value.present });
+      this.#swap({ version: verdict.version, snapshot: snapshot.value, present: catalog.value.present, incomplete: false });
     } else if (verdict.kind !== undefined) {
       if (verdict.kind === "refusal") this.versionRefusals += 1;
       this.pending = { kind: verdict.kind, message: verdict.message };
@@ -304,6 +302,12 @@ export class ServedUnit {
     const snapshotChanged = file.etag !== served.snapshot.etag;
     const catalogChanged = catalog.identity !== this.#served.catalog.identity;
     const keeping = `still serving catalogVersion ${served.version}`;
+    if (served.incomplete && !snapshotChanged && catalogChanged && file.header !== undefined) {
+      // serve started from an incomplete list: the list being completed is the wait's end.
+      const mismatch = mismatchOf(file, catalog.value);
+      if (mismatch === undefined) return { swap: true, version: served.version };
+      return { kind: "waiting", message: this.#incompleteMessage(file.header.catalogVersion, mismatch) };
+    }
     if (this.#fixedVersion !== undefined) {
       // The flag names the list's version, so the list cannot change under it;
       // the snapshot file is served as it comes (its header may not load).
@@ -368,15 +372,13 @@ export class ServedUnit {
       };
     }
     const mismatch = mismatchOf(file, catalog.value);
-    if (mismatch !== undefined) {
-      return {
-        kind: "waiting",
-        message:
-          `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from:`
-          + ` ${mismatch}; ${keeping}`,
-      };
-    }
+    if (mismatch !== undefined) return { kind: "waiting", message: `${this.#incompleteMessage(version, mismatch)}; ${keeping}` };
     return { swap: true, version };
+  }
+
+  /** Why the catalog list cannot answer for snapshot `version`. */
+  #incompleteMessage(version, mismatch) {
+    return `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from: ${mismatch}`;
   }
 
   #swap(unit) {

@@ -18,7 +18,7 @@ import {
 } from "./serve-body.mjs";
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
-import { loadLibrary } from "../library.mjs";
+import { EXISTENCE_VERSION_HEADER, loadLibrary } from "../library.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { answerSidecar } from "../snapshot-sidecar.mjs";
@@ -47,8 +47,11 @@ Serves, on 127.0.0.1 by default (loopback only):
                                        (publish --from-registry writes it; 404 if none)
   HEAD /blobs/sha256/<hex>?catalogVersion=N
                                        200 present, 404 absent, 409 another version
-                                       (JSON: the catalogVersion it holds)
-  GET  /blobs/sha256/<hex>?catalogVersion=N   the same, as JSON
+                                       (JSON: the catalogVersion it holds); every
+                                       answer marked Artifact-Bloom-Catalog-Version: N
+                                       (a 404 without it is not the existence API's)
+  GET  /blobs/sha256/<hex>?catalogVersion=N   the same, as JSON; a 404's body has
+                                       errors: [{ code: "BLOB_UNKNOWN" }]
   POST /blobs:findMissing              content-type application/json (else 415),
                                        body {"catalogVersion": N, "digests": [hex…]}
                                        or a JSON list of hex digests →
@@ -89,7 +92,8 @@ catalogVersion is higher, and the list is COMPLETE for it: exactly the
 snapshot's insertedItemCount unique digests, every one "maybe" in it. An
 empty, half-written or other version's list is never used: serve keeps
 serving N, says why on stderr (once) and in /stats "pending", and switches
-when the complete list is there (the start too needs a complete list). A
+when the complete list is there. Started from an incomplete list, serve
+answers existence requests 503 (Retry-After) until the list is complete. A
 snapshot whose catalogVersion is lower than the served one, or equal with
 other content (another checksum; with --catalog-version: any other
 content), is refused: one line on stderr, counted in /stats
@@ -187,7 +191,6 @@ export async function startServer({
   try {
     await served.start(readingInput);
   } catch (error) {
-    if (error.code === "incompleteCatalog") throw new UsageError(error.message);
     if (error.code !== "headerDoesNotLoad") throw error;
     throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${error.message})`);
   }
@@ -220,14 +223,34 @@ export async function startServer({
   };
   const json = (response, status, value, headers = {}) =>
     send(response, status, JSON.stringify(value), { "content-type": "application/json", ...headers });
+  // Every answer of the existence API is marked with the catalogVersion it
+  // answers for, so a client tells it from a 404 of anything else (a wrong
+  // path here, a static host, a router): an unmarked 404 is never "absent".
+  const marked = (version) => ({ [EXISTENCE_VERSION_HEADER]: String(version) });
   // The only versions this server can answer for: the one unit it serves.
   const mismatch = (response, unit, asked) =>
-    json(response, 409, {
-      error: "catalogVersionMismatch",
-      catalogVersion: unit.version,
-      availableVersions: [unit.version],
-      message: `this server holds catalogVersion ${unit.version}${asked === undefined ? "" : `, not ${asked}`}`,
-    });
+    json(
+      response,
+      409,
+      {
+        error: "catalogVersionMismatch",
+        catalogVersion: unit.version,
+        availableVersions: [unit.version],
+        message: `this server holds catalogVersion ${unit.version}${asked === undefined ? "" : `, not ${asked}`}`,
+      },
+      marked(unit.version),
+    );
+
+  // serve started from a catalog list that is not complete for its snapshot:
+  // no existence answer until it is (the list's missing members would read
+  // as "absent"). Not marked: it is no answer.
+  const incomplete = (response) =>
+    json(
+      response,
+      503,
+      { error: "catalogIncomplete", message: `${served.pending?.message ?? "the catalog list is incomplete"}; try again later` },
+      { "retry-after": "5" },
+    );
 
   const server = createServer(async (request, response) => {
     try {
@@ -254,11 +277,15 @@ export async function startServer({
         const asked = /^\d+$/.test(askedText) ? Number(askedText) : undefined;
         const unit = await unitFor(asked);
         if (asked !== unit.version) return mismatch(response, unit, asked);
+        if (unit.incomplete) return incomplete(response);
         const { version, present } = unit;
         const exists = present.has(hex);
-        return request.method === "HEAD"
-          ? send(response, exists ? 200 : 404)
-          : json(response, exists ? 200 : 404, { digest: hex, catalogVersion: version, exists });
+        if (request.method === "HEAD") return send(response, exists ? 200 : 404, undefined, marked(version));
+        // The absent answer names its code as the OCI distribution spec does.
+        const unknown = exists
+          ? {}
+          : { errors: [{ code: "BLOB_UNKNOWN", message: `blob unknown to catalogVersion ${version}`, detail: { digest: hex } }] };
+        return json(response, exists ? 200 : 404, { digest: hex, catalogVersion: version, exists, ...unknown }, marked(version));
       }
       if (path === "/blobs:findMissing" && request.method === "POST") {
         stats.findMissingRequests += 1;
@@ -293,10 +320,11 @@ export async function startServer({
         const unit = await unitFor(asked);
         // A bare list asks about the served version; an object must name it.
         if (!Array.isArray(body) && asked !== unit.version) return mismatch(response, unit, asked);
+        if (unit.incomplete) return incomplete(response);
         const { version, present } = unit;
         const missing = [];
         for (let index = 0; index < lower.length; index += 1) if (!present.has(lower[index])) missing.push(digests[index]);
-        return json(response, 200, { catalogVersion: version, missing });
+        return json(response, 200, { catalogVersion: version, missing }, marked(version));
       }
       if (path === "/stats" && request.method === "GET") {
         return json(response, 200, { catalogVersion: served.unit.version, ...statsNow() });

@@ -1,7 +1,11 @@
 // An ArtifactRepository that asks the demo server's existence API over HTTP
 // (browsers and Node's global fetch). It is the exact, authoritative answer
 // that a Bloom "maybe" must be confirmed with, so it never guesses: only the
-// repository's own 200 or 404 is an answer. A redirect is refused, not
+// repository's own 200 or 404 is an answer, and "its own" is checked: every
+// answer of the existence API carries the header EXISTENCE_VERSION_HEADER
+// naming the catalogVersion it answered for. A static host, a wrong base
+// path or a framework's catch-all answers 404 (or 200) without it, and that
+// is an error (code "notExistenceApi"), never "absent". A redirect is refused, not
 // followed (a 302 to a login page must not read as "exists", nor a 301 to a
 // missing page as "absent"), every other status rejects with `status` and
 // `code`, a request that does not finish within `timeoutMs` rejects with
@@ -18,6 +22,45 @@ import { checkCatalogVersion, DIGEST_LENGTH } from "../wasm/format-rules.js";
  * @import { HttpArtifactRepositoryOptions, Timers } from "../client-types.js"
  * @import { CatalogVersion } from "../types.js"
  */
+
+/**
+ * The response header with which the existence API (`artifact-bloom serve`)
+ * marks each of its answers — 200, 404, 409 and findMissing's 200 — with the
+ * catalogVersion it answered for. An answer without it did not come from the
+ * existence API (a static host's or a router's 404), so it is no answer.
+ */
+export const EXISTENCE_VERSION_HEADER = "artifact-bloom-catalog-version";
+
+/**
+ * Checks that `response` is the existence API's own answer for
+ * `catalogVersion`: marked with EXISTENCE_VERSION_HEADER naming that version.
+ *
+ * @param {string} request e.g. "HEAD http://…"
+ * @param {Response} response
+ * @param {CatalogVersion} catalogVersion
+ * @returns {void}
+ * @throws {Error & { status: number, code: string }} "notExistenceApi" (unmarked) or "versionMismatch"
+ */
+function checkMarked(request, response, catalogVersion) {
+  const marked = response.headers?.get?.(EXISTENCE_VERSION_HEADER);
+  if (marked === null || marked === undefined) {
+    discard(response);
+    throw httpError(
+      response.status,
+      "notExistenceApi",
+      `${request} answered ${response.status} without the ${EXISTENCE_VERSION_HEADER} header: the URL is not an`
+        + " artifact-bloom existence API (a static host, a wrong base path or a catch-all page?), so this is no answer",
+    );
+  }
+  if (marked.trim() !== String(catalogVersion)) {
+    discard(response);
+    throw httpError(
+      response.status,
+      "versionMismatch",
+      `${request} answered ${response.status} for catalogVersion ${JSON.stringify(marked)}; expected an answer for ${catalogVersion}`,
+    );
+  }
+}
 
 /**
  * The error for a response that is not `expected`: a redirect (a 3xx, or the
@@ -57,10 +100,14 @@ function discard(response) {
 /**
  * An ArtifactRepository backed by the `artifact-bloom serve` existence API:
  * `HEAD /blobs/sha256/<hex>?catalogVersion=N` and `POST /blobs:findMissing`.
- * Only the repository's own 200/404 is an answer; anything else — a
- * redirect, another status, a malformed body, a timeout, a broken
- * connection — rejects with an
+ * Only the repository's own 200/404 is an answer: marked with the
+ * `artifact-bloom-catalog-version` header naming the version asked.
+ * Anything else — an unmarked 404 or 200 (code "notExistenceApi"), an
+ * answer for another version ("versionMismatch"), a redirect, another
+ * status, a malformed body, a timeout, a broken connection — rejects with an
  * `HttpClientError` (`code`, `status`), never "absent" or "exists".
+ * The base URL is a directory: "http://host/api" and "http://host/api/"
+ * both ask "http://host/api/blobs/…".
  *
  * @example
  * ```ts
@@ -105,6 +152,12 @@ export class HttpArtifactRepository {
     } catch {
       throw typeError("baseUrl", "a valid absolute URL (or a path, in a page)", baseUrl);
     }
+    // The base names the API's directory: without a trailing slash, URL
+    // resolution would drop its last segment ("http://host/api" + "blobs/…"
+    // → "http://host/blobs/…"), asking another server path entirely.
+    if (!this.#base.pathname.endsWith("/")) this.#base.pathname += "/";
+    this.#base.search = "";
+    this.#base.hash = "";
     const fetchImpl = options?.fetch ?? globalThis.fetch?.bind(globalThis);
     if (typeof fetchImpl !== "function") throw typeError("options.fetch", "a fetch function", fetchImpl);
     this.#fetch = fetchImpl;
@@ -138,7 +191,8 @@ export class HttpArtifactRepository {
   }
 
   /**
-   * HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404).
+   * HEAD /blobs/sha256/<hex>?catalogVersion=N → true (200) / false (404),
+   * each marked with the catalogVersion asked.
    *
    * @param {Uint8Array} digest
    * @param {CatalogVersion} catalogVersion
@@ -156,8 +210,10 @@ export class HttpArtifactRepository {
     const request = `HEAD ${url}`;
     return this.#limited(request, callerSignal, async (limited) => {
       const response = await this.#fetch(url, { method: "HEAD", redirect: "manual", signal: limited });
-      if (response.status === 200) return true;
-      if (response.status === 404) return false;
+      if (response.status === 200 || response.status === 404) {
+        checkMarked(request, response, catalogVersion);
+        return response.status === 200;
+      }
       discard(response);
       // Anything else is not an answer: never turn it into "absent" or "exists".
       throw statusError(request, response, "200 (exists) or 404 (absent)");
@@ -199,6 +255,7 @@ export class HttpArtifactRepository {
         discard(response);
         throw statusError(request, response, "200 with { catalogVersion, missing }");
       }
+      checkMarked(request, response, catalogVersion);
       const text = await response.text(); // inside the limit: a stalled body times out too
       try {
         return JSON.parse(text);
