@@ -218,22 +218,41 @@ impl ArtifactBloomFilter {
         self.bits.to_le_bytes()
     }
 
-    /// Bitwise OR of two filters of the same shape; inserted counts add up
-    /// (a conservative upper bound when the digest sets overlap). `Ok(None)`
-    /// for different shapes; `Err` when the new bit array cannot be reserved.
-    pub fn union(a: &Self, b: &Self) -> Result<Option<Self>, OutOfMemory> {
+    /// Bitwise OR of two filters of the same shape. The inserted count is
+    /// `merge`'s rule: identical filters (the same bits) count once (the
+    /// larger count), otherwise the counts add up (exact for disjoint
+    /// shards, an upper bound when they overlap). A count over `a`'s
+    /// `expectedItemCount` is [`UnionError::CapacityExceeded`], refused
+    /// before any bits are reserved, as `create` refuses more digests than
+    /// the spec: a snapshot of it could not be published.
+    pub fn union(a: &Self, b: &Self) -> Result<Self, UnionError> {
         if a.bit_count() != b.bit_count() || a.hash_count != b.hash_count {
-            return Ok(None);
+            return Err(UnionError::Incompatible);
         }
-        let mut bits = a.bits.try_clone()?;
+        let identical = a.bits == b.bits;
+        let count = if identical {
+            a.inserted_item_count.max(b.inserted_item_count)
+        } else {
+            a.inserted_item_count.saturating_add(b.inserted_item_count)
+        };
+        if count > a.spec.expected_item_count {
+            return Err(UnionError::CapacityExceeded { count, capacity: a.spec.expected_item_count });
+        }
+        let mut bits = a.bits.try_clone().map_err(UnionError::OutOfMemory)?;
         bits.or_assign(&b.bits);
-        Ok(Some(ArtifactBloomFilter {
-            bits,
-            hash_count: a.hash_count,
-            inserted_item_count: a.inserted_item_count.saturating_add(b.inserted_item_count),
-            spec: a.spec,
-        }))
+        Ok(ArtifactBloomFilter { bits, hash_count: a.hash_count, inserted_item_count: count, spec: a.spec })
     }
+}
+
+/// Why [`ArtifactBloomFilter::union`] made no filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnionError {
+    /// Another `bitCount` or `hashCount`.
+    Incompatible,
+    /// The union would hold more than `expectedItemCount` digests.
+    CapacityExceeded { count: u64, capacity: u64 },
+    /// The new bit array could not be reserved.
+    OutOfMemory(OutOfMemory),
 }
 
 /// Visits the probe start of every packed digest, in order, a block at a time:
@@ -374,8 +393,23 @@ mod tests {
         let whole = ArtifactBloomFilter::create(&members, &s).unwrap();
         let a = ArtifactBloomFilter::create(&members[..200], &s).unwrap();
         let b = ArtifactBloomFilter::create(&members[200..], &s).unwrap();
-        let merged = ArtifactBloomFilter::union(&a, &b).unwrap().unwrap();
+        let merged = ArtifactBloomFilter::union(&a, &b).unwrap();
         assert_eq!(merged.serialize_bits(), whole.serialize_bits());
         assert_eq!(merged.inserted_item_count(), 500);
+    }
+
+    #[test]
+    fn union_counts_identical_once_and_refuses_over_capacity() {
+        let members: Vec<[u8; 32]> = (0..16).map(|i| digest(&format!("c{i}"))).collect();
+        let s = spec(10, 0.01);
+        let a = ArtifactBloomFilter::create(&members[..8], &s).unwrap();
+        let b = ArtifactBloomFilter::create(&members[8..], &s).unwrap();
+        assert_eq!(
+            ArtifactBloomFilter::union(&a, &b).map(|f| f.inserted_item_count()),
+            Err(UnionError::CapacityExceeded { count: 16, capacity: 10 })
+        );
+        let same = ArtifactBloomFilter::union(&a, &a).unwrap();
+        assert_eq!(same.inserted_item_count(), 8);
+        assert_eq!(same.serialize_bits(), a.serialize_bits());
     }
 }

@@ -7,7 +7,7 @@
 use super::error;
 use super::input::with_input;
 use crate::fallible::OutOfMemory;
-use crate::filter::ArtifactBloomFilter;
+use crate::filter::{ArtifactBloomFilter, UnionError};
 use crate::layout::{create_layout, item_count_from_f64, BloomError, BloomSpec};
 use crate::probe::DIGEST_LENGTH;
 use wasm_bindgen::prelude::*;
@@ -153,12 +153,18 @@ impl RawFilter {
         self.inner.serialize_bits().map_err(|e| output_error(e, "for the serialized bits"))
     }
 
-    /// OR of two filters of the same shape, or the coded `incompatibleFilters`
-    /// (or `outOfMemory` for the new bit array).
+    /// OR of two filters of the same shape, or the coded `incompatibleFilters`,
+    /// `capacityExceeded` (the union's count over `expectedItemCount`) or
+    /// `outOfMemory` (for the new bit array).
     pub fn union(a: &RawFilter, b: &RawFilter) -> Result<RawFilter, JsValue> {
         match ArtifactBloomFilter::union(&a.inner, &b.inner) {
-            Ok(Some(merged)) => Ok(RawFilter::wrap(merged)),
-            Ok(None) => Err(error::binding(
+            Ok(merged) => Ok(RawFilter::wrap(merged)),
+            Err(UnionError::CapacityExceeded { count, capacity }) => Err(error::binding(
+                "capacityExceeded",
+                None,
+                &[("count", count as f64), ("expectedItemCount", capacity as f64)],
+            )),
+            Err(UnionError::Incompatible) => Err(error::binding(
                 "incompatibleFilters",
                 None,
                 &[
@@ -168,7 +174,7 @@ impl RawFilter {
                     ("otherHashCount", f64::from(b.inner.hash_count())),
                 ],
             )),
-            Err(e) => Err(bloom_error(e.into())),
+            Err(UnionError::OutOfMemory(e)) => Err(bloom_error(e.into())),
         }
     }
 }

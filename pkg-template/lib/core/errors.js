@@ -258,6 +258,9 @@ const MESSAGES = {
     inputNotStaged: (f) => `the raw call expected ${f.expected} input bytes, more than inputBuffer() staged (${f.got})`,
     incompatibleFilters: (f) =>
       `filters must have the same bitCount and hashCount: ${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,
+    capacityExceeded: (f) =>
+      `the union would hold ${f.count} digests, more than expectedItemCount ${f.expectedItemCount}`
+      + " (identical filters count once, others add up)",
   },
   // The other filters' sentences ride with artifact-bloom/variants
   // (lib/variants/variant-messages.js adds them), not with the main entry.

@@ -220,11 +220,15 @@ export class ArtifactBloomFilter extends WasmResource {
 
   /**
    * Bitwise OR of two filters with the same bitCount and hashCount (e.g.
-   * partial filters over digest shards); inserted counts add up.
+   * partial filters over digest shards). The inserted count follows
+   * `merge`'s rule: identical filters (the same bits) count once, otherwise
+   * the counts add up (exact for disjoint shards, an upper bound when they
+   * overlap); a count over `a`'s expectedItemCount is `capacityExceeded`,
+   * refused up front (its snapshot could not be published).
    *
    * @param {ArtifactBloomFilter} a
    * @param {ArtifactBloomFilter} b
-   * @returns {Result<ArtifactBloomFilter, "incompatibleFilters" | "outOfMemory">}
+   * @returns {Result<ArtifactBloomFilter, "incompatibleFilters" | "capacityExceeded" | "outOfMemory">}
    * @throws {TypeError} when `a` or `b` is not an ArtifactBloomFilter
    * @throws {Error} when either was freed
    */
@@ -237,6 +241,9 @@ export class ArtifactBloomFilter extends WasmResource {
     } catch (error) {
       const code = codeOf(error);
       if (code === undefined) throw error;
+      // The union's count says what was refused (create's capacityExceeded,
+      // the reference's, carries no message).
+      if (code === "capacityExceeded") return failure(code, /** @type {Error} */ (error).message);
       return codedFailure(/** @type {"incompatibleFilters" | "outOfMemory"} */ (code), error);
     }
   }
