@@ -44,10 +44,13 @@ async function seedA(repository) {
   assert.equal(run.code, 0, run.stderr);
 }
 
-/** The push failed cleanly: exit 3, the code on stderr and in JSON, no tag, reported uploads really there. */
-async function assertCleanFailure(result, repository, code, status) {
+/**
+ * The push failed cleanly: exit 3 (2 for `exit`: the input's fault), the code
+ * on stderr and in JSON, no tag, reported uploads really there.
+ */
+async function assertCleanFailure(result, repository, code, status, exit = 3) {
   const { run, summary } = result;
-  assert.equal(run.code, 3, `exit 3 expected; stderr: ${run.stderr}`);
+  assert.equal(run.code, exit, `exit ${exit} expected; stderr: ${run.stderr}`);
   assert.equal(summary.ok, false);
   assert.equal(summary.tagged, false);
   assert.equal(summary.error.code, code, summary.error.message);
@@ -193,7 +196,8 @@ describe("one blob fails", () => {
         const result = await pushLayout(copy, `${registry.host}/corrupt-${label}:b`, snapshotA, {
           extra: ["--concurrency", "1", ...chunk],
         });
-        await assertCleanFailure(result, `corrupt-${label}`, "digestMismatch");
+        // The layout's fault, not the registry's: exit 2 (issue 32 §3.5).
+        await assertCleanFailure(result, `corrupt-${label}`, "digestMismatch", undefined, 2);
         assert.match(result.summary.error.message, /hashes to sha256:[0-9a-f]{64}, not/);
         assert.equal(await blobStatus(registry.url, `corrupt-${label}`, victim.digest), 404);
         await registry.settle();

@@ -33,6 +33,7 @@ export { repositoryOverClient as _repositoryOverClient } from "./lib/repositorie
 export { SPEAKS_PLAIN_HTTP as _SPEAKS_PLAIN_HTTP, SPEAKS_TLS as _SPEAKS_TLS } from "./lib/core/tls-causes.js";
 export { tlsProblemOf as _tlsProblemOf } from "./lib/core/tls-causes.js";
 export { MAXIMUM_EXPECTED_ITEM_COUNT as _MAXIMUM_EXPECTED_ITEM_COUNT } from "./lib/wasm/format-rules.js";
+export { MAXIMUM_SNAPSHOT_BYTES as _MAXIMUM_SNAPSHOT_BYTES } from "./lib/wasm/format-rules.js";
 export { DELTA_IM as _DELTA_IM } from "./lib/snapshot/snapshot-fetch.js";
 export { EXISTENCE_VERSION_HEADER as _EXISTENCE_VERSION_HEADER } from "./lib/repositories/http-repository.js";
 

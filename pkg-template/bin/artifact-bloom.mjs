@@ -50,7 +50,27 @@ async function main(argv) {
   }
   const load = COMMANDS[name];
   if (load === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
+  // Every command runs the filter in WebAssembly: say so once, before the
+  // engine's bare ReferenceError does (node --jitless has none).
+  if (typeof WebAssembly === "undefined" && !rest.some((arg) => arg === "--help" || arg === "-h")) {
+    throw new UsageError(`this runtime has no WebAssembly (node --jitless, or an engine built without it); ${name} needs it`);
+  }
   return (await load())(rest);
+}
+
+/**
+ * The one line a failure prints: a usage or registry error's message; for
+ * anything else (an allocation that failed, a bug) its first line, since
+ * every CLI failure is one line — the stack only with ARTIFACT_BLOOM_DEBUG=1.
+ * @param {unknown} error
+ */
+function failureLine(error) {
+  if (error instanceof UsageError || error instanceof RegistryFailure) return error.message;
+  if (process.env.ARTIFACT_BLOOM_DEBUG === "1") return String(/** @type {Error} */ (error)?.stack ?? error);
+  const message = error instanceof Error ? error.message : String(error);
+  const code = /** @type {{ code?: unknown }} */ (error)?.code;
+  const first = message.split("\n")[0];
+  return typeof code === "string" && !first.includes(code) ? `${first} (${code})` : first;
 }
 
 main(process.argv.slice(2)).then(
@@ -59,8 +79,7 @@ main(process.argv.slice(2)).then(
     if (code !== undefined) process.exitCode = code;
   },
   (error) => {
-    const known = error instanceof UsageError || error instanceof RegistryFailure;
-    process.stderr.write(`artifact-bloom: ${known ? error.message : (error?.stack ?? error)}\n`);
+    process.stderr.write(`artifact-bloom: ${failureLine(error)}\n`);
     process.exitCode = exitCodeOf(error);
   },
 );

@@ -11,9 +11,9 @@ import {
   isHexDigest,
   parseCommand,
   readHexDigests,
-  readInputFile,
   readingInput,
 } from "./common.mjs";
+import { readSnapshotFile } from "./bounded-file.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX|- ...] [--json]
@@ -25,10 +25,28 @@ a SHA-256 digest; "-" reads digests from standard input, one per line in hex
 (blank lines and # comments skipped); anything else is a file, hashed with
 SHA-256 as a stream (node:crypto, the fastest hash in Node).
 
+Each item is one line: "VERDICT DIGEST  FILE". A file name holding a
+backslash, a newline or a carriage return is escaped as sha256sum does: the
+line starts with "\\" and the name has "\\\\", "\\n" and "\\r" for them, so
+one file is always one line (--json gives names as JSON strings).
+
 ${EXIT_CODES_HELP}
 For check: 0 every item was checked, 1 the snapshot does not load,
 2 bad arguments, a line of standard input that is not a digest, or an
 unreadable file.`;
+
+/**
+ * `name` as one line, the way sha256sum writes file names: a backslash
+ * doubled, a newline as backslash-n, a carriage return as backslash-r;
+ * `escaped` says the line must start with a backslash (so a reader knows
+ * to unescape, and a forged name can never start a line of its own).
+ * @param {string} name
+ */
+function escapeName(name) {
+  if (!/[\\\n\r]/.test(name)) return { escaped: false, text: name };
+  const text = name.replace(/[\\\n\r]/g, (character) => ({ "\\": "\\\\", "\n": "\\n", "\r": "\\r" })[character] ?? character);
+  return { escaped: true, text };
+}
 
 async function digestOfFile(path) {
   const hash = createHash("sha256");
@@ -47,8 +65,8 @@ export async function check(argv) {
   if (path === undefined) throw new UsageError(`check needs a snapshot PATH\n\n${HELP}`);
   // Nothing to check printed nothing and exited 0, which reads as "all fine".
   if (items.length === 0) throw new UsageError(`check needs a FILE, a HEX digest or - (standard input) after ${path}\n\n${HELP}`);
-  const bytes = await readInputFile(path);
   await loadLibrary();
+  const bytes = await readSnapshotFile(path);
   const loaded = loadSnapshot(bytes);
   if (loaded.kind === "failure") {
     process.stderr.write(`check: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
@@ -85,7 +103,10 @@ export async function check(argv) {
   if (parsed.values.json) {
     process.stdout.write(`${JSON.stringify({ snapshot: path, catalogVersion, results }, null, 2)}\n`);
   } else {
-    for (const r of results) process.stdout.write(`${r.verdict.padEnd(6)} ${r.digest}  ${r.kind === "file" ? r.item : ""}\n`);
+    for (const r of results) {
+      const name = escapeName(r.kind === "file" ? r.item : "");
+      process.stdout.write(`${name.escaped ? "\\" : ""}${r.verdict.padEnd(6)} ${r.digest}  ${name.text}\n`);
+    }
   }
   return EXIT_OK;
 }

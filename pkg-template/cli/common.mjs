@@ -1,6 +1,5 @@
 // Shared pieces of the CLI: argument parsing with --help, reading
 // input files, and reading digest lists as streams.
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 
 // The exit codes live in one table (exit-codes.mjs); re-exported for the commands.
@@ -71,11 +70,6 @@ export async function readingInput(path, read) {
   } catch (error) {
     throw new UsageError(`cannot read ${path}: ${error.message}`);
   }
-}
-
-/** A whole input file as a Uint8Array (not a Buffer); unreadable → UsageError. */
-export function readInputFile(path) {
-  return readingInput(path, async (file) => new Uint8Array(await readFile(file)));
 }
 
 /** A required option as a safe integer within [min, max]. */

@@ -16,8 +16,10 @@ export const EXIT_CODES_HELP = `Exit codes (the same for every command):
   0  done
   1  the command ran and found problems (a snapshot that does not load, a
      guard or the version rule refused); nothing was replaced
-  2  bad arguments or input (options, files, OCI layouts, snapshots,
-     credential files or helpers), or an output error
+  2  bad arguments or input (options, files, OCI layouts — a blob that is
+     not what its digest says —, snapshots, credential files or helpers),
+     an output error, a runtime without WebAssembly, or anything else that
+     stopped the command (one line; ARTIFACT_BLOOM_DEBUG=1 adds the stack)
   3  a registry or network failure (unreachable, timeout, credentials
      refused, an error status, an answer that breaks the protocol such as
      a digest mismatch)`;

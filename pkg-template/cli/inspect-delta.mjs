@@ -3,7 +3,7 @@
 // the full target, and its verdict. The format is recognised by the package's
 // decoders (an ABF1 load that says badMagic, then an ABD1 header that
 // parses), never by restating magic numbers here.
-import { readInputFile } from "./common.mjs";
+import { readSnapshotFile } from "./bounded-file.mjs";
 import { ABF1_HEADER_LENGTH, applySnapshotDelta, loadSnapshot, readSnapshotDeltaHeader } from "./library.mjs";
 
 /** True when `loaded` (loadSnapshot's failure) and the bytes say "an ABD1 file, maybe damaged". */
@@ -33,7 +33,7 @@ export async function inspectDelta(path, bytes, basePath) {
   }
   report.verdict = "ok";
   if (basePath === undefined) return report;
-  const base = loadSnapshot(await readInputFile(basePath));
+  const base = loadSnapshot(await readSnapshotFile(basePath));
   if (base.kind === "failure") {
     return Object.assign(report, {
       verdict: "invalidBase",

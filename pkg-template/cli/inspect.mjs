@@ -1,5 +1,6 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand, readInputFile } from "./common.mjs";
+import { readSnapshotFile } from "./bounded-file.mjs";
+import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand } from "./common.mjs";
 import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { alertFillRatio, fppFromFillRatio, loadLibrary, loadSnapshot, readSnapshotHeader } from "./library.mjs";
@@ -30,8 +31,8 @@ export async function inspect(argv) {
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
-  const bytes = await readInputFile(path);
   await loadLibrary({ variants: true });
+  const bytes = await readSnapshotFile(path);
   const loaded = loadSnapshot(bytes);
   // Only a file that is not a snapshot can be a delta: the delta build is loaded for it alone.
   if (loaded.kind === "failure") await loadLibrary({ delta: true });

@@ -69,6 +69,8 @@ export let DELTA_IM;
 export let EXISTENCE_VERSION_HEADER;
 /** @type {MainInternal["_MAXIMUM_EXPECTED_ITEM_COUNT"]} */
 export let MAXIMUM_EXPECTED_ITEM_COUNT;
+/** @type {MainInternal["_MAXIMUM_SNAPSHOT_BYTES"]} */
+export let MAXIMUM_SNAPSHOT_BYTES;
 /** @type {MainInternal["_SPEAKS_PLAIN_HTTP"]} */
 export let SPEAKS_PLAIN_HTTP;
 /** @type {MainInternal["_SPEAKS_TLS"]} */
@@ -133,6 +135,7 @@ export async function loadLibrary(parts = {}) {
       _DELTA_IM: DELTA_IM,
       _EXISTENCE_VERSION_HEADER: EXISTENCE_VERSION_HEADER,
       _MAXIMUM_EXPECTED_ITEM_COUNT: MAXIMUM_EXPECTED_ITEM_COUNT,
+      _MAXIMUM_SNAPSHOT_BYTES: MAXIMUM_SNAPSHOT_BYTES,
       _RegistryClient: RegistryClient,
       _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP,
       _SPEAKS_TLS: SPEAKS_TLS,

@@ -1,13 +1,13 @@
 // `artifact-bloom merge`: OR-merge partial snapshots (built over digest
 // shards with the same layout) into one snapshot, replaced atomically.
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, integerOption, parseCommand } from "./common.mjs";
 import { ArtifactBloomFilter, encodeSnapshot, loadLibrary, loadSnapshot } from "./library.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
+import { readSnapshotFile } from "./bounded-file.mjs";
 
 export const HELP = `Usage: artifact-bloom merge A.abf1 B.abf1 [...] --catalog-version V --out OUT
                             [--allow-version-reuse]
@@ -70,9 +70,7 @@ export async function merge(argv) {
   let used = 0;
   try {
     for (const path of inputs) {
-      const bytes = await readFile(path).catch((error) => {
-        throw new UsageError(`cannot read ${path}: ${error.message}`);
-      });
+      const bytes = await readSnapshotFile(path);
       const hash = createHash("sha256").update(bytes).digest("hex");
       if (seen.has(hash)) {
         process.stderr.write(`merge: note: ${path} is identical to ${seen.get(hash)}; merged once\n`);
@@ -90,7 +88,22 @@ export async function merge(argv) {
         continue;
       }
       const union = ArtifactBloomFilter.union(merged, loaded.value.filter);
+      const adding = loaded.value.filter.getInsertedItemCount();
       loaded.value.filter.free();
+      if (union.kind === "failure" && union.error === "capacityExceeded") {
+        // union refuses a count over expectedItemCount (a snapshot claiming
+        // it would not load); the inputs not read yet would only add more.
+        const claimed = merged.getInsertedItemCount() + adding;
+        const more = inputs.indexOf(path) < inputs.length - 1 ? " or more" : "";
+        process.stderr.write(
+          `merge: the inputs' insertedItemCounts add up to ${claimed}${more}, more than their expectedItemCount `
+            + `${merged.getExpectedItemCount()}; a snapshot claiming that would not load. Shards that share digests `
+            + `count them once each (the fill ratio of the inputs before ${path} suggests about `
+            + `${distinctEstimate(merged)} distinct digests): build the shards with --expected-items of at least `
+            + `${claimed}${more}, or publish the union of their digest lists\n`,
+        );
+        return EXIT_PROBLEMS;
+      }
       if (union.kind === "failure") {
         process.stderr.write(`merge: ${path}: ${union.error}: every input needs the same bitCount and hashCount\n`);
         return EXIT_PROBLEMS;
@@ -99,17 +112,7 @@ export async function merge(argv) {
       merged = union.value;
     }
     const claimed = merged.getInsertedItemCount();
-    const capacity = merged.getExpectedItemCount();
     const estimate = distinctEstimate(merged);
-    if (claimed > capacity) {
-      process.stderr.write(
-        `merge: the inputs' insertedItemCounts add up to ${claimed}, more than their expectedItemCount ${capacity}; `
-          + `a snapshot claiming that would not load. Shards that share digests count them once each (the fill ratio `
-          + `suggests about ${estimate} distinct digests): build the shards with --expected-items of at least ${claimed}, `
-          + "or publish the union of their digest lists\n",
-      );
-      return EXIT_PROBLEMS;
-    }
     let bytes;
     try {
       bytes = encodeSnapshot(merged, { catalogVersion });

@@ -7,7 +7,7 @@
 // the reason is printed, and the exit code stays 0. The delta is written
 // with the same atomic replace as the snapshot and checked on disk by
 // applying it to the base: the result must be the published snapshot.
-import { readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./common.mjs";
 import {
@@ -18,6 +18,7 @@ import {
   readSnapshotHeader,
 } from "./library.mjs";
 import { replaceFile } from "./replace.mjs";
+import { readBoundedFile, snapshotFileLimit } from "./bounded-file.mjs";
 
 export const DELTA_HELP = `  --delta-from OLD     also write the ABD1 delta from the snapshot OLD (read
                        before PATH is replaced, so OLD may be PATH itself)
@@ -49,8 +50,9 @@ export function deltaRequest(values, out) {
 export async function readDeltaBase(request) {
   let bytes;
   try {
-    bytes = new Uint8Array(await readFile(request.from));
+    bytes = await readBoundedFile(request.from, snapshotFileLimit(), "snapshot");
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     return {
       code: error.code === "ENOENT" ? "noBase" : "unreadableBase",
       reason: `cannot read ${request.from}: ${error.message}`,
@@ -117,8 +119,8 @@ export async function writeDelta(request, base, target, { onStaleRemoved } = {})
 
 /** Removes an ABD1 file an earlier publish left at `path` (anything else is left alone). */
 async function removeStaleDelta(path) {
-  const bytes = await readFile(path).catch(() => undefined);
-  if (bytes !== undefined && readSnapshotDeltaHeader(new Uint8Array(bytes)).kind === "success") {
+  const bytes = await readBoundedFile(path, snapshotFileLimit(), "delta").catch(() => undefined);
+  if (bytes !== undefined && readSnapshotDeltaHeader(bytes).kind === "success") {
     await rm(path, { force: true }).catch(() => {});
   }
 }

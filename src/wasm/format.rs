@@ -9,7 +9,7 @@ use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::abf1::{self, CHECKSUMMED_HEADER_LENGTH, MAX_CATALOG_VERSION, OFFSET_PAYLOAD};
-use crate::layout::MAXIMUM_EXPECTED_ITEM_COUNT;
+use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT};
 use crate::probe::DIGEST_LENGTH;
 
 /// Length of the fixed ABF1 header in bytes (the JS `ABF1_HEADER_LENGTH`).
@@ -30,6 +30,15 @@ pub fn digest_length() -> u32 {
 #[wasm_bindgen(js_name = maximumExpectedItemCount)]
 pub fn maximum_expected_item_count() -> u32 {
     const MAXIMUM: u32 = MAXIMUM_EXPECTED_ITEM_COUNT as u32;
+    MAXIMUM
+}
+
+/// The largest ABF1 file: the header and a payload of `MAXIMUM_BIT_COUNT`
+/// bits (96 + 2^27 bytes). A reader of a file or a stream of unknown length
+/// reads no more than this (+1 to tell "too large").
+#[wasm_bindgen(js_name = maximumSnapshotBytes)]
+pub fn maximum_snapshot_bytes() -> u32 {
+    const MAXIMUM: u32 = (abf1::HEADER_LENGTH as u64 + MAXIMUM_BIT_COUNT / 8) as u32;
     MAXIMUM
 }
 

@@ -3,9 +3,9 @@
 // definitely absent is uploaded with no HEAD; a "maybe" is HEADed and
 // uploaded only on 404 (a false positive); then the manifests are PUT,
 // children by digest and the tagged one by tag.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { ArtifactExistenceService, fetchSnapshot, loadLibrary, loadSnapshot, repositoryOverClient } from "../library.mjs";
-import { EXIT_OK, EXIT_REGISTRY, UsageError, hexToBytes, integerOption, parseCommand } from "../common.mjs";
+import { EXIT_OK, EXIT_REGISTRY, EXIT_USAGE, UsageError, hexToBytes, integerOption, parseCommand } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
 import { putManifest } from "./oci-upload.mjs";
@@ -31,6 +31,7 @@ import {
   parseImageReference,
 } from "./registry-common.mjs";
 import { fetchForTlsOptions, tlsAdvice, urlSchemeHints } from "./registry-tls.mjs";
+import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 
 const MIB = 1024 * 1024;
 
@@ -114,11 +115,12 @@ async function loadSnapshotFrom(source, values) {
     let bytes;
     let info;
     try {
-      [bytes, info] = await Promise.all([readFile(source), stat(source)]);
+      [bytes, info] = await Promise.all([readBoundedFile(source, snapshotFileLimit(), "snapshot"), stat(source)]);
     } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(`--snapshot: ${error.message}`);
       throw new UsageError(`cannot read --snapshot ${source}: ${error.message}`);
     }
-    result = loadSnapshot(new Uint8Array(bytes), { lastModified: info.mtime, source });
+    result = loadSnapshot(bytes, { lastModified: info.mtime, source });
   }
   if (result.kind === "failure") throw new UsageError(`--snapshot ${source}: ${result.error}: ${result.message}`);
   return result.value;
@@ -206,6 +208,8 @@ export async function push(argv) {
   };
   /** @type {ReturnType<typeof describeFailure> & { advice?: string } | undefined} */
   let failure;
+  // A failure the input caused (a layout blob that is not what its digest says) exits 2, not 3.
+  let inputFault = false;
   try {
     const digests = image.blobs.map((blob) => hexToBytes(blob.digest.slice("sha256:".length)));
     const { toUpload, counts } = await precheckBlobs({
@@ -247,6 +251,7 @@ export async function push(argv) {
     summary.ok = true;
   } catch (error) {
     failure = describeFailure(error, client);
+    inputFault = error?.inputFault === true;
     const advice = await tlsAdvice(error, { url: registryUrl, plainHint: "use --plain-http", tlsHint: "drop --plain-http" });
     if (advice) failure.advice = advice;
     if (error?.failedBlobs !== undefined) Object.assign(summary, { failedBlobs: error.failedBlobs });
@@ -255,7 +260,8 @@ export async function push(argv) {
   // Exact also after a failure: every HEAD sent, retries included.
   summary.headRequests = summary.requests.head;
   report(summary, failure, values.json);
-  return failure === undefined ? EXIT_OK : EXIT_REGISTRY;
+  if (failure === undefined) return EXIT_OK;
+  return inputFault ? EXIT_USAGE : EXIT_REGISTRY;
 }
 
 function report(summary, failure, json) {

@@ -7,10 +7,10 @@
 // e.g. from a server without deltas). Whatever came is written back to FILE
 // atomically before the push uses it, so the push always sees the version the
 // URL serves now — a delta can save bytes, never change the answer.
-import { readFile } from "node:fs/promises";
 import { deltaFetchSnapshot, encodeSnapshot, loadLibrary, loadSnapshot } from "../library.mjs";
 import { UsageError } from "../common.mjs";
 import { replaceSnapshotFile } from "../replace.mjs";
+import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 
 /**
  * The cached snapshot, or undefined when FILE is missing or does not load
@@ -20,8 +20,9 @@ import { replaceSnapshotFile } from "../replace.mjs";
 async function readCached(path) {
   let bytes;
   try {
-    bytes = new Uint8Array(await readFile(path));
+    bytes = await readBoundedFile(path, snapshotFileLimit(), "snapshot");
   } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`--snapshot-cache: ${error.message}`);
     if (error.code === "ENOENT") return { snapshot: undefined, note: undefined };
     throw new UsageError(`cannot read --snapshot-cache ${path}: ${error.message}`);
   }

@@ -47,7 +47,9 @@ function blobsFailedError(failures) {
     cause: failures[0].error,
     ...(first.status === undefined ? {} : { status: first.status }),
   });
-  return Object.assign(error, { failedBlobs: described });
+  // A layout blob that is not what its digest says is the input's fault (exit 2).
+  const inputFault = failures.some(({ error: cause }) => /** @type {{ inputFault?: boolean }} */ (cause)?.inputFault === true);
+  return Object.assign(error, { failedBlobs: described, inputFault });
 }
 
 /**

@@ -46,7 +46,10 @@ function collectPieces(bytes) {
  * @param {string} came what the file turned out to be
  */
 function mismatch(path, digest, came) {
-  return new OciRegistryError(`layout blob ${path} ${came}, not ${digest}: not uploaded`, { code: "digestMismatch" });
+  // The layout's fault, not the registry's: `inputFault` makes push exit 2
+  // (fix the input), not 3 (which tells a CI retry loop to retry).
+  const error = new OciRegistryError(`layout blob ${path} ${came}, not ${digest}: not uploaded`, { code: "digestMismatch" });
+  return Object.assign(error, { inputFault: true });
 }
 
 /**

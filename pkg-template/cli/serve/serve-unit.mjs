@@ -20,10 +20,11 @@
 // Each pair of file identities is judged once, so a refusal is logged once.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { bytesToHex, readHexDigests } from "../common.mjs";
 import { loadSnapshot, readSnapshotHeader } from "../library.mjs";
+import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 
 // Building the catalog's Set yields to the event loop this often, so a
 // reload of a large catalog never blocks the requests answered meanwhile.
@@ -36,9 +37,8 @@ const CATALOG_YIELD_EVERY = 16_384;
  * load gets a hash of its bytes.
  */
 async function loadSnapshotFile(path, info) {
-  // A Uint8Array view of the Buffer, as the library takes it (no copy).
-  const read = await readFile(path);
-  const bytes = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
+  // Never more than the largest snapshot: --snapshot may name /dev/zero or a pipe.
+  const bytes = await readBoundedFile(path, snapshotFileLimit(), "snapshot");
   const header = readSnapshotHeader(bytes);
   const etag =
     header.kind === "success"

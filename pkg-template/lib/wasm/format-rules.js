@@ -5,7 +5,13 @@
 // this file: reading them at import compiles no wasm (the module is
 // instantiated on first use). Each must stay `export const NAME = rule();`.
 
-import { abf1HeaderLength, digestLength, maximumCatalogVersion, maximumExpectedItemCount } from "../../artifact_bloom.js";
+import {
+  abf1HeaderLength,
+  digestLength,
+  maximumCatalogVersion,
+  maximumExpectedItemCount,
+  maximumSnapshotBytes,
+} from "../../artifact_bloom.js";
 import { integerRange, withCode } from "../core/checks.js";
 import { rangeError } from "../core/errors.js";
 
@@ -15,6 +21,8 @@ export const ABF1_HEADER_LENGTH = abf1HeaderLength();
 export const DIGEST_LENGTH = digestLength();
 /** The largest `expectedItemCount` a filter or snapshot may state. */
 export const MAXIMUM_EXPECTED_ITEM_COUNT = maximumExpectedItemCount();
+/** The largest ABF1 file in bytes: the header and 2^30 bits (96 + 2^27). */
+export const MAXIMUM_SNAPSHOT_BYTES = maximumSnapshotBytes();
 /** The largest catalogVersion a snapshot may carry (2^53 − 1). */
 export const MAXIMUM_CATALOG_VERSION = maximumCatalogVersion();
 
