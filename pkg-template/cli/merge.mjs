@@ -69,7 +69,7 @@ export async function merge(argv) {
   const seen = new Map(); // SHA-256 of an input's bytes → its path
   let used = 0;
   try {
-    for (const path of inputs) {
+    for (const [index, path] of inputs.entries()) {
       const bytes = await readSnapshotFile(path);
       const hash = createHash("sha256").update(bytes).digest("hex");
       if (seen.has(hash)) {
@@ -94,7 +94,7 @@ export async function merge(argv) {
         // union refuses a count over expectedItemCount (a snapshot claiming
         // it would not load); the inputs not read yet would only add more.
         const claimed = merged.getInsertedItemCount() + adding;
-        const more = inputs.indexOf(path) < inputs.length - 1 ? " or more" : "";
+        const more = index < inputs.length - 1 ? " or more" : "";
         process.stderr.write(
           `merge: the inputs' insertedItemCounts add up to ${claimed}${more}, more than their expectedItemCount `
             + `${merged.getExpectedItemCount()}; a snapshot claiming that would not load. Shards that share digests `
