@@ -55,10 +55,14 @@ export async function askCredentialHelper(program, serverAddress, { timeoutMs, e
   }
   if (failure !== undefined) throw new UsageError(`credential helper ${program} could not be run: ${failure}`);
   if (code !== 0) {
-    // By the protocol a failing helper prints its error message, never a secret.
-    const said = (stdout.trim() || stderr.trim()).split("\n")[0]?.slice(0, 200) ?? "";
-    if (/credentials not found/i.test(said)) return undefined;
-    throw new UsageError(`credential helper ${program} get failed (exit ${code})${said ? `: ${said}` : ""}`);
+    // A failing helper's stdout is never echoed: one that prints its answer
+    // and then fails would print the secret. By the protocol "credentials
+    // not found" comes on stdout; that alone is looked for there.
+    if (/credentials not found/i.test(stdout) || /credentials not found/i.test(stderr)) return undefined;
+    const said = printable(stderr);
+    throw new UsageError(
+      `credential helper ${program} get failed (exit ${code})${said ? `; its stderr: ${said}` : "; it printed nothing on stderr"}`,
+    );
   }
   let answer;
   try {
@@ -77,7 +81,25 @@ export async function askCredentialHelper(program, serverAddress, { timeoutMs, e
 }
 
 /**
+ * The first line of a helper's stderr, at most 200 characters, control
+ * characters dropped: enough to say why, never a wall of output.
+ * @param {string} text
+ */
+function printable(text) {
+  const line = text.trim().split("\n")[0] ?? "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping them is the point
+  return line.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 200);
+}
+
+/** How long the pipes may stay open after the helper exited (a grandchild holding them) before they are cut. */
+const PIPE_GRACE_MS = 1000;
+
+/**
  * Runs `program get`, bounded in time and output → { code, stdout, stderr, failure? }.
+ * The helper runs in its own process group, and the whole group is killed
+ * when it is stopped and once it exited: a helper that is a shell script
+ * around another program (`sleep`, `yes`) leaves no orphan, and a grandchild
+ * that keeps the pipes open cannot hold the answer past PIPE_GRACE_MS.
  * @param {string} program
  * @param {string} input
  * @param {number} timeoutMs
@@ -86,22 +108,54 @@ export async function askCredentialHelper(program, serverAddress, { timeoutMs, e
  */
 function runHelper(program, input, timeoutMs, env) {
   return new Promise((resolve) => {
+    /** @type {import("node:child_process").ChildProcessWithoutNullStreams} */
     let child;
     try {
-      child = spawn(program, ["get"], { env, stdio: ["pipe", "pipe", "pipe"] });
+      child = spawn(program, ["get"], { env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (error) {
       resolve({ code: null, stdout: "", stderr: "", failure: error?.code ?? String(error) });
       return;
     }
+    /** @type {Buffer[]} */
     const out = [];
+    /** @type {Buffer[]} */
     const err = [];
     let size = 0;
+    /** @type {string | undefined} */
     let failure;
-    const stop = (why) => {
-      failure ??= why;
-      child.kill("SIGKILL");
+    /** @type {number | null} */
+    let exitCode = null;
+    let settled = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let grace;
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL"); // the group is gone already, or could not be signalled
+      }
     };
-    const collect = (into) => (chunk) => {
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      killGroup();
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({
+        code: exitCode,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        failure,
+      });
+    };
+    const stop = (/** @type {string} */ why) => {
+      failure ??= why;
+      settle();
+    };
+    const collect = (/** @type {Buffer[]} */ into) => (/** @type {Buffer} */ chunk) => {
       size += chunk.byteLength;
       if (size > MAX_OUTPUT_BYTES) stop("tooLarge");
       else into.push(chunk);
@@ -111,10 +165,17 @@ function runHelper(program, input, timeoutMs, env) {
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
     child.once("error", (/** @type {NodeJS.ErrnoException} */ error) => {
       failure ??= error?.code === "ENOENT" ? "ENOENT" : (error?.message ?? String(error));
+      if (child.pid === undefined) settle(); // never started: no exit or close follows
+    });
+    child.once("exit", (code) => {
+      exitCode = code;
+      // The output is complete once the pipes close; a grandchild that
+      // holds them open gets PIPE_GRACE_MS, then the group is killed.
+      grace = setTimeout(settle, PIPE_GRACE_MS);
     });
     child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), failure });
+      exitCode ??= code;
+      settle();
     });
     child.stdin.on("error", () => {}); // a helper may exit without reading its input
     child.stdin.end(input); // as docker sends it: the address alone, no newline

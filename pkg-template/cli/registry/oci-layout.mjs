@@ -5,8 +5,9 @@
 // Manifests are read, size- and digest-checked here; other blobs are only
 // stat-checked (their digest is checked while they are uploaded).
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import { readBoundedFile, readBoundedText } from "../bounded-file.mjs";
 import { UsageError } from "../common.mjs";
 
 export const MANIFEST_TYPES = new Set([
@@ -35,8 +36,9 @@ export const OCI_DIGEST = /^sha256:([0-9a-f]{64})$/;
 async function readJson(path, what) {
   let text;
   try {
-    text = await readFile(path, "utf8");
+    text = await readBoundedText(path, MAX_MANIFEST_BYTES, what);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`not an OCI image layout: cannot read ${what} (${error.message})`);
   }
   try {
@@ -107,8 +109,10 @@ export async function readLayoutImage(dir, select) {
     }
     let bytes;
     try {
-      bytes = new Uint8Array(await readFile(blobPath(descriptor.digest)));
+      // At most the size checked above (+1 to tell): the file may be larger than its descriptor says.
+      bytes = await readBoundedFile(blobPath(descriptor.digest), MAX_MANIFEST_BYTES, "manifest");
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`the layout is missing ${descriptor.digest} (${where}): ${error.message}`);
     }
     const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;

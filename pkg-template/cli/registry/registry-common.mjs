@@ -55,6 +55,26 @@ async function readStdin() {
     .replace(/\r?\n$/, "");
 }
 
+/** Hosts already warned about (once per host and process). */
+const warnedPlainHttp = new Set();
+
+/**
+ * Says once per host, on stderr, that a username and password would cross
+ * plain HTTP (--plain-http): a Basic header (or the token request's) is
+ * readable by anyone on the path. Never prints the credentials.
+ * @param {string} url
+ * @param {string} host
+ * @param {{ username?: string, password?: string } | undefined} credentials
+ */
+function warnPlainHttpCredentials(url, host, credentials) {
+  if (credentials?.password === undefined || !url.startsWith("http:") || warnedPlainHttp.has(host)) return;
+  warnedPlainHttp.add(host);
+  process.stderr.write(
+    `warning: credentials for ${host} go over plain HTTP (--plain-http) when the registry asks for them:`
+      + " anyone on the network path can read them; use TLS for a registry that needs a password\n",
+  );
+}
+
 /**
  * A RegistryClient for `url` + `name` from the parsed options. It loads the
  * library: every registry step after it (and describeFailure) uses its names.
@@ -80,6 +100,7 @@ export async function clientFromOptions(url, name, values) {
   const host = URL.canParse(url) ? new URL(url).host : "";
   const lookup = await lookupCredentials(host, name, { explicit, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   if (lookup.credentials !== undefined) options.credentials = lookup.credentials;
+  warnPlainHttpCredentials(url, host, lookup.credentials);
   const realms = /** @type {string[] | undefined} */ (/** @type {unknown} */ (values["token-realm"]));
   if (realms !== undefined) {
     for (const realm of realms) {

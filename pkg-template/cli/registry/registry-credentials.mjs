@@ -17,9 +17,9 @@
 // realm). A missing file is skipped; a file that is not such JSON is an
 // error naming it. No credential is ever part of a message: what is
 // reported is where they were looked for and where they came from.
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { SMALL_FILE_LIMIT, readBoundedText } from "../bounded-file.mjs";
 import { UsageError } from "../common.mjs";
 import { askCredentialHelper, helperProgram } from "./credential-helper.mjs";
 
@@ -103,8 +103,10 @@ function candidateKeys(host, name) {
 async function readConfig(path, label) {
   let text;
   try {
-    text = await readFile(path, "utf8");
+    // Capped: a path naming /dev/zero or a pipe must not grow memory without end.
+    text = await readBoundedText(path, SMALL_FILE_LIMIT, label);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if (error?.code === "ENOENT" || error?.code === "ENOTDIR") return undefined;
     throw new UsageError(`cannot read ${label} ${path}: ${error.message}`);
   }

@@ -11,10 +11,10 @@
 // registries or token realms untrusted.
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import * as tls from "node:tls";
 import { SPEAKS_PLAIN_HTTP, SPEAKS_TLS, tlsProblemOf } from "../library.mjs";
 import { createNodeFetch } from "./https-fetch.mjs";
+import { SMALL_FILE_LIMIT, readBoundedText } from "../bounded-file.mjs";
 import { UsageError } from "../common.mjs";
 
 /** @satisfies {import("../common.mjs").OptionsConfig} */
@@ -46,8 +46,10 @@ const warnedHosts = new Set();
 async function readCaFile(path) {
   let text;
   try {
-    text = await readFile(path, "utf8");
+    // Capped: a PEM bundle is small (the system's is ≈ 220 KB); /dev/zero is not.
+    text = await readBoundedText(path, SMALL_FILE_LIMIT, "--ca-file");
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read --ca-file ${path}: ${error.message}`);
   }
   const blocks = text.match(PEM_BLOCK) ?? [];
