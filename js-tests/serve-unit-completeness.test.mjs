@@ -113,6 +113,23 @@ describe("§1.1: a half-written catalog list is never used to answer for its ver
       [],
     );
   });
+
+  test("the list changed after the swap: never used for the served version, /stats says why until it is complete", async () => {
+    const v3 = [...v2, ...digestsOf("v3", 500)];
+    assert.equal((await served(server.base)).version, 3);
+    // A writer restarting the list in place under the served v3 snapshot.
+    await writeFile(at("cat.txt"), listText(v3.slice(0, 700)));
+    assert.equal((await served(server.base)).version, 3);
+    // Before: the change was ignored in silence (pending null).
+    const pending = (await stats(server.base)).pending;
+    assert.equal(pending?.kind, "waiting", JSON.stringify(pending));
+    assert.match(pending.message, /700 unique digests.*2500/);
+    const lacking = v3.slice(700).filter((_, i) => i % 20 === 0);
+    assert.deepEqual(await falseAbsents(server.base, 3, lacking), [], "the list read with v3 keeps answering");
+    await writeFile(at("cat.txt"), listText(v3));
+    assert.equal((await served(server.base)).version, 3);
+    assert.equal((await stats(server.base)).pending, null, "the complete list is v3's again");
+  });
 });
 
 describe("§1.1: serve started from an incomplete list answers no existence request until it is complete", () => {

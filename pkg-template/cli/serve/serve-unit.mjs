@@ -9,14 +9,14 @@
 //     read with it is COMPLETE for it: exactly as many unique digests as the
 //     header's insertedItemCount (publish writes the exact unique count) and
 //     every one "maybe". An empty, half-written or other version's list is
-//     never used to answer for that version: the old unit keeps answering and
-//     the reason is reported (stderr once, /stats `pending`) until the list
-//     is complete;
+//     never used for that version: the old unit answers, stderr (once) and
+//     /stats `pending` say why, until the list is complete;
 //   - a lower catalogVersion, or the same one with other content (another
 //     header checksum), is refused: one version names one catalog — with
 //     --catalog-version too;
-//   - a new catalog list under the served snapshot waits for its snapshot
-//     (it is the first step of publishing the next version).
+//   - a new catalog list under the served snapshot that is not complete for
+//     it is never used (the list read with it keeps answering, /stats
+//     `pending` says why): it waits for its snapshot.
 // Each pair of file identities is judged once, so a refusal is logged once.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -334,9 +334,15 @@ export class ServedUnit {
       }
       return served.snapshot.header === undefined ? { swap: true, version: served.version } : {};
     }
-    // A new list waits for its snapshot; a refused snapshot is not judged
-    // (nor logged) again when only the list changes.
-    if (!snapshotChanged) return { quiet: true };
+    // A list changed under the served snapshot and not complete for it (the
+    // first step of publishing N+1, or a writer midway) is never used for N:
+    // /stats says so. A refused snapshot is not judged again for a new list.
+    if (!snapshotChanged) {
+      const mismatch = catalogChanged && file.header !== undefined ? mismatchOf(file, catalog.value) : undefined;
+      if (mismatch === undefined) return { quiet: true };
+      const message = `${this.#incompleteMessage(served.version, mismatch)}; it waits for its snapshot`;
+      return { kind: "waiting", message: `${message}; ${keeping} from the list read with it` };
+    }
     if (file.etag === this.#refusedEtag) return {};
     this.#refusedEtag = file.etag; // cleared below when it is served or waits for its list
     const version = file.header?.catalogVersion;

@@ -92,7 +92,10 @@ catalogVersion is higher, and the list is COMPLETE for it: exactly the
 snapshot's insertedItemCount unique digests, every one "maybe" in it. An
 empty, half-written or other version's list is never used: serve keeps
 serving N, says why on stderr (once) and in /stats "pending", and switches
-when the complete list is there. Started from an incomplete list, serve
+when the complete list is there. A list changed under the served snapshot
+is judged too: not complete for it, it is never used (the list read with
+the snapshot keeps answering, /stats "pending" says why) and waits for its
+snapshot. Started from an incomplete list, serve
 answers existence requests 503 (Retry-After) until the list is complete. A
 snapshot whose catalogVersion is lower than the served one, or equal with
 other content (another checksum; with --catalog-version: any other
