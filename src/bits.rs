@@ -130,7 +130,7 @@ impl BitArray {
     /// Appends the LSB-first form to `out`, reserving room first (nothing
     /// when the caller already did).
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) -> Result<(), OutOfMemory> {
-        out.try_reserve_exact(self.byte_count())
+        crate::fallible::try_reserve_exact(out, self.byte_count())
             .map_err(|_| OutOfMemory::of::<u8>(out.len().saturating_add(self.byte_count())))?;
         for word in &self.words {
             out.extend_from_slice(&word.to_le_bytes());

@@ -9,14 +9,51 @@
 //! outputs of this crate are reserved here, and a refusal comes back as
 //! [`OutOfMemory`], which every error enum of the crate can carry.
 //!
-//! Headroom: after a successful reservation of [`HEADROOM_BYTES`] or more,
-//! [`keep_headroom`] checks that that much again could still be had. What
-//! follows such a reservation (the JS wrapper object wasm-bindgen boxes, an
-//! error's message) is small and fixed-size; this keeps it from being the
-//! allocation that meets a full memory.
+//! Headroom, two ways. The allocations made here are marked
+//! ([`in_fallible_allocation`]): the wasm allocator's memory source
+//! (`wasm::alloc`) stops growing memory for them a reserve short of the 4 GiB
+//! limit, which stays for the infallible ones that follow (the box
+//! wasm-bindgen makes for a returned object, the glue's argument copies, an
+//! error's message): so the allocation that meets a full memory is a
+//! fallible one, small or large. And after a successful reservation of
+//! [`HEADROOM_BYTES`] or more, [`keep_headroom`] checks that that much again
+//! could still be had.
 
 use std::alloc::{alloc_zeroed, Layout};
+use std::collections::TryReserveError;
 use std::mem::size_of;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// How many fallible allocations are in progress (nested: a reservation inside
+/// a reservation's probe). Relaxed: wasm32 here has one thread.
+static FALLIBLE_DEPTH: AtomicU32 = AtomicU32::new(0);
+
+/// True while an allocation of this module is asking the allocator: one that
+/// handles a refusal. The wasm memory source refuses such a request a reserve
+/// before the limit, keeping that reserve for allocations that cannot fail
+/// gracefully.
+pub fn in_fallible_allocation() -> bool {
+    FALLIBLE_DEPTH.load(Ordering::Relaxed) > 0
+}
+
+/// Runs `reserve` marked as a fallible allocation.
+fn marked<R>(reserve: impl FnOnce() -> R) -> R {
+    FALLIBLE_DEPTH.fetch_add(1, Ordering::Relaxed);
+    let result = reserve();
+    FALLIBLE_DEPTH.fetch_sub(1, Ordering::Relaxed);
+    result
+}
+
+/// `values.try_reserve_exact(additional)`, marked as a fallible allocation:
+/// every `try_reserve` of the crate goes through here.
+pub fn try_reserve_exact<T>(values: &mut Vec<T>, additional: usize) -> Result<(), TryReserveError> {
+    marked(|| values.try_reserve_exact(additional))
+}
+
+/// `values.try_reserve(additional)`, marked as a fallible allocation.
+pub fn try_reserve<T>(values: &mut Vec<T>, additional: usize) -> Result<(), TryReserveError> {
+    marked(|| values.try_reserve(additional))
+}
 
 /// What a large reservation must leave free besides itself.
 pub const HEADROOM_BYTES: usize = 64 * 1024;
@@ -61,7 +98,7 @@ crate::error::display_coded!(OutOfMemory);
 /// `count` reallocates).
 pub fn with_capacity<T>(count: usize) -> Result<Vec<T>, OutOfMemory> {
     let mut values = Vec::new();
-    values.try_reserve_exact(count).map_err(|_| OutOfMemory::of::<T>(count))?;
+    try_reserve_exact(&mut values, count).map_err(|_| OutOfMemory::of::<T>(count))?;
     keep_headroom(count.saturating_mul(size_of::<T>()))?;
     Ok(values)
 }
@@ -84,7 +121,7 @@ pub fn zeroed_words(count: usize) -> Result<Vec<u64>, OutOfMemory> {
         return Ok(Vec::new());
     }
     // SAFETY: the layout has a non-zero size, as `alloc_zeroed` requires.
-    let pointer = unsafe { alloc_zeroed(layout) }.cast::<u64>();
+    let pointer = marked(|| unsafe { alloc_zeroed(layout) }).cast::<u64>();
     if pointer.is_null() {
         return Err(refused);
     }
@@ -106,7 +143,7 @@ fn keep_headroom(reserved_bytes: usize) -> Result<(), OutOfMemory> {
     }
     // Dropped at once: only whether it could be had matters.
     let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(HEADROOM_BYTES).map_err(|_| OutOfMemory { requested_bytes: reserved_bytes as u64 })
+    try_reserve_exact(&mut probe, HEADROOM_BYTES).map_err(|_| OutOfMemory { requested_bytes: reserved_bytes as u64 })
 }
 
 #[cfg(test)]

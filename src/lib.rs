@@ -6,7 +6,8 @@
 //!
 //! The snapshot format is specified in `docs/ABF1.md`.
 
-// One audited exception: `fallible::zeroed_words` (zeroed allocation with a null check).
+// Two audited exceptions: `fallible::zeroed_words` (zeroed allocation with a
+// null check) and the wasm allocator's memory source (`wasm::alloc`).
 #![deny(unsafe_code)]
 
 pub mod abf1;

@@ -105,6 +105,6 @@ fn reserve(bytes: u64) -> Result<Vec<u8>, DeltaError> {
     let out_of_memory = DeltaError::OutOfMemory { bytes };
     let length = usize::try_from(bytes).map_err(|_| out_of_memory.clone())?;
     let mut out = Vec::new();
-    out.try_reserve_exact(length).map_err(|_| out_of_memory)?;
+    crate::fallible::try_reserve_exact(&mut out, length).map_err(|_| out_of_memory)?;
     Ok(out)
 }

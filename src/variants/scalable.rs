@@ -198,7 +198,7 @@ impl ScalableBloomFilter {
             return Err(ScalableError::FilterTooLarge);
         }
         let bits = BitArray::zeroed((bit_count / WORD_BITS) as usize)?;
-        self.stages.try_reserve(1).map_err(|_| ScalableError::OutOfMemory)?;
+        crate::fallible::try_reserve(&mut self.stages, 1).map_err(|_| ScalableError::OutOfMemory)?;
         self.total_bits += bit_count;
         self.stages.push(Stage { capacity, item_count: 0, hash_count, bits });
         Ok(())
