@@ -68,14 +68,19 @@ after(async () => {
 async function servedCatalog(name, options = {}) {
   const snapshot = join(dir.path, `${name}.abf1`);
   const catalog = join(dir.path, `${name}.txt`);
-  await writeHexList(catalog, []);
+  // As an operator publishes: version v's complete catalog list first, then
+  // its snapshot (serve answers a version only from its complete list).
   const publish = async (version) => {
+    const packed = packedDigests("catalog", countAt(version));
+    const digests = Array.from({ length: packed.byteLength / 32 }, (_, i) => packed.subarray(32 * i, 32 * i + 32));
+    await writeHexList(`${catalog}.tmp`, digests);
+    await rename(`${catalog}.tmp`, catalog);
     const temporary = `${snapshot}.tmp`;
     await writeFile(temporary, fileAt(version));
     await rename(temporary, snapshot); // a new inode: serve re-reads it on the next request
   };
   await publish(1);
-  const server = await serve({ snapshot, catalog, port: 0, catalogVersion: 1, ...options });
+  const server = await serve({ snapshot, catalog, port: 0, ...options });
   return { url: `${server.url}snapshot`, publish, server };
 }
 

@@ -51,8 +51,10 @@ async function main(argv) {
   const load = COMMANDS[name];
   if (load === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
   // Every command runs the filter in WebAssembly: say so once, before the
-  // engine's bare ReferenceError does (node --jitless has none).
-  if (typeof WebAssembly === "undefined" && !rest.some((arg) => arg === "--help" || arg === "-h")) {
+  // engine's bare ReferenceError does (node --jitless has none). Before the
+  // command's module loads, too: on Node 22 a module that touches fetch makes
+  // undici compile its own wasm, an uncaught ReferenceError even for --help.
+  if (typeof WebAssembly === "undefined") {
     throw new UsageError(`this runtime has no WebAssembly (node --jitless, or an engine built without it); ${name} needs it`);
   }
   return (await load())(rest);

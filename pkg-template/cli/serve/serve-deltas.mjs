@@ -125,7 +125,13 @@ export class DeltaHistory {
  */
 export function answerSnapshot(request, response, file, deltas, send) {
   // Vary: a cache must not answer one client's delta request with another's.
-  const headers = { etag: file.etag, "last-modified": file.lastModified, vary: "A-IM, If-None-Match" };
+  // ETag exposed: a page on another origin names its snapshot with it.
+  const headers = {
+    etag: file.etag,
+    "last-modified": file.lastModified,
+    vary: "A-IM, If-None-Match",
+    "access-control-expose-headers": "ETag",
+  };
   const tags = entityTags(request.headers["if-none-match"]);
   if (tags.includes(file.etag) || tags.includes("*")) return send(response, 304, undefined, headers);
   const body = (bytes) => (request.method === "HEAD" ? undefined : bytes);
@@ -136,6 +142,7 @@ export function answerSnapshot(request, response, file, deltas, send) {
       deltas.deltaBytes += delta.bytes.byteLength;
       return send(response, 226, body(delta.bytes), {
         ...headers,
+        ...NEVER_SHARED,
         im: DELTA_IM,
         "delta-base": delta.baseTag,
         "content-type": "application/vnd.artifact-bloom.abd1",
@@ -150,6 +157,15 @@ export function answerSnapshot(request, response, file, deltas, send) {
     "content-length": file.bytes.length,
   });
 }
+
+/**
+ * A 226 fits only the client whose If-None-Match named its base: replayed to
+ * another, it cannot load (an outage until the cache entry expires). Vary
+ * says so to a cache that honours it; these say it to caches set to ignore
+ * Vary and Cache-Control: nginx still obeys X-Accel-Expires (0: do not store)
+ * unless told to ignore it too, and CDNs obey Surrogate-Control.
+ */
+const NEVER_SHARED = { "cache-control": "private, no-store", "x-accel-expires": "0", "surrogate-control": "no-store" };
 
 /** The entity tags of an If-None-Match header (`*` included as is). */
 function entityTags(header) {
