@@ -98,6 +98,9 @@ describe("answers that are not the existence API's are errors, never 'absent' or
     assert.equal(loaded.kind, "success");
     const service = new ArtifactExistenceService(loaded.value, new HttpArtifactRepository(`${fakes.staticHost.base}/`));
     await assert.rejects(service.existsAsync(members[7]), isCode("notExistenceApi"));
+    // Batched, the maybes go to findMissing: the same error, never "missing" (an upload) or "present" (a skip).
+    await assert.rejects(service.findMissingAsync([members[8], members[9], stranger]), isCode("notExistenceApi"));
+    loaded.value.filter.free();
   });
 
   for (const status of [404, 200]) {
