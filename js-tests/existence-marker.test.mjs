@@ -77,6 +77,19 @@ describe("answers that are not the existence API's are errors, never 'absent' or
     });
   }
 
+  for (const name of ["staticHost", "framework", "spa"]) {
+    test(`${name}: findMissing rejects with code "notExistenceApi", naming the URL and the mark expected`, async () => {
+      const repository = new HttpArtifactRepository(`${fakes[name].base}/`);
+      await assert.rejects(repository.existsManyAtVersionAsync([members[0], stranger], VERSION), (error) => {
+        isCode("notExistenceApi")(error);
+        assert.match(error.message, new RegExp(`POST ${fakes[name].base}/blobs:findMissing`));
+        assert.match(error.message, /does not look like an artifact-bloom existence API/);
+        assert.match(error.message, new RegExp(`${MARK_HEADER}: ${VERSION}`));
+        return true;
+      });
+    });
+  }
+
   test("the service confirms a 'maybe' through a static host: an error, never false", async () => {
     const built = ArtifactBloomFilter.create(members, { expectedItemCount: 100, targetFalsePositiveRate: 0.01 });
     assert.equal(built.kind, "success");
@@ -85,17 +98,24 @@ describe("answers that are not the existence API's are errors, never 'absent' or
     assert.equal(loaded.kind, "success");
     const service = new ArtifactExistenceService(loaded.value, new HttpArtifactRepository(`${fakes.staticHost.base}/`));
     await assert.rejects(service.existsAsync(members[7]), isCode("notExistenceApi"));
+    // Batched, the maybes go to findMissing: the same error, never "missing" (an upload) or "present" (a skip).
+    await assert.rejects(service.findMissingAsync([members[8], members[9], stranger]), isCode("notExistenceApi"));
+    loaded.value.filter.free();
   });
 
-  test('an answer marked with another catalogVersion rejects with code "versionMismatch"', async () => {
-    const other = await startFake((_request, response) => response.writeHead(404, { [MARK_HEADER]: String(VERSION + 1) }).end());
-    try {
-      const repository = new HttpArtifactRepository(`${other.base}/`);
-      await assert.rejects(repository.existsAtVersionAsync(members[0], VERSION), isCode("versionMismatch"));
-    } finally {
-      await other.close();
-    }
-  });
+  for (const status of [404, 200]) {
+    test(`a ${status} marked with another catalogVersion rejects with code "versionMismatch"`, async () => {
+      const other = await startFake((_request, response) =>
+        response.writeHead(status, { [MARK_HEADER]: String(VERSION + 1) }).end(),
+      );
+      try {
+        const repository = new HttpArtifactRepository(`${other.base}/`);
+        await assert.rejects(repository.existsAtVersionAsync(members[0], VERSION), isCode("versionMismatch"));
+      } finally {
+        await other.close();
+      }
+    });
+  }
 });
 
 describe("a base URL without a trailing slash keeps its path", () => {
@@ -151,8 +171,31 @@ describe("artifact-bloom serve marks its answers, and only them", () => {
     assert.equal(response.status, 404);
     assert.equal(response.headers.get(MARK_HEADER), String(VERSION));
     const body = await response.json();
-    assert.equal(body.exists, false);
     assert.equal(body.errors?.[0]?.code, "BLOB_UNKNOWN");
+    // The fields clients already read stay as they were.
+    assert.deepEqual(
+      { digest: body.digest, catalogVersion: body.catalogVersion, exists: body.exists },
+      { digest: hex(stranger), catalogVersion: VERSION, exists: false },
+    );
+  });
+
+  test("another catalogVersion: a marked 409 with availableVersions, and the client says which version is held", async () => {
+    const response = await fetch(`${server.base}/blobs/sha256/${hex(members[3])}?catalogVersion=${VERSION + 1}`);
+    assert.equal(response.status, 409);
+    assert.equal(response.headers.get(MARK_HEADER), String(VERSION));
+    assert.deepEqual((await response.json()).availableVersions, [VERSION]);
+    const repository = new HttpArtifactRepository(server.base);
+    for (const ask of [
+      () => repository.existsAtVersionAsync(members[3], VERSION + 1),
+      () => repository.existsManyAtVersionAsync([members[3]], VERSION + 1),
+    ]) {
+      await assert.rejects(ask(), (error) => {
+        isCode("versionMismatch")(error);
+        assert.equal(error.status, 409);
+        assert.match(error.message, new RegExp(`holds catalogVersion "${VERSION}", not ${VERSION + 1}`));
+        return true;
+      });
+    }
   });
 
   test("a wrong base path gets serve's own (unmarked) 404: an error, not 'absent'", async () => {
@@ -162,5 +205,6 @@ describe("artifact-bloom serve marks its answers, and only them", () => {
     await plain.arrayBuffer();
     const repository = new HttpArtifactRepository(`${server.base}/v2/`);
     await assert.rejects(repository.existsAtVersionAsync(members[3], VERSION), isCode("notExistenceApi"));
+    await assert.rejects(repository.existsManyAtVersionAsync([members[3]], VERSION), isCode("notExistenceApi"));
   });
 });

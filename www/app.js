@@ -359,7 +359,7 @@ async function decide(job, digest) {
     else if (error?.code === "notExistenceApi")
       text =
         "The existence API URL answered like a plain web server, not the catalog's existence API. Not assumed absent; check the page's API address.";
-    else if (/ 409 /.test(error?.message ?? ""))
+    else if (error?.status === 409)
       text = "The server now holds a different catalog version (409). Reload the page for the current snapshot.";
     setMeta(job, "the server request failed");
     setVerdict(job, "error", "Unknown", text);

@@ -445,6 +445,22 @@ describe("www precheck page in Chromium", { skip }, () => {
     assertNoConsoleErrors(problems, (p) => p.url.includes("/blobs/sha256/") && /ERR_CONNECTION_REFUSED/.test(p.text));
   });
 
+  test("an existence URL that answers like a static host (unmarked 404) is an error, never absent", async (t) => {
+    const { page, problems } = await open(t);
+    await page.goto(good.url);
+    await loaded(page);
+    // nginx's own 404 page: no Artifact-Bloom-Catalog-Version mark (issue 32 §1.3).
+    await page.route("**/blobs/sha256/**", (route) =>
+      route.fulfill({ status: 404, contentType: "text/html", body: "<html><h1>404 Not Found</h1></html>" }),
+    );
+    await page.setInputFiles("#file-input", [files.present3.path]);
+    await decided(page, 1);
+    assert.equal(await verdictOf(page, files.present3.hex), "error");
+    const text = await page.locator(`.file[data-digest="${files.present3.hex}"] .verdict-text`).textContent();
+    assert.match(text, /not the catalog's existence API.*Not assumed absent/);
+    assertNoConsoleErrors(problems, (p) => p.url.includes("/blobs/sha256/") && / 404 /.test(p.text));
+  });
+
   test("fits a 375 px phone screen without horizontal scrolling", async (t) => {
     const { page, problems } = await open(t, { width: 375, height: 812 });
     await page.goto(good.url);

@@ -29,10 +29,11 @@
  * - `redirect`: a 3xx (or a browser's opaque redirect, status 0). Redirects
  *   are never followed: an existence answer comes only from the repository.
  * - `unexpectedStatus`: any other status but 200/404 (HEAD) or 200 (findMissing).
- * - `notExistenceApi`: a 200 or 404 without the `artifact-bloom-catalog-version`
+ * - `notExistenceApi`: a 200, 404 or 405 without the `artifact-bloom-catalog-version`
  *   header: not the existence API's answer (a static host, a wrong base path,
  *   a framework's catch-all), so neither "exists" nor "absent".
- * - `versionMismatch`: an answer marked for another catalogVersion than asked.
+ * - `versionMismatch`: an answer marked for another catalogVersion than asked,
+ *   or the existence API's 409 naming the version it holds instead.
  * - `malformedResponse`: a findMissing 200 whose body is not
  *   `{ catalogVersion, missing: [hex…] }` for the version asked.
  * - `timeout`: no complete answer within `timeoutMs` (no `status`).

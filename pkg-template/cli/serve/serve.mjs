@@ -47,15 +47,15 @@ Serves, on 127.0.0.1 by default (loopback only):
                                        (publish --from-registry writes it; 404 if none)
   HEAD /blobs/sha256/<hex>?catalogVersion=N
                                        200 present, 404 absent, 409 another version
-                                       (JSON: the catalogVersion it holds); every
-                                       answer marked Artifact-Bloom-Catalog-Version: N
-                                       (a 404 without it is not the existence API's)
+                                       (JSON: availableVersions); every answer marked
+                                       Artifact-Bloom-Catalog-Version: N (409: the N held;
+                                       a 404 without it is not the existence API's)
   GET  /blobs/sha256/<hex>?catalogVersion=N   the same, as JSON; a 404's body has
                                        errors: [{ code: "BLOB_UNKNOWN" }]
   POST /blobs:findMissing              content-type application/json (else 415),
                                        body {"catalogVersion": N, "digests": [hex…]}
                                        or a JSON list of hex digests →
-                                       {"catalogVersion", "missing": [hex…]};
+                                       {"catalogVersion", "missing": [hex…]}, marked;
                                        at most ${MAX_DIGESTS_PER_REQUEST} digests and 64 MiB per request (else 413);
                                        503 + Retry-After while --body-budget is spent
   GET  /stats                          request totals, reload counts, refused

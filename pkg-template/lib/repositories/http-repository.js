@@ -32,6 +32,36 @@ import { checkCatalogVersion, DIGEST_LENGTH } from "../wasm/format-rules.js";
 export const EXISTENCE_VERSION_HEADER = "artifact-bloom-catalog-version";
 
 /**
+ * The catalogVersion `response` is marked with (EXISTENCE_VERSION_HEADER),
+ * or undefined when it is unmarked.
+ *
+ * @param {Response} response
+ * @returns {string | undefined}
+ */
+function markOf(response) {
+  return response.headers?.get?.(EXISTENCE_VERSION_HEADER)?.trim() ?? undefined;
+}
+
+/**
+ * The error for an unmarked answer: whatever its status, it did not come
+ * from the existence API, so it is neither "exists" nor "absent".
+ *
+ * @param {string} request e.g. "HEAD http://…"
+ * @param {Response} response
+ * @param {CatalogVersion} catalogVersion
+ * @returns {Error & { status: number, code: string }}
+ */
+function notExistenceApiError(request, response, catalogVersion) {
+  return httpError(
+    response.status,
+    "notExistenceApi",
+    `${request} answered ${response.status} without the ${EXISTENCE_VERSION_HEADER} header: the URL does not look like an`
+      + ` artifact-bloom existence API (a static host, a wrong base path or a catch-all page?); expected an answer marked`
+      + ` ${EXISTENCE_VERSION_HEADER}: ${catalogVersion}, so this is no answer (not "absent")`,
+  );
+}
+
+/**
  * Checks that `response` is the existence API's own answer for
  * `catalogVersion`: marked with EXISTENCE_VERSION_HEADER naming that version.
  *
@@ -42,17 +72,12 @@ export const EXISTENCE_VERSION_HEADER = "artifact-bloom-catalog-version";
  * @throws {Error & { status: number, code: string }} "notExistenceApi" (unmarked) or "versionMismatch"
  */
 function checkMarked(request, response, catalogVersion) {
-  const marked = response.headers?.get?.(EXISTENCE_VERSION_HEADER);
-  if (marked === null || marked === undefined) {
+  const marked = markOf(response);
+  if (marked === undefined) {
     discard(response);
-    throw httpError(
-      response.status,
-      "notExistenceApi",
-      `${request} answered ${response.status} without the ${EXISTENCE_VERSION_HEADER} header: the URL is not an`
-        + " artifact-bloom existence API (a static host, a wrong base path or a catch-all page?), so this is no answer",
-    );
+    throw notExistenceApiError(request, response, catalogVersion);
   }
-  if (marked.trim() !== String(catalogVersion)) {
+  if (marked !== String(catalogVersion)) {
     discard(response);
     throw httpError(
       response.status,
@@ -64,15 +89,18 @@ function checkMarked(request, response, catalogVersion) {
 
 /**
  * The error for a response that is not `expected`: a redirect (a 3xx, or the
- * status-0 "opaqueredirect" a browser gives for `redirect: "manual"`) or any
- * other status.
+ * status-0 "opaqueredirect" a browser gives for `redirect: "manual"`), an
+ * unmarked 404 or 405 (another server's: "notExistenceApi"), the
+ * existence API's 409 for the version it holds instead ("versionMismatch"),
+ * or any other status.
  *
  * @param {string} request e.g. "HEAD http://…"
  * @param {Response} response
+ * @param {CatalogVersion} catalogVersion the version asked
  * @param {string} expected what would have been an answer
  * @returns {Error & { status: number, code: string }}
  */
-function statusError(request, response, expected) {
+function statusError(request, response, catalogVersion, expected) {
   const { status } = response;
   const came = `${status}${response.statusText ? ` ${response.statusText}` : ""}`;
   if (response.type === "opaqueredirect" || (status >= 300 && status < 400 && status !== 304)) {
@@ -82,6 +110,18 @@ function statusError(request, response, expected) {
       "redirect",
       `${request} answered a redirect (${response.type === "opaqueredirect" ? "opaque" : came}`
         + `${location ? ` to ${location}` : ""}); expected ${expected} from the repository itself (redirects are not followed)`,
+    );
+  }
+  const marked = markOf(response);
+  // An unmarked 404 (no such path) or 405 (a static host refusing POST) is
+  // another server's: the existence API answers neither on its routes.
+  if ((status === 404 || status === 405) && marked === undefined) return notExistenceApiError(request, response, catalogVersion);
+  if (status === 409 && marked !== undefined && marked !== String(catalogVersion)) {
+    return httpError(
+      status,
+      "versionMismatch",
+      `${request} answered ${came}: the existence API holds catalogVersion ${JSON.stringify(marked)}, not ${catalogVersion}`
+        + " (load that version's snapshot to ask it)",
     );
   }
   return httpError(status, "unexpectedStatus", `${request} answered ${came}; expected ${expected}`);
@@ -103,7 +143,8 @@ function discard(response) {
  * Only the repository's own 200/404 is an answer: marked with the
  * `artifact-bloom-catalog-version` header naming the version asked.
  * Anything else — an unmarked 404 or 200 (code "notExistenceApi"), an
- * answer for another version ("versionMismatch"), a redirect, another
+ * answer for another version or the API's 409 naming the version it holds
+ * ("versionMismatch"), a redirect, another
  * status, a malformed body, a timeout, a broken connection — rejects with an
  * `HttpClientError` (`code`, `status`), never "absent" or "exists".
  * The base URL is a directory: "http://host/api" and "http://host/api/"
@@ -216,7 +257,7 @@ export class HttpArtifactRepository {
       }
       discard(response);
       // Anything else is not an answer: never turn it into "absent" or "exists".
-      throw statusError(request, response, "200 (exists) or 404 (absent)");
+      throw statusError(request, response, catalogVersion, "200 (exists) or 404 (absent)");
     });
   }
 
@@ -253,7 +294,7 @@ export class HttpArtifactRepository {
       });
       if (response.status !== 200) {
         discard(response);
-        throw statusError(request, response, "200 with { catalogVersion, missing }");
+        throw statusError(request, response, catalogVersion, "200 with { catalogVersion, missing }");
       }
       checkMarked(request, response, catalogVersion);
       const text = await response.text(); // inside the limit: a stalled body times out too
