@@ -126,7 +126,7 @@ export function merge(a: ArtifactBloomFilter, b: ArtifactBloomFilter): ArtifactB
   const merged = ArtifactBloomFilter.union(a, b);
   if (merged.kind === "failure") {
     // union has its own, narrower error type
-    const error: "incompatibleFilters" | "outOfMemory" = merged.error;
+    const error: "incompatibleFilters" | "capacityExceeded" | "outOfMemory" = merged.error;
     // @ts-expect-error "incompatibleFilters" is not a BloomError
     explain(merged.error);
     return error ? undefined : undefined;
@@ -235,6 +235,10 @@ function advise(code: HttpClientErrorCode): string {
       return "point baseUrl at the repository itself";
     case "unexpectedStatus":
       return "the repository answered neither 200 nor 404";
+    case "notExistenceApi":
+      return "baseUrl is not an existence API (a static host or a wrong path): fix the URL";
+    case "versionMismatch":
+      return "the repository answers for another catalogVersion: load its snapshot";
     case "malformedResponse":
       return "the findMissing reply was not { catalogVersion, missing }";
     case "timeout":
