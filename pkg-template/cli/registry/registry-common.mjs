@@ -35,7 +35,12 @@ export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic
                        In each: credHelpers[HOST], credsStore (run as
                        docker-credential-NAME get, within --timeout-ms), then
                        auths (HOST/NAME or HOST; "auth" or "identitytoken").
-                       A 401 names the places looked at; no secret is printed
+                       A 401 names the places looked at; no secret is printed.
+                       Files are read up to 1 MiB. A helper runs as its own
+                       process group, stopped whole at --timeout-ms or 64 KiB
+                       of output; a failing one is named with its exit status
+                       and stderr, never its output. A password sent over
+                       --plain-http is warned about once per host
   --token-realm URL    a Bearer token realm on another host than the registry
                        (e.g. https://auth.docker.io) that may receive the
                        --username credentials; repeatable. Without it they go

@@ -26,7 +26,8 @@ export const TLS_OPTIONS = {
 export const TLS_HELP = `  --ca-file PEM        also trust the CA certificate(s) in PEM (one or more
                        BEGIN CERTIFICATE blocks) for the registry, its token
                        realm and (push) an https:// --snapshot; Node's own
-                       roots and NODE_EXTRA_CA_CERTS stay trusted
+                       roots and NODE_EXTRA_CA_CERTS stay trusted; read up
+                       to 1 MiB (a system bundle is about 200 KiB)
   --tls-verify=false   do not verify TLS certificates at all (insecure; a
                        warning names each host); the default is true`;
 
