@@ -75,13 +75,21 @@ function failureLine(error) {
   return typeof code === "string" && !first.includes(code) ? `${first} (${code})` : first;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    // serve returns undefined and keeps running until a signal.
-    if (code !== undefined) process.exitCode = code;
-  },
-  (error) => {
-    process.stderr.write(`artifact-bloom: ${failureLine(error)}\n`);
-    process.exitCode = exitCodeOf(error);
-  },
-);
+// A pending command keeps the process alive. The library's request limits
+// are unref()ed (a library must not hold a process open), so a request whose
+// socket went away without an answer (Node 20's fetch can miss a reset at
+// connect) left nothing to wait for: the process exited 0, silently, with the
+// command unfinished. Held, the request's limit ends it as a timeout.
+const pending = setInterval(() => {}, 2 ** 31 - 1);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      // serve returns undefined and keeps running until a signal.
+      if (code !== undefined) process.exitCode = code;
+    },
+    (error) => {
+      process.stderr.write(`artifact-bloom: ${failureLine(error)}\n`);
+      process.exitCode = exitCodeOf(error);
+    },
+  )
+  .finally(() => clearInterval(pending));
