@@ -10,6 +10,7 @@
 // (another layout, a removed digest, an older catalogVersion): such clients
 // get the full file, as they would from a server without deltas.
 import { DELTA_IM, composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "../library.mjs";
+import { EXPOSED_HEADERS } from "./serve-layout.mjs";
 
 /** Default number of earlier versions a delta is offered from. */
 export const DEFAULT_DELTA_HISTORY = 8;
@@ -125,7 +126,12 @@ export class DeltaHistory {
  */
 export function answerSnapshot(request, response, file, deltas, send) {
   // Vary: a cache must not answer one client's delta request with another's.
-  const headers = { etag: file.etag, "last-modified": file.lastModified, vary: "A-IM, If-None-Match" };
+  const headers = {
+    etag: file.etag,
+    "last-modified": file.lastModified,
+    vary: "A-IM, If-None-Match",
+    "access-control-expose-headers": EXPOSED_HEADERS,
+  };
   const tags = entityTags(request.headers["if-none-match"]);
   if (tags.includes(file.etag) || tags.includes("*")) return send(response, 304, undefined, headers);
   const body = (bytes) => (request.method === "HEAD" ? undefined : bytes);
@@ -136,6 +142,7 @@ export function answerSnapshot(request, response, file, deltas, send) {
       deltas.deltaBytes += delta.bytes.byteLength;
       return send(response, 226, body(delta.bytes), {
         ...headers,
+        ...NEVER_SHARED,
         im: DELTA_IM,
         "delta-base": delta.baseTag,
         "content-type": "application/vnd.artifact-bloom.abd1",
@@ -150,6 +157,16 @@ export function answerSnapshot(request, response, file, deltas, send) {
     "content-length": file.bytes.length,
   });
 }
+
+/**
+ * A 226 fits only the client whose If-None-Match named its base: replayed
+ * to another, it cannot load (issue 33: an outage until the entry expires).
+ * Vary says so to a cache that honours it; these say it to the caches that
+ * are set to ignore Vary and Cache-Control (a micro-cache that stores every
+ * 200 and 226 for a minute): nginx still obeys X-Accel-Expires (0: do not
+ * cache) unless told to ignore that too, and CDNs obey Surrogate-Control.
+ */
+const NEVER_SHARED = { "cache-control": "private, no-store", "x-accel-expires": "0", "surrogate-control": "no-store" };
 
 /** The entity tags of an If-None-Match header (`*` included as is). */
 function entityTags(header) {
