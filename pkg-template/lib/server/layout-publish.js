@@ -103,7 +103,8 @@ export async function publishToLayout(layout, snapshot, options = {}) {
     const snapshotPath = layoutSnapshotPath(header.checksum);
     if ((await store.read(snapshotPath)) === undefined) await store.writeAtomically(snapshotPath, bytes);
 
-    const bases = state.history.slice(-settings.deltaHistory).reverse();
+    // Newest first; slice(-0) would be the whole history.
+    const bases = settings.deltaHistory === 0 ? [] : state.history.slice(-settings.deltaHistory).reverse();
     const { deltas, skippedBases } = await writeDeltas(store, bases, target.value);
     const built = buildLayoutManifest({
       catalogVersion: header.catalogVersion,
