@@ -29,7 +29,10 @@ const digestsOf = (count, prefix = "d") => Array.from({ length: count }, (_, i) 
 
 /** ABF1 bytes of `count` digests at `version` (expected 5000 unless said). */
 function snapshotOf(count, version, { expected = 5000, prefix } = {}) {
-  const built = ArtifactBloomFilter.create(digestsOf(count, prefix), { expectedItemCount: expected, targetFalsePositiveRate: 0.01 });
+  const built = ArtifactBloomFilter.create(digestsOf(count, prefix), {
+    expectedItemCount: expected,
+    targetFalsePositiveRate: 0.01,
+  });
   assert.equal(built.kind, "success");
   const bytes = encodeSnapshot(built.value, { catalogVersion: version });
   built.value.free();
@@ -46,7 +49,11 @@ const readManifest = async (layout) => {
   assert.equal(parsed.kind, "success", parsed.message);
   return parsed.value;
 };
-const exists = (path) => stat(path).then(() => true, () => false);
+const exists = (path) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The layout's invariant: every file the manifest names exists, has the
@@ -116,9 +123,13 @@ describe("publishToLayout", () => {
 
   test("deltaHistory K bounds the deltas to the last K versions (and 0 writes none)", async () => {
     const layout = freshLayout();
-    for (let version = 1; version <= 6; version += 1) await publishOk(layout, snapshotOf(1000 + version, version), { deltaHistory: 2 });
+    for (let version = 1; version <= 6; version += 1)
+      await publishOk(layout, snapshotOf(1000 + version, version), { deltaHistory: 2 });
     const manifest = await checkLayout(layout);
-    assert.deepEqual(manifest.deltas.map((delta) => delta.baseCatalogVersion), [5, 4]);
+    assert.deepEqual(
+      manifest.deltas.map((delta) => delta.baseCatalogVersion),
+      [5, 4],
+    );
     await publishOk(layout, snapshotOf(1010, 7), { deltaHistory: 0 });
     assert.deepEqual((await checkLayout(layout)).deltas, []);
   });
@@ -128,10 +139,19 @@ describe("publishToLayout", () => {
     await publishOk(layout, snapshotOf(1000, 1));
     const resized = await publishOk(layout, snapshotOf(1010, 2, { expected: 9000 }));
     assert.deepEqual(resized.manifest.deltas, []);
-    assert.deepEqual(resized.skippedBases.map((base) => [base.catalogVersion, base.error]), [[1, "incompatibleLayout"]]);
+    assert.deepEqual(
+      resized.skippedBases.map((base) => [base.catalogVersion, base.error]),
+      [[1, "incompatibleLayout"]],
+    );
     const next = await publishOk(layout, snapshotOf(1020, 3, { expected: 9000 }));
-    assert.deepEqual(next.manifest.deltas.map((delta) => delta.baseCatalogVersion), [2]);
-    assert.deepEqual(next.skippedBases.map((base) => [base.catalogVersion, base.error]), [[1, "incompatibleLayout"]]);
+    assert.deepEqual(
+      next.manifest.deltas.map((delta) => delta.baseCatalogVersion),
+      [2],
+    );
+    assert.deepEqual(
+      next.skippedBases.map((base) => [base.catalogVersion, base.error]),
+      [[1, "incompatibleLayout"]],
+    );
     const shrunk = await publishOk(layout, snapshotOf(900, 4, { expected: 9000 }));
     assert.deepEqual(shrunk.manifest.deltas, []);
     assert.ok(shrunk.skippedBases.every((base) => ["notSuperset", "incompatibleLayout"].includes(base.error)));
@@ -188,7 +208,11 @@ describe("publishToLayout", () => {
       // A restart publishes version 4 from what the layout holds, deltas from every version it served.
       const next = await publishOk(layout, snapshotOf(1030, 4));
       const bases = next.manifest.deltas.map((delta) => delta.baseCatalogVersion);
-      assert.deepEqual(bases.filter((base) => base !== 3), [2, 1], `failing write ${failAt}: ${bases}`);
+      assert.deepEqual(
+        bases.filter((base) => base !== 3),
+        [2, 1],
+        `failing write ${failAt}: ${bases}`,
+      );
       await checkLayout(layout);
     }
   });
@@ -220,7 +244,10 @@ describe("publishToLayout", () => {
     await checkLayout(layout, { prunedBases: true });
     // The previous version's snapshot stays: it is the next publish's delta base.
     const next = await publishOk(layout, snapshotOf(1030, 4), options);
-    assert.deepEqual(next.manifest.deltas.map((delta) => delta.baseCatalogVersion), [3]);
+    assert.deepEqual(
+      next.manifest.deltas.map((delta) => delta.baseCatalogVersion),
+      [3],
+    );
   });
 });
 
@@ -237,7 +264,10 @@ describe("publish --layout", () => {
       assert.equal(run.code, 0, run.stderr);
     }
     const manifest = await checkLayout(layout);
-    assert.deepEqual(manifest.deltas.map((delta) => delta.baseCatalogVersion), [2]);
+    assert.deepEqual(
+      manifest.deltas.map((delta) => delta.baseCatalogVersion),
+      [2],
+    );
     const same = await publish(1003, 3, ["--json"]);
     assert.equal(same.code, 0, same.stderr);
     assert.equal(JSON.parse(same.stdout).layout.unchanged, true);

@@ -32,7 +32,7 @@ as it was); publishing the snapshot DIR already serves changes nothing.
 
 /**
  * What --layout asks for: nothing, or the directory and the options.
- * @param {Record<string, string | boolean | undefined>} values
+ * @param {Record<string, unknown>} values
  * @returns {{ dir: string; deltaHistory: number; pruneAfterMs: number } | undefined}
  */
 export function layoutRequest(values) {

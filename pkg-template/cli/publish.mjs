@@ -215,24 +215,30 @@ export async function publish(argv) {
   }
 
   const onStaleRemoved = (name) => process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
-  const problem = out === undefined ? undefined : await replaceSnapshotFile(
-    out,
-    bytes,
-    (reloaded) => {
-      if (reloaded.catalogVersion !== catalogVersion) {
-        return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
-      }
-      const maybe = reloaded.filter.countMaybe(unique);
-      return maybe === uniqueCount ? undefined : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
-    },
-    { onStaleRemoved },
-  );
+  const problem =
+    out === undefined
+      ? undefined
+      : await replaceSnapshotFile(
+          out,
+          bytes,
+          (reloaded) => {
+            if (reloaded.catalogVersion !== catalogVersion) {
+              return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
+            }
+            const maybe = reloaded.filter.countMaybe(unique);
+            return maybe === uniqueCount
+              ? undefined
+              : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
+          },
+          { onStaleRemoved },
+        );
   if (problem !== undefined) {
     process.stderr.write(`publish: ${problem}\n`);
     filter.free();
     return EXIT_PROBLEMS;
   }
-  const sidecar = input.registry === undefined || out === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
+  const sidecar =
+    input.registry === undefined || out === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
   const delta =
     wantDelta === undefined
       ? undefined
@@ -290,7 +296,7 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
         + 'and an empty snapshot answers "definitely absent" for every artifact; pass --allow-empty if that is intended',
     };
   }
-  const current = out === undefined ? { kind: "none" } : await readCurrentSnapshot(out);
+  const current = out === undefined ? { kind: /** @type {const} */ ("none") } : await readCurrentSnapshot(out);
   if (current.kind === "unloadable") {
     // Without the override the version rule refuses this PATH once the snapshot is built.
     if (options[ALLOW_VERSION_REUSE]) {
