@@ -161,13 +161,16 @@ async function boundedResponseText(response, limit) {
   /** @type {Uint8Array[]} */
   const chunks = [];
   let total = 0;
-  for await (const chunk of response.body) {
-    total += chunk.byteLength;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
     if (total > limit) {
-      await response.body.cancel().catch(() => {});
+      await reader.cancel().catch(() => {});
       return undefined;
     }
-    chunks.push(chunk);
+    chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
