@@ -9,16 +9,19 @@
 // point is that the commands stop, not how fast.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { copyFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { hex, sha256 } from "./helpers/digests.mjs";
 import { CLI, publishSizing, runCli, tempDir } from "./helpers/cli.mjs";
+import { runWithPeak } from "./helpers/peak-rss.mjs";
+import { startServe, stopServe } from "./helpers/serve-process.mjs";
 
 const BOUND_MS = 60_000;
 let dir;
 let snapshot;
 let member;
+let delta;
 const at = (name) => join(dir.path, name);
 before(async () => {
   dir = await tempDir("cli-input-bounds");
@@ -28,6 +31,22 @@ before(async () => {
   snapshot = at("c.abf1");
   const run = await runCli(["publish", ...publishSizing(1, 1000, 0.001), "--input", at("list.txt"), "--out", snapshot]);
   assert.equal(run.code, 0, run.stderr);
+  // A delta from it, for inspect DELTA --base.
+  await writeFile(at("list2.txt"), `${[...digests, hex(sha256("bounds:next"))].join("\n")}\n`);
+  delta = at("d.abd1");
+  const next = await runCli([
+    "publish",
+    ...publishSizing(2, 1000, 0.001),
+    "--input",
+    at("list2.txt"),
+    "--out",
+    at("c2.abf1"),
+    "--delta-from",
+    snapshot,
+    "--delta-out",
+    delta,
+  ]);
+  assert.equal(next.code, 0, next.stderr);
 });
 after(async () => {
   await dir?.remove();
@@ -41,20 +60,26 @@ function runNode(flags, args) {
 const lines = (text) => text.split("\n").filter((line) => line !== "");
 
 describe("§3.3: a snapshot path that never ends is refused at the format's limit", () => {
+  // Bound: the reader keeps at most the limit (≈ 128 MiB) in chunks plus one
+  // joined copy, beside node itself (≈ 60 MiB): 1 GiB is far above that and
+  // far below what an unbounded read reaches (1.5 GiB within 3 s, no end).
+  const PEAK_BOUND_MIB = 1024;
   for (const args of [
     ["check", "/dev/zero", "0".repeat(64)],
     ["inspect", "/dev/zero"],
+    ["inspect", "DELTA", "--base", "/dev/zero"],
     ["merge", "/dev/zero", "/dev/zero", "--catalog-version", "1", "--out", "OUT"],
   ]) {
-    test(`${args[0]} /dev/zero: one line, exit 2`, () => {
-      const run = runNode(
-        [],
-        args.map((arg) => (arg === "OUT" ? at("merged.abf1") : arg)),
-      );
-      assert.equal(run.signal, null, "killed at the bound: the command did not stop");
+    test(`${args
+      .join(" ")
+      .replace(/0{64}/, "HEX")
+      .replace(/ --catalog.*/, "")}: one line, exit 2, bounded memory`, async () => {
+      const named = { OUT: at("merged.abf1"), DELTA: delta };
+      const run = await runWithPeak(process.execPath, [CLI, ...args.map((arg) => named[arg] ?? arg)], { timeoutMs: BOUND_MS });
       assert.equal(run.code, 2, run.stderr);
       assert.equal(lines(run.stderr).length, 1, run.stderr);
       assert.match(run.stderr, /\/dev\/zero is larger than the largest snapshot or delta file \(134218056 bytes\)/);
+      assert.ok(run.peakMiB < PEAK_BOUND_MIB, `peak RSS ${run.peakMiB} MiB, bound ${PEAK_BOUND_MIB} MiB`);
     });
   }
 
@@ -66,25 +91,50 @@ describe("§3.3: a snapshot path that never ends is refused at the format's limi
     assert.match(run.stderr, /larger than the largest snapshot/);
   });
 
-  test("check reading a FIFO that never ends: one line, exit 2", async () => {
-    const fifo = at("endless.fifo");
-    assert.equal(spawnSync("mkfifo", [fifo]).status, 0);
-    // The writer pours zeros until the reader closes the pipe (EPIPE ends it).
-    const writer = spawn("sh", ["-c", `exec cat /dev/zero > '${fifo}'`], { stdio: "ignore" });
+  for (const command of ["check", "inspect", "serve"]) {
+    test(`${command} reading a FIFO that never ends: one line, exit 2`, async () => {
+      const fifo = at(`endless-${command}.fifo`);
+      assert.equal(spawnSync("mkfifo", [fifo]).status, 0);
+      const args = {
+        check: ["check", fifo, member],
+        inspect: ["inspect", fifo],
+        serve: ["serve", "--snapshot", fifo, "--catalog", at("list.txt"), "--port", "0"],
+      }[command];
+      // The writer pours zeros until the reader closes the pipe (EPIPE ends it).
+      const writer = spawn("sh", ["-c", `exec cat /dev/zero > '${fifo}'`], { stdio: "ignore" });
+      try {
+        const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (chunk) => {
+          stderr += chunk;
+        });
+        const timer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
+        const [code, signal] = await new Promise((resolve) => child.once("exit", (...result) => resolve(result)));
+        clearTimeout(timer);
+        assert.equal(signal, null, "killed at the bound");
+        assert.equal(code, 2, stderr);
+        assert.equal(lines(stderr).length, 1, stderr);
+        assert.match(stderr, /^artifact-bloom: \S+\.fifo is larger than the largest snapshot/);
+      } finally {
+        writer.kill("SIGKILL");
+      }
+    });
+  }
+
+  test("serve's GET /snapshot.meta.json of a sidecar that never ends: refused, the server keeps answering", async () => {
+    const served = at("served.abf1");
+    await copyFile(snapshot, served);
+    await symlink("/dev/zero", `${served}.meta.json`);
+    const server = await startServe(served, at("list.txt"));
     try {
-      const child = spawn(process.execPath, [CLI, "check", fifo, member], { stdio: ["ignore", "pipe", "pipe"] });
-      let stderr = "";
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
-      const timer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
-      const [code, signal] = await new Promise((resolve) => child.once("exit", (...result) => resolve(result)));
-      clearTimeout(timer);
-      assert.equal(signal, null, "killed at the bound");
-      assert.equal(code, 2, stderr);
-      assert.equal(lines(stderr).length, 1, stderr);
+      const response = await fetch(`${server.base}/snapshot.meta.json`, { signal: AbortSignal.timeout(BOUND_MS) });
+      assert.equal(response.status, 500);
+      await response.arrayBuffer();
+      const snapshotResponse = await fetch(`${server.base}/snapshot`, { signal: AbortSignal.timeout(BOUND_MS) });
+      assert.equal(snapshotResponse.status, 200);
+      await snapshotResponse.arrayBuffer();
     } finally {
-      writer.kill("SIGKILL");
+      await stopServe(server);
     }
   });
 });

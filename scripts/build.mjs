@@ -107,6 +107,19 @@ const MODULES = [
 ];
 
 /**
+ * `artifact-bloom/server`: Node bundles only, and no wasm module of its own.
+ * It takes the main module's functions from node.cjs and the delta module's
+ * from delta/index.cjs (`nodeShared`, as for the delta entry), so a process
+ * that imports all three holds one instance of each module.
+ */
+const SERVER_ENTRY = {
+  label: "server",
+  nodeEntry: "server/index.js",
+  node: "server/index",
+  nodeShared: { "server-main.js": "../node.cjs", "server-delta.js": "../delta/index.cjs" },
+};
+
+/**
  * An esbuild plugin that leaves each module of `shared` (by file name) out
  * of the bundle, as a require of the file it names.
  * @param {Record<string, string>} shared
@@ -314,7 +327,7 @@ await buildWorkerdEntries(pkg, MODULES);
 // explicitly so static `import { X }` works on every Node ≥ 20.
 const require = createRequire(import.meta.url);
 const exportsOf = {};
-for (const module of MODULES) {
+for (const module of [...MODULES, SERVER_ENTRY]) {
   const cjs = join(pkg, `${module.node}.cjs`);
   await esbuild.build({
     entryPoints: [join(pkg, module.nodeEntry)],

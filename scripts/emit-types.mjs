@@ -12,7 +12,8 @@
 //   3. the entries: index.d.ts (lib/index.js's values, the types of
 //      types.js, client-types.js and delta-types.js, init/initSync) and variants/index.d.ts (lib/variants.js's
 //      values, the types of variant-types.js) and delta/index.d.ts
-//      (lib/delta.js's values, the types of delta-types.js);
+//      (lib/delta.js's values, the types of delta-types.js) and
+//      server/index.d.ts (lib/server.js's values and the typedefs it names);
 //   4. CommonJS copies: every .d.ts as .d.cts, relative "./x.js" specifiers
 //      rewritten to "./x.cjs", so a `.d.cts` entry imports only CJS-typed files;
 //   5. compile index.d.ts and index.d.cts as a browser-only consumer would
@@ -51,6 +52,23 @@ const ENTRIES = [
     declarations: () => DISPOSE_DECLARATION,
   },
   { file: "delta/index.d.ts", values: "../lib/delta.js", types: ["../lib/delta-types.js"], declarations: () => "" },
+  {
+    file: "server/index.d.ts",
+    values: "../lib/server.js",
+    types: [],
+    namedTypes: {
+      "../lib/server/layout-publish.js": [
+        "LayoutPublication",
+        "LayoutPublishError",
+        "LayoutPublishOptions",
+        "LayoutPublishResult",
+        "LayoutSkippedBase",
+      ],
+      "../lib/server/layout-store.js": ["LayoutStore"],
+      "../lib/layout/manifest.js": ["LayoutDeltaEntry", "LayoutManifest", "LayoutManifestResult", "LayoutSnapshotEntry"],
+    },
+    declarations: () => "",
+  },
 ];
 
 // The classes have \`[Symbol.dispose]()\` (for \`using\`). A project whose lib

@@ -62,12 +62,14 @@ function usageLine(error) {
 
 /**
  * `await read(path)`, with any failure (missing, a directory, no permission)
- * turned into a UsageError (exit code 2) naming the path.
+ * turned into a UsageError (exit code 2) naming the path; a UsageError of
+ * its own (a file over its limit) already names it and passes as it is.
  */
 export async function readingInput(path, read) {
   try {
     return await read(path);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${path}: ${error.message}`);
   }
 }

@@ -16,6 +16,7 @@ const require = createRequire(import.meta.url);
 /** @typedef {typeof import("../node.cjs")} MainInternal node-entry.js's `_`-names */
 /** @typedef {typeof import("../delta/index.mjs")} Delta */
 /** @typedef {typeof import("../variants/index.mjs")} Variants */
+/** @typedef {typeof import("../server/index.mjs")} Server */
 
 /**
  * A stand-in that says what went wrong if a name is used before loadLibrary():
@@ -103,18 +104,26 @@ export let alertFillRatio = notLoaded("alertFillRatio");
 /** @type {Variants["fppFromFillRatio"]} */
 export let fppFromFillRatio = notLoaded("fppFromFillRatio");
 
+// From ../server/index.mjs.
+/** @type {Server["parseLayoutManifest"]} */
+export let parseLayoutManifest = notLoaded("parseLayoutManifest");
+/** @type {Server["publishToLayout"]} */
+export let publishToLayout = notLoaded("publishToLayout");
+
 /** @type {Promise<void> | undefined} */
 let main;
 /** @type {Promise<void> | undefined} */
 let delta;
 /** @type {Promise<void> | undefined} */
 let variants;
+/** @type {Promise<void> | undefined} */
+let server;
 
 /**
  * Loads the main entry (always) and, when asked, the delta and variants
- * builds, then points the bindings above at them. Each part is imported
+ * builds and the server entry, then points the bindings above at them. Each part is imported
  * once however often this is called.
- * @param {{ delta?: boolean, variants?: boolean }} [parts]
+ * @param {{ delta?: boolean, variants?: boolean, server?: boolean }} [parts]
  */
 export async function loadLibrary(parts = {}) {
   main ??= import("../node.mjs").then((api) => {
@@ -155,5 +164,10 @@ export async function loadLibrary(parts = {}) {
       ({ alertFillRatio, fppFromFillRatio } = api);
     });
   }
-  await Promise.all([main, parts.delta && delta, parts.variants && variants]);
+  if (parts.server) {
+    server ??= import("../server/index.mjs").then((api) => {
+      ({ parseLayoutManifest, publishToLayout } = api);
+    });
+  }
+  await Promise.all([main, parts.delta && delta, parts.variants && variants, parts.server && server]);
 }

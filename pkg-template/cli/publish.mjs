@@ -25,6 +25,7 @@ import { createProgress } from "./progress.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 import { FROM_REGISTRY_HELP, FROM_REGISTRY_OPTIONS, readRegistryDigests } from "./registry/registry-catalog.mjs";
 import { DELTA_HELP, deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
+import { LAYOUT_HELP, layoutLines, layoutRequest, layoutSnapshotFile, writeLayout } from "./publish-layout.mjs";
 import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
 import { SIDECAR_SUFFIX, buildSidecar, writeSidecar } from "./snapshot-sidecar.mjs";
 import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP, versionRuleProblem } from "./version-guard.mjs";
@@ -37,6 +38,8 @@ export const HELP = `Usage: artifact-bloom publish --catalog-version V --expecte
                              [--allow-empty] [--max-shrink F | --allow-shrink]
                              [--allow-version-reuse]
                              [--delta-from OLD --delta-out DPATH]
+       artifact-bloom publish … --layout DIR [--out PATH]
+                             [--delta-history K] [--prune-after S]
        artifact-bloom publish … --from-registry URL --repository NAME
                              [--ca-file PEM | --tls-verify=false]
 
@@ -58,6 +61,8 @@ PATH atomically.
   --allow-shrink       publish however much smaller the new snapshot is
 ${FROM_REGISTRY_HELP}
 ${DELTA_HELP}
+
+${LAYOUT_HELP}
 
 Text input: one SHA-256 digest per line as 64 hex digits. Blank lines and
 lines starting with # are skipped; any other bad line, or one longer than
@@ -116,6 +121,9 @@ export async function publish(argv) {
       [ALLOW_VERSION_REUSE]: { type: "boolean", default: false },
       "delta-from": { type: "string" },
       "delta-out": { type: "string" },
+      layout: { type: "string" },
+      "delta-history": { type: "string" },
+      "prune-after": { type: "string" },
       ...FROM_REGISTRY_OPTIONS,
     },
   });
@@ -124,14 +132,15 @@ export async function publish(argv) {
   const catalogVersion = integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
   const expectedItemCount = integerOption(values, "expected-items", 1, Number.MAX_SAFE_INTEGER);
   const targetFalsePositiveRate = numberOption(values, "fpp");
-  if (values.out === undefined) throw new UsageError("--out is required");
-  const out = resolve(values.out);
+  if (values.out === undefined && values.layout === undefined) throw new UsageError("--out PATH or --layout DIR is required");
+  const out = values.out === undefined ? undefined : resolve(values.out);
+  const wantLayout = layoutRequest(values);
   const maxShrink = numberOption(values, "max-shrink");
   if (maxShrink < 0 || maxShrink > 1) {
     throw new UsageError(`--max-shrink must be a fraction from 0 to 1, got "${values["max-shrink"]}"`);
   }
   const wantDelta = deltaRequest(values, out);
-  await loadLibrary({ delta: wantDelta !== undefined });
+  await loadLibrary({ delta: wantDelta !== undefined, server: wantLayout !== undefined });
   // The capacity limit is the library's (asked of its wasm), known once it is loaded.
   integerOption(values, "expected-items", 1, MAXIMUM_EXPECTED_ITEM_COUNT);
   // Read now: OLD may be PATH itself, which the publish replaces.
@@ -172,7 +181,9 @@ export async function publish(argv) {
   const { unique, duplicates } = dedupePacked(input.packed);
   const uniqueCount = unique.byteLength / 32;
 
-  const refusal = await guardReplacement(out, uniqueCount, input.lines, { ...values, maxShrink, fromRegistry });
+  // Without --out the guards compare with the snapshot the layout serves now.
+  const guarded = out ?? (await layoutSnapshotFile(wantLayout));
+  const refusal = await guardReplacement(guarded, uniqueCount, input.lines, { ...values, maxShrink, fromRegistry });
   if (refusal.problem !== undefined) {
     process.stderr.write(`publish: ${refusal.problem}\n`);
     return EXIT_PROBLEMS;
@@ -185,32 +196,49 @@ export async function publish(argv) {
   }
   const filter = built.value;
   const bytes = encodeSnapshot(filter, { catalogVersion });
-  const reuse = await versionRuleProblem(out, bytes, { command: "publish", allowReuse: values[ALLOW_VERSION_REUSE] });
+  const reuse =
+    out === undefined
+      ? undefined
+      : await versionRuleProblem(out, bytes, { command: "publish", allowReuse: values[ALLOW_VERSION_REUSE] });
   if (reuse !== undefined) {
     process.stderr.write(`publish: ${reuse}\n`);
     filter.free();
     return EXIT_PROBLEMS;
   }
 
+  // The layout before --out: a layout that refuses leaves --out untouched too.
+  const layout = wantLayout === undefined ? undefined : await writeLayout(wantLayout, bytes);
+  if (layout?.problem !== undefined) {
+    process.stderr.write(`publish: ${layout.problem}\n`);
+    filter.free();
+    return EXIT_PROBLEMS;
+  }
+
   const onStaleRemoved = (name) => process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
-  const problem = await replaceSnapshotFile(
-    out,
-    bytes,
-    (reloaded) => {
-      if (reloaded.catalogVersion !== catalogVersion) {
-        return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
-      }
-      const maybe = reloaded.filter.countMaybe(unique);
-      return maybe === uniqueCount ? undefined : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
-    },
-    { onStaleRemoved },
-  );
+  const problem =
+    out === undefined
+      ? undefined
+      : await replaceSnapshotFile(
+          out,
+          bytes,
+          (reloaded) => {
+            if (reloaded.catalogVersion !== catalogVersion) {
+              return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
+            }
+            const maybe = reloaded.filter.countMaybe(unique);
+            return maybe === uniqueCount
+              ? undefined
+              : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
+          },
+          { onStaleRemoved },
+        );
   if (problem !== undefined) {
     process.stderr.write(`publish: ${problem}\n`);
     filter.free();
     return EXIT_PROBLEMS;
   }
-  const sidecar = input.registry === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
+  const sidecar =
+    input.registry === undefined || out === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
   const delta =
     wantDelta === undefined
       ? undefined
@@ -218,7 +246,7 @@ export async function publish(argv) {
   if (delta?.written === false) process.stderr.write(`publish: no delta: ${delta.code}: ${delta.reason}\n`);
 
   const summary = {
-    path: out,
+    path: out ?? null,
     catalogVersion,
     linesRead: input.lines,
     digestsRead: input.packed.byteLength / 32,
@@ -234,20 +262,22 @@ export async function publish(argv) {
     bytes: bytes.byteLength,
     ...(input.registry === undefined ? {} : { registry: input.registry, sidecar }),
     ...(delta === undefined ? {} : { delta }),
+    ...(layout === undefined ? {} : { layout: layout.summary }),
   };
   filter.free();
   if (values.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     process.stdout.write(
-      `published ${out}\n`
+      `published ${out ?? wantLayout.dir}\n`
         + `  catalogVersion ${catalogVersion}: ${uniqueCount} unique digests`
         + ` (${summary.digestsRead} read, ${duplicates} duplicates)\n`
         + `  bitCount ${summary.bitCount}, hashCount ${summary.hashCount}, ${summary.bytes} bytes\n`
         + `  fill ratio ${summary.fillRatio.toFixed(4)}, estimated FPP ${summary.estimatedFalsePositiveRate.toExponential(3)}`
         + ` (target ${targetFalsePositiveRate})\n`
         + (delta === undefined ? "" : deltaLine(delta))
-        + (sidecar === undefined ? "" : `  sidecar ${sidecar}\n`),
+        + (sidecar === undefined ? "" : `  sidecar ${sidecar}\n`)
+        + (layout === undefined ? "" : layoutLines(layout.summary)),
     );
   }
   return EXIT_OK;
@@ -266,7 +296,7 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
         + 'and an empty snapshot answers "definitely absent" for every artifact; pass --allow-empty if that is intended',
     };
   }
-  const current = await readCurrentSnapshot(out);
+  const current = out === undefined ? { kind: /** @type {const} */ ("none") } : await readCurrentSnapshot(out);
   if (current.kind === "unloadable") {
     // Without the override the version rule refuses this PATH once the snapshot is built.
     if (options[ALLOW_VERSION_REUSE]) {
@@ -294,6 +324,7 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
 
 /** Whether PATH holds a snapshot with at least one digest (what an empty registry answer must not replace unasked). */
 async function holdsDigests(out) {
+  if (out === undefined) return false;
   const current = await readCurrentSnapshot(out);
   return current.kind === "snapshot" && current.header.insertedItemCount > 0;
 }

@@ -9,10 +9,11 @@
 // file is never touched (a pid that was reused by another process reads as
 // alive: the file stays, which is the safe side).
 import { randomBytes } from "node:crypto";
-import { open as openFile, readFile, readdir, rename, rm } from "node:fs/promises";
+import { open as openFile, readdir, rename, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { readBoundedFile } from "./bounded-file.mjs";
 import { UsageError } from "./common.mjs";
 import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "./library.mjs";
 
@@ -207,8 +208,8 @@ export async function replaceFile(out, bytes, check, { open = openFile, onStaleR
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
   try {
     await writeDurably(temporary, bytes, open);
-    // Validate what is on disk, not what is in memory.
-    const problem = check(new Uint8Array(await readFile(temporary)));
+    // Validate what is on disk, not what is in memory, never more of it than was written.
+    const problem = check(await readBoundedFile(temporary, bytes.byteLength, "file just written"));
     if (problem !== undefined) {
       await cleanup();
       return problem;

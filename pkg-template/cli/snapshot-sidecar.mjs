@@ -8,7 +8,7 @@
 // 64-bit prefixes of the digests it was built from: a Bloom filter cannot
 // list its keys, and this list is what lets a push tell a stale entry (a
 // digest the snapshot really held, deleted since) from a false positive.
-import { readFile } from "node:fs/promises";
+import { readBoundedFile, readBoundedText } from "./bounded-file.mjs";
 import { UsageError } from "./common.mjs";
 import { replaceFile } from "./replace.mjs";
 
@@ -124,15 +124,17 @@ export async function readSidecar(source, { fetch: fetchImpl = globalThis.fetch,
         await response.body?.cancel();
         return { kind: "unusable", source: where, warning: `${where} is ${declared} bytes, more than ${MAX_SIDECAR_BYTES}` };
       }
-      text = await response.text();
+      text = await boundedResponseText(response, MAX_SIDECAR_BYTES);
     } else {
-      text = await readFile(where, "utf8");
+      text = await readBoundedText(where, MAX_SIDECAR_BYTES, "snapshot sidecar");
     }
   } catch (error) {
     if (!isUrl && error.code === "ENOENT") return { kind: "missing", source: where, note: `no snapshot sidecar ${where}` };
-    return { kind: "unusable", source: where, warning: `cannot read ${where}: ${error.message}` };
+    // A UsageError (a file over the limit) names the path already.
+    const problem = error instanceof UsageError ? error.message : `cannot read ${where}: ${error.message}`;
+    return { kind: "unusable", source: where, warning: problem };
   }
-  if (text.length > MAX_SIDECAR_BYTES) {
+  if (text === undefined) {
     return { kind: "unusable", source: where, warning: `${where} is larger than ${MAX_SIDECAR_BYTES} bytes` };
   }
   let parsed;
@@ -148,13 +150,44 @@ export async function readSidecar(source, { fetch: fetchImpl = globalThis.fetch,
 }
 
 /**
+ * A response body as text, or undefined once it passes `limit` bytes (a
+ * chunked answer states no length: stop reading there, not at its end).
+ * @param {Response} response
+ * @param {number} limit
+ * @returns {Promise<string | undefined>}
+ */
+async function boundedResponseText(response, limit) {
+  if (response.body === null) return "";
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
  * `serve`'s GET /snapshot.meta.json: the sidecar beside the served snapshot
  * file, as it is on disk now (404 when there is none).
  * @param {string} snapshotPath serve's --snapshot
  * @param {(status: number, body: string | Uint8Array, headers?: object) => void} answer
  */
 export async function answerSidecar(snapshotPath, answer) {
-  const bytes = await readFile(sidecarPathOf(snapshotPath)).catch(() => undefined);
-  if (bytes === undefined) return answer(404, "no sidecar");
+  let bytes;
+  try {
+    bytes = await readBoundedFile(sidecarPathOf(snapshotPath), MAX_SIDECAR_BYTES, "snapshot sidecar");
+  } catch (error) {
+    if (error instanceof UsageError) return answer(500, "the sidecar is larger than a sidecar can be");
+    return answer(404, "no sidecar");
+  }
   return answer(200, bytes, { "content-type": "application/json" });
 }

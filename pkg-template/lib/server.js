@@ -1,0 +1,17 @@
+// The public API of `artifact-bloom/server` (../server/index.js): publishing
+// a catalog as the static layout of docs/layout.md (snapshots, deltas, one
+// manifest), and the manifest's rules, which the clients share.
+export { DEFAULT_DELTA_HISTORY, DEFAULT_PRUNE_AFTER_MS, publishToLayout, pruneLayout } from "./server/layout-publish.js";
+export { directoryLayoutStore } from "./server/layout-store.js";
+export {
+  buildLayoutManifest,
+  LAYOUT_MANIFEST_FORMAT,
+  LAYOUT_MANIFEST_FORMAT_VERSION,
+  LAYOUT_MANIFEST_MAX_BYTES,
+  LAYOUT_MANIFEST_MAX_DELTAS,
+  layoutDeltaPath,
+  layoutSnapshotPath,
+  parseLayoutManifest,
+  serializeLayoutManifest,
+  validateLayoutManifest,
+} from "./layout/manifest.js";
