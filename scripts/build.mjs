@@ -80,6 +80,9 @@ const MODULES = [
     entry: "web.js",
     nodeEntry: "node-entry.js",
     node: "node",
+    // SnapshotHolder's lazily imported delta apply: the delta entry's own
+    // bundle, so Node embeds and instantiates the delta module once.
+    nodeShared: { "delta-apply.js": "./delta/index.cjs" },
     // A process that imports the package and never queries compiles nothing:
     // compiling it is ≈ 5 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
     instantiated: "on first use",

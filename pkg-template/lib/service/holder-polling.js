@@ -3,13 +3,16 @@
 // next poll). Each poll passes the snapshot in service as fetchSnapshot's
 // `base`, so a server that offers ABD1 deltas (docs/ABD1.md "HTTP") sends
 // only what changed; the holder counts what each refresh cost. The fetch is
-// `artifact-bloom/delta`'s (./delta-fetch.js): a page that imports only
-// fetchSnapshot of the main entry, not SnapshotHolder, bundles no delta code.
+// the main entry's, asking for deltas; the delta module (its wasm and the
+// apply) is loaded by a dynamic import() when the first delta arrives, so a
+// page importing SnapshotHolder bundles no delta code up front. In Node the
+// build maps that import to the delta entry's own bundle (delta/index.cjs),
+// so the delta module is embedded and instantiated once.
 
 import { checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startTimer } from "../core/deadline.js";
 import { rangeError, typeError } from "../core/errors.js";
 import { optionalFunction } from "./holder-checks.js";
-import { fetchSnapshot } from "../delta/delta-fetch.js";
+import { _fetchSnapshotWith } from "../snapshot/snapshot-fetch.js";
 import { checkStreamOptions } from "../snapshot/snapshot-stream.js";
 
 /**
@@ -17,6 +20,18 @@ import { checkStreamOptions } from "../snapshot/snapshot-stream.js";
  * @import { SnapshotDeltaPollingOptions, SnapshotTransfer } from "../delta-types.js"
  * @import { Timers } from "../client-types.js"
  */
+
+/**
+ * applySnapshotDelta, loaded on first use.
+ *
+ * @type {import("../snapshot/snapshot-fetch.js").ApplyDelta}
+ */
+async function applyDeltaLazily(base, deltaBytes, meta) {
+  const { applySnapshotDelta } = await import("../delta/delta-apply.js");
+  return applySnapshotDelta(base, deltaBytes, meta);
+}
+
+const fetchSnapshot = _fetchSnapshotWith(applyDeltaLazily);
 
 /**
  * One `startPolling` run: its controller, the pending timer's cancel, and

@@ -103,8 +103,13 @@ export function fetchSnapshot(url, options = {}) {
 /**
  * How a delta-capable fetch applies a `226 IM Used` body: `applySnapshotDelta`'s signature.
  *
+ * It may answer through a promise: SnapshotHolder loads the delta module
+ * only when the first `226` arrives (a dynamic import), so a page that
+ * never receives a delta never downloads the delta code.
+ *
  * @typedef {(base: ArtifactIndexSnapshot, deltaBytes: Uint8Array, meta: SnapshotMeta) =>
- *   SnapshotResult | { kind: "failure"; error: string; message: string }} ApplyDelta
+ *   SnapshotResult | { kind: "failure"; error: string; message: string }
+ *   | Promise<SnapshotResult | { kind: "failure"; error: string; message: string }>} ApplyDelta
  */
 
 /**
@@ -319,7 +324,7 @@ async function readDelta(settings, response, base, applyDelta) {
   if (body.kind === "failure") return { ...body, bytes: 0 };
   const bytes = body.value.byteLength;
   options.onProgress?.({ bytes, total: bytes });
-  const applied = applyDelta(base, body.value, metaOf(settings, response));
+  const applied = await applyDelta(base, body.value, metaOf(settings, response));
   if (applied.kind === "failure") {
     return failure(applied.error, applied.message, { bytes });
   }
