@@ -117,11 +117,11 @@ describe("SnapshotHolder.refreshFrom", () => {
     assert.equal(holder.staleCount, 0);
     assert.equal(holder.lastFailure.error, "versionConflict");
     assert.equal(wrongAbsent(holder.current(), catalogB), 0);
-    // The same snapshot again is stale, not a second conflict.
+    // The same snapshot again is no change (notModified), not a second conflict.
     const again = loaded(snapshotBytes(catalogB, 5));
     assert.deepEqual(await holder.refreshFrom(async () => ({ kind: "success", value: again })), {
       replaced: false,
-      outcome: "stale",
+      outcome: "notModified",
     });
     assert.equal(holder.versionConflictCount, 1);
     for (const snapshot of [held, server, again]) snapshot.filter.free();

@@ -183,8 +183,13 @@
  * `signal: AbortSignal.timeout(ms)`. Redirects are followed (the file proves
  * itself: magic, checksum, catalogVersion).
  *
+ * `lastModified` (the `Last-Modified` the host sent last time, a string or
+ * Date) is sent as If-Modified-Since when there is no `etag`; a 304 answers
+ * `notModified` too.
+ *
  * @typedef {SnapshotStreamOptions & {
  *   etag?: string;
+ *   lastModified?: string | Date;
  *   headers?: Record<string, string>;
  *   fetch?: typeof fetch;
  *   timeoutMs?: number;
@@ -328,9 +333,10 @@
 
 /**
  * What a refresh did. `failure` was counted in `loadFailureCount` (the
- * snapshot in service is unchanged); `notModified` (HTTP 304) and `stale` (a
- * snapshot with a lower catalogVersion, or the same one and the same
- * checksum) are not failures; `aborted` only happens when polling is stopped
+ * snapshot in service is unchanged); `notModified` (HTTP 304, or a
+ * download of the very snapshot in service: the same catalogVersion and
+ * checksum, whose new validators polling adopts) and `stale` (a snapshot
+ * with a lower catalogVersion) are not failures; `aborted` only happens when polling is stopped
  * mid-fetch. A failure's `error` is the load result's code (e.g.
  * "checksumMismatch", "httpError", "timeout", "networkError"), or
  * "loaderThrew", "invalidLoadResult", "invalidSnapshot". The failure

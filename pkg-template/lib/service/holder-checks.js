@@ -51,3 +51,17 @@ export function optionalFunction(parameter, value) {
 export function freeLater(snapshot, ms) {
   startTimer(checkTimers(undefined), ms, () => snapshot.filter.free());
 }
+
+/**
+ * Whether two snapshots are one: the same catalogVersion and ABF1 checksum
+ * (the checksum covers the header and the bits).
+ *
+ * @param {ArtifactIndexSnapshot} a
+ * @param {ArtifactIndexSnapshot} b
+ * @returns {boolean}
+ */
+export function sameContent(a, b) {
+  const checksumA = /** @type {{ header?: { checksum?: unknown } }} */ (a).header?.checksum;
+  const checksumB = /** @type {{ header?: { checksum?: unknown } }} */ (b).header?.checksum;
+  return a.catalogVersion === b.catalogVersion && typeof checksumA === "string" && checksumA === checksumB;
+}

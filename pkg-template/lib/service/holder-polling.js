@@ -128,10 +128,28 @@ export function startSession(url, options, hooks) {
   };
   signal?.addEventListener("abort", session.onAbort, { once: true });
 
+  // The host's validators for the snapshot in service. They start as the
+  // snapshot's own (its ETag; its Last-Modified only when it came from an
+  // http(s) URL, not a file's mtime), and follow every download that
+  // carries the checksum held: a byte-identical republish on a static host
+  // changes the validator, not the content, and dropping the new one would
+  // make every later poll a full download.
+  const held = hooks.current();
+  /** @type {{ checksum: unknown; etag: string | undefined; lastModified: Date | undefined }} */
+  let validators = {
+    checksum: checksumOf(held),
+    etag: held.etag,
+    lastModified: /^https?:/i.test(String(held.source ?? "")) ? held.lastModified : undefined,
+  };
   /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
   const load = async (current) => {
+    if (checksumOf(current) !== validators.checksum) {
+      // Swapped in by another path (refreshFrom): its own validators.
+      validators = { checksum: checksumOf(current), etag: current.etag, lastModified: undefined };
+    }
     const result = await fetchSnapshot(url, {
-      etag: current.etag,
+      etag: validators.etag,
+      lastModified: validators.etag === undefined ? validators.lastModified : undefined,
       base: delta ? current : undefined,
       fetch,
       headers,
@@ -163,7 +181,12 @@ export function startSession(url, options, hooks) {
       if (controller.signal.aborted) return { replaced: false, outcome: "aborted" };
       return hooks.loaderThrew(error);
     }
-    return hooks.settle(result, { owned: true, freeReplacedAfterMs });
+    const loaded = result.kind === "success" ? result.value : undefined;
+    const outcome = hooks.settle(result, { owned: true, freeReplacedAfterMs });
+    if (loaded !== undefined && checksumOf(loaded) === checksumOf(hooks.current())) {
+      validators = { checksum: checksumOf(loaded), etag: loaded.etag, lastModified: loaded.lastModified };
+    }
+    return outcome;
   };
   const tick = async () => {
     session.cancelTimer = () => {};
@@ -178,6 +201,14 @@ export function startSession(url, options, hooks) {
   };
   schedule(immediate ? 0 : intervalMs);
   return session;
+}
+
+/**
+ * @param {ArtifactIndexSnapshot} snapshot
+ * @returns {unknown} its ABF1 checksum (hex)
+ */
+function checksumOf(snapshot) {
+  return /** @type {{ header?: { checksum?: unknown } }} */ (snapshot).header?.checksum;
 }
 
 /**

@@ -9,7 +9,7 @@
 import { describe, rangeError, typeError } from "../core/errors.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { adoptSnapshot } from "./metrics.js";
-import { freeLater, messageOf, optionalFunction } from "./holder-checks.js";
+import { freeLater, messageOf, optionalFunction, sameContent } from "./holder-checks.js";
 import { checkPolling, startSession, stopSession, TransferCounts } from "./holder-polling.js";
 import { checkSnapshot } from "../snapshot/snapshot-checks.js";
 import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-conflict.js";
@@ -187,10 +187,8 @@ export class SnapshotHolder {
     return this.#settle(result, { owned: false });
   }
 
-  // `owned`: the holder loaded the snapshot itself (polling), so nobody else
-  // can hold a snapshot it declines, and it frees it.
   /**
-   * A load's result: swapped in, or counted as what kept it out.
+   * A load's result: swapped in, or counted as what kept it out. `owned`: polling loaded it, so it frees what it declines.
    *
    * @param {SnapshotLoaderResult | undefined} result
    * @param {{ owned: boolean; freeReplacedAfterMs?: number }} how
@@ -226,10 +224,12 @@ export class SnapshotHolder {
     }
     const conflict = versionConflictMessage(this.#snapshot, snapshot, /** @type {{ source?: string }} */ (snapshot).source);
     if (conflict === undefined && !this.#admits(snapshot)) {
-      // E.g. two refreshes raced, or a mirror lags: keep the newer one in service.
-      this.#staleCount += 1;
       decline();
-      return { replaced: false, outcome: "stale" };
+      // The very snapshot in service (a byte-identical republish: polling adopts its validators), or an older one.
+      const unchanged = sameContent(snapshot, this.#snapshot);
+      if (unchanged) this.#notModifiedCount += 1;
+      else this.#staleCount += 1;
+      return { replaced: false, outcome: unchanged ? "notModified" : "stale" };
     }
     /** @type {ArtifactIndexSnapshot} */
     let previous;
@@ -292,7 +292,7 @@ export class SnapshotHolder {
     return this.#loadFailureCount;
   }
 
-  /** Refreshes that loaded a snapshot no newer than the one in service. */
+  /** Refreshes that loaded a snapshot older than the one in service. */
   get staleCount() {
     return this.#staleCount;
   }
@@ -306,7 +306,7 @@ export class SnapshotHolder {
     return this.#versionConflictCount;
   }
 
-  /** Refreshes answered "not modified" (HTTP 304). */
+  /** Refreshes that changed nothing: HTTP 304, or the snapshot in service downloaded again. */
   get notModifiedCount() {
     return this.#notModifiedCount;
   }

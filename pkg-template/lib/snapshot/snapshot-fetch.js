@@ -51,6 +51,20 @@ function baseTagOf(base) {
 }
 
 /**
+ * The `lastModified` option as an HTTP date (a Date is formatted; a string is
+ * sent as the host gave it, so a host comparing dates exactly matches it).
+ *
+ * @param {unknown} value
+ * @returns {string | undefined}
+ */
+function modifiedSince(value) {
+  if (value === undefined) return undefined;
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toUTCString();
+  if (typeof value === "string" && value !== "" && !Number.isNaN(Date.parse(value))) return value;
+  throw typeError("lastModified", "an HTTP date string or a valid Date", value);
+}
+
+/**
  * @param {string | null} header the response's IM header
  * @returns {boolean}
  */
@@ -144,9 +158,16 @@ async function fetchWith(applyDelta, url, options) {
   const timers = checkTimers(options.timers);
   const signal = checkSignal(options.signal);
   const settings = { url, options, fetchImpl, timeoutMs, timers, signal };
-  const baseTag = base === undefined ? undefined : baseTagOf(base);
+  const since = modifiedSince(options.lastModified);
+  // A base's checksum as If-None-Match helps only `artifact-bloom serve`
+  // (its ETag is the checksum); a static host never matches it, and any
+  // If-None-Match makes a host ignore If-Modified-Since (RFC 9110
+  // §13.1.3). So with a Last-Modified from the host and no ETag, the
+  // request is conditional on that date alone: a host that sends no ETag
+  // is not serve, which always does.
+  const baseTag = base === undefined || (etag === undefined && since !== undefined) ? undefined : baseTagOf(base);
   const askDelta = applyDelta !== undefined && baseTag !== undefined;
-  const answered = await send(settings, etag, baseTag, askDelta);
+  const answered = await send(settings, etag, baseTag, askDelta, since);
   if (answered.kind === "failure") return answered;
   const { response } = answered;
   if (base === undefined) return loadResponse(settings, response, etag);
@@ -196,13 +217,15 @@ function againstBase(settings, base, result) {
  * @param {string | undefined} etag
  * @param {string | undefined} baseTag the base's tag: the request is conditional on it too
  * @param {boolean} askDelta asks for a delta from the instance with that tag
+ * @param {string} [since] an HTTP date sent as If-Modified-Since when no tag is sent
  * @returns {Promise<{ kind: "response"; response: Response } | Extract<FetchSnapshotResult, { kind: "failure" }>>}
  */
-async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag, askDelta) {
+async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag, askDelta, since) {
   /** @type {Record<string, string>} */
   const requestHeaders = { ...options.headers };
   const tags = [...new Set([etag, baseTag].filter((tag) => typeof tag === "string" && tag !== ""))];
   if (tags.length > 0) requestHeaders["If-None-Match"] = tags.join(", ");
+  else if (since !== undefined) requestHeaders["If-Modified-Since"] = since;
   if (askDelta) requestHeaders["A-IM"] = DELTA_IM;
   // The limit covers the wait for the response headers; the body gets an
   // idle limit (a large snapshot may take longer than timeoutMs).
@@ -226,7 +249,7 @@ async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag
  * @returns {Promise<FetchSnapshotResult>}
  */
 async function fullAgain(settings, etag) {
-  const answered = await send(settings, etag, undefined, false);
+  const answered = await send(settings, etag, undefined, false, modifiedSince(settings.options.lastModified));
   return answered.kind === "failure" ? answered : loadResponse(settings, answered.response, etag);
 }
 
@@ -240,6 +263,20 @@ function withDeltaFailure(result, deltaBytes, code) {
   if (result.kind === "failure") return result;
   const { transfer } = result;
   return { ...result, transfer: { ...transfer, bytes: transfer.bytes + deltaBytes, deltaFailure: code } };
+}
+
+/**
+ * What a 304 matched, for its message.
+ *
+ * @param {Response} response
+ * @param {string | undefined} etag
+ * @returns {string}
+ */
+function validatorOf(response, etag) {
+  const tag = etag ?? response.headers.get("etag");
+  if (tag) return `ETag ${tag}`;
+  const date = response.headers.get("last-modified");
+  return date ? `Last-Modified ${date}` : "no validator named";
 }
 
 /**
@@ -270,7 +307,7 @@ async function loadResponse(settings, response, etag) {
   const { url, options, timeoutMs, timers, signal } = settings;
   if (response.status === 304) {
     await response.body?.cancel();
-    return failure("notModified", `the snapshot at ${url} has not changed (ETag ${etag ?? response.headers.get("etag")})`);
+    return failure("notModified", `the snapshot at ${url} has not changed (${validatorOf(response, etag)})`);
   }
   if (!response.ok) {
     await response.body?.cancel();
