@@ -7,6 +7,7 @@
 #   bash scripts/setup.sh --browser  # also Debian's chromium for browser tests
 #   bash scripts/setup.sh --registry # also Debian's docker-registry and skopeo, htpasswd, openssl, umoci
 #                                    # for the OCI registry tests and demo
+#   bash scripts/setup.sh --hosting  # also Debian's nginx and varnish for the static-hosting tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -15,11 +16,13 @@ say() { printf '[setup] %s\n' "$*"; }
 
 want_browser=false
 want_registry=false
+want_hosting=false
 for arg in "$@"; do
   case "$arg" in
     --browser) want_browser=true ;;
     --registry) want_registry=true ;;
-    *) echo "setup: unknown option $arg (expected --browser, --registry)" >&2; exit 2 ;;
+    --hosting) want_hosting=true ;;
+    *) echo "setup: unknown option $arg (expected --browser, --registry, --hosting)" >&2; exit 2 ;;
   esac
 done
 
@@ -99,5 +102,16 @@ if $want_registry && ! { command -v docker-registry >/dev/null && command -v sko
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq docker-registry skopeo apache2-utils openssl umoci >/dev/null
+fi
+# 7. nginx and varnish for the static-hosting tests and bench/hosting.mjs
+#    (js-tests/helpers/static-hosts.mjs starts each with its own config on
+#    127.0.0.1 and a free port, in a temp dir; the packaged services are never
+#    used, and policy-rc.d keeps them from starting in containers).
+if $want_hosting && ! { command -v nginx >/dev/null && command -v varnishd >/dev/null; }; then
+  say "installing nginx and varnish with apt"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq nginx varnish >/dev/null
 fi
 say "ready"
