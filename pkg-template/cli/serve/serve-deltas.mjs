@@ -10,6 +10,7 @@
 // (another layout, a removed digest, an older catalogVersion): such clients
 // get the full file, as they would from a server without deltas.
 import { DELTA_IM, composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "../library.mjs";
+import { EXPOSED_HEADERS } from "./serve-layout.mjs";
 
 /** Default number of earlier versions a delta is offered from. */
 export const DEFAULT_DELTA_HISTORY = 8;
@@ -130,7 +131,7 @@ export function answerSnapshot(request, response, file, deltas, send) {
     etag: file.etag,
     "last-modified": file.lastModified,
     vary: "A-IM, If-None-Match",
-    "access-control-expose-headers": "ETag",
+    "access-control-expose-headers": EXPOSED_HEADERS,
   };
   const tags = entityTags(request.headers["if-none-match"]);
   if (tags.includes(file.etag) || tags.includes("*")) return send(response, 304, undefined, headers);

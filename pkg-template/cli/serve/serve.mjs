@@ -17,6 +17,7 @@ import {
   tooManyDigests,
 } from "./serve-body.mjs";
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
+import { LAYOUT_HELP, LAYOUT_PREFIX, openLayout } from "./serve-layout.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
 import { EXISTENCE_VERSION_HEADER, loadLibrary } from "../library.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
@@ -36,6 +37,7 @@ const DEFAULT_RELOAD_WAIT_MS = 10_000;
 export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
                            [--host H] [--www DIR] [--catalog-version V]
                            [--delta-history K] [--body-budget MIB]
+                           [--layout DIR]
 
 Serves, on 127.0.0.1 by default (loopback only):
   GET  /snapshot                       the ABF1 bytes, with ETag and Last-Modified
@@ -81,6 +83,7 @@ Serves, on 127.0.0.1 by default (loopback only):
                          together (1 .. 4096, default ${DEFAULT_BODY_BUDGET_MIB}); a request that
                          would pass it gets 503 with Retry-After: 1. Peak memory
                          for bodies is about three times this (bytes, text, parse)
+${LAYOUT_HELP}
 ${DELTA_HELP}
 
 Versions: the snapshot and the catalog list are served as ONE unit: an
@@ -163,7 +166,7 @@ function isJson(contentType) {
  * @param {{
  *   snapshot: string, catalog: string, catalogVersion?: number, port?: number, host?: string, www?: string,
  *   onNotice?: (message: string, kind: string) => void, deltaHistory?: number, bodyBudgetBytes?: number,
- *   reloadWaitMs?: number,
+ *   reloadWaitMs?: number, layout?: string,
  * }} options
  */
 export async function startServer({
@@ -177,6 +180,7 @@ export async function startServer({
   deltaHistory = DEFAULT_DELTA_HISTORY,
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_MIB * 1024 * 1024,
   reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
+  layout,
 }) {
   // A history of 0 keeps no delta: the delta build is then never needed.
   await loadLibrary({ delta: deltaHistory > 0 });
@@ -207,6 +211,7 @@ export async function startServer({
     return asked === undefined || asked === unit.version || catalogVersion !== undefined ? unit : served.fresh(reloadWaitMs);
   };
   const wwwRoot = resolve(www ?? join(PACKAGE_DIR, "www"));
+  const servedLayout = layout === undefined ? undefined : await openLayout(layout);
   const stats = new RequestStats();
   const statsNow = () =>
     stats.snapshot({
@@ -259,6 +264,9 @@ export async function startServer({
     try {
       const url = new URL(request.url, "http://localhost");
       const path = url.pathname;
+      if (servedLayout !== undefined && path.startsWith(LAYOUT_PREFIX)) {
+        return servedLayout.answer(request, response, path, send);
+      }
       if (path === "/snapshot" && (request.method === "GET" || request.method === "HEAD")) {
         stats.snapshotRequests += 1;
         // The answer IS the file: wait for a replaced one to be read (one
@@ -389,6 +397,7 @@ export async function serve(argv) {
       www: { type: "string" },
       "delta-history": { type: "string", default: String(DEFAULT_DELTA_HISTORY) },
       "body-budget": { type: "string", default: String(DEFAULT_BODY_BUDGET_MIB) },
+      layout: { type: "string" },
     },
   });
   if (parsed === undefined) return EXIT_OK;
@@ -413,6 +422,7 @@ export async function serve(argv) {
     onNotice,
     deltaHistory,
     bodyBudgetBytes,
+    layout: values.layout,
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));
