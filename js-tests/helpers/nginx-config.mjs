@@ -46,12 +46,7 @@ function staticLocations(root, { cacheControl = false, headers = {} }) {
 
 /** The proxy location, with the cache settings asked for. */
 function proxyLocations(backend, cache, headers) {
-  const pass = [
-    `proxy_pass ${backend};`,
-    "proxy_http_version 1.1;",
-    'proxy_set_header Connection "";',
-    ...addHeaders(headers),
-  ];
+  const pass = [`proxy_pass ${backend};`, "proxy_http_version 1.1;", 'proxy_set_header Connection "";', ...addHeaders(headers)];
   if (cache === undefined) return [`location / { ${pass.join(" ")} }`];
   const valid = cache.valid ?? "1m";
   const cached = [
@@ -79,7 +74,9 @@ export function nginxConfig({ dir, ports, token, root, origins, proxy, cache, gz
   if (origins !== undefined) {
     const upstream = origins.map((_, index) => `server 127.0.0.1:${ports[index + 1]};`);
     servers.push(`upstream origins { ${upstream.join(" ")} }`);
-    servers.push(`server { listen 127.0.0.1:${ports[0]}; ${ready} ${proxyLocations("http://origins", undefined, {}).join(" ")} }`);
+    servers.push(
+      `server { listen 127.0.0.1:${ports[0]}; ${ready} ${proxyLocations("http://origins", undefined, {}).join(" ")} }`,
+    );
     origins.forEach((originRoot, index) => {
       const locations = staticLocations(originRoot, { cacheControl, headers });
       servers.push(`server { listen 127.0.0.1:${ports[index + 1]}; ${locations.join(" ")} }`);
@@ -88,7 +85,9 @@ export function nginxConfig({ dir, ports, token, root, origins, proxy, cache, gz
     servers.push(`server { listen 127.0.0.1:${ports[0]}; ${ready} ${proxyLocations(proxy, cache, headers).join(" ")} }`);
   } else {
     if (root === undefined) throw new Error("startNginx needs root, origins or proxy");
-    servers.push(`server { listen 127.0.0.1:${ports[0]}; ${ready} ${staticLocations(root, { cacheControl, headers }).join(" ")} }`);
+    servers.push(
+      `server { listen 127.0.0.1:${ports[0]}; ${ready} ${staticLocations(root, { cacheControl, headers }).join(" ")} }`,
+    );
   }
   return [
     "daemon off;",
@@ -110,7 +109,9 @@ export function nginxConfig({ dir, ports, token, root, origins, proxy, cache, gz
     "  sendfile on;",
     ...(gzip ? ["  gzip on;", "  gzip_min_length 1;", "  gzip_types application/octet-stream application/json;"] : []),
     ...(etag === false ? ["  etag off;"] : []),
-    ...(cache === undefined ? [] : [`  proxy_cache_path ${dir}/cache levels=1:2 keys_zone=hosting:1m max_size=64m inactive=10m;`]),
+    ...(cache === undefined
+      ? []
+      : [`  proxy_cache_path ${dir}/cache levels=1:2 keys_zone=hosting:1m max_size=64m inactive=10m;`]),
     ...servers.map((server) => `  ${server}`),
     "}",
     "",

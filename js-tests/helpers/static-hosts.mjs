@@ -158,7 +158,8 @@ export async function startNginx(options) {
   if (nginx === undefined) throw new Error("nginx is not installed (bash scripts/setup.sh --hosting)");
   const portCount = options.origins === undefined ? 1 : 1 + options.origins.length;
   return startHost("nginx", portCount, async (dir, ports, token) => {
-    for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi", "cache"]) await mkdir(join(dir, sub), { recursive: true });
+    for (const sub of ["client_body", "proxy", "fastcgi", "uwsgi", "scgi", "cache"])
+      await mkdir(join(dir, sub), { recursive: true });
     const config = join(dir, "nginx.conf");
     await writeFile(config, nginxConfig({ ...options, dir, ports, token }));
     // -e: the error log before the config is read (else /var/log/nginx/error.log).

@@ -1,0 +1,132 @@
+// `artifact-bloom serve` behind the misconfigured cache of issue 33: an
+// nginx proxy_cache that ignores Vary, Cache-Control and Expires, stores
+// every 200 and 226 for a minute under the URL alone, and forwards the
+// client's If-None-Match (and A-IM) to serve on a miss. A delta (226) made
+// for one client's base, replayed to another, cannot load: the fresh client
+// fails (badMagic) until the entry expires — an outage. serve marks its 226
+// so that even this cache does not store it (X-Accel-Expires: 0, which
+// nginx obeys unless told to ignore that header too).
+//
+// The bar: every client loads (a fresh one always gets a snapshot, a polling
+// one a snapshot or "not modified"), and every snapshot any client holds is
+// one that was published, bit for bit, answering "maybe" for every digest of
+// its version (0 wrong answers). A stale answer (the cache keeps a 200 for a
+// minute) is allowed: it is old, not wrong.
+//
+// nginx on 127.0.0.1, a free port, a temp dir; serve in-process on port 0.
+import assert from "node:assert/strict";
+import { rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
+import { fetchSnapshot } from "artifact-bloom/delta";
+import { packedDigests } from "./helpers/abf1.mjs";
+import { tempDir, writeHexList } from "./helpers/cli.mjs";
+import { skipWithout, startNginx } from "./helpers/static-hosts.mjs";
+
+const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve.mjs", import.meta.url));
+// One layout for every version (deltas need it): capacity for 6000 digests at 1 %.
+const SPEC = { expectedItemCount: 6000, targetFalsePositiveRate: 0.01 };
+const LAST_VERSION = 5;
+// Version v holds 4000 + 40·(v−1) digests: each version adds 1 %.
+const digestsAt = (version) => packedDigests("cache-catalog", 4000 + 40 * (version - 1));
+
+const files = new Map();
+/** The ABF1 file of version `version` (built once). */
+function fileAt(version) {
+  if (!files.has(version)) {
+    const filter = ArtifactBloomFilter.createPacked(digestsAt(version), SPEC);
+    assert.equal(filter.kind, "success");
+    files.set(version, encodeSnapshot(filter.value, { catalogVersion: version }));
+    filter.value.free();
+  }
+  return files.get(version);
+}
+
+/**
+ * A snapshot a client holds is right when it is a published version, bit
+ * for bit, and says "maybe" for every digest of that version.
+ */
+function assertRight(snapshot, who) {
+  const version = snapshot.catalogVersion;
+  assert.ok(version >= 1 && version <= LAST_VERSION, `${who}: catalogVersion ${version} was never published`);
+  const encoded = encodeSnapshot(snapshot.filter, { catalogVersion: version });
+  assert.deepEqual(encoded, fileAt(version), `${who}: v${version} differs from the published file`);
+  const answers = snapshot.filter.mightContainMany(digestsAt(version));
+  assert.equal(answers.indexOf(0), -1, `${who}: a digest of v${version} answered "definitely absent"`);
+}
+
+describe("serve behind a cache that ignores Vary and Cache-Control", { skip: skipWithout("nginx") }, () => {
+  let dir;
+  let server;
+  let cache;
+  let snapshotPath;
+
+  /** Replaces the served snapshot atomically, then has serve read it (a direct request, past the cache). */
+  const publish = async (version) => {
+    await writeFile(`${snapshotPath}.tmp`, fileAt(version));
+    await rename(`${snapshotPath}.tmp`, snapshotPath);
+    const direct = await fetch(`${server.url}snapshot`, { method: "HEAD" });
+    assert.equal(direct.status, 200);
+  };
+
+  before(async () => {
+    dir = await tempDir("hosting-vary-cache");
+    snapshotPath = join(dir.path, "catalog.abf1");
+    const catalog = join(dir.path, "catalog.txt");
+    await writeHexList(catalog, []);
+    await writeFile(snapshotPath, fileAt(1));
+    const { startServer } = await import(SERVE);
+    server = await startServer({ snapshot: snapshotPath, catalog, catalogVersion: 1, port: 0 });
+    cache = await startNginx({
+      proxy: server.url.replace(/\/$/, ""),
+      cache: { ignoreHeaders: true, forwardConditionals: true, valid: "1m" },
+    });
+  });
+  after(async () => {
+    await cache?.stop();
+    await server?.close();
+    await dir?.remove();
+  });
+
+  test("direct /snapshot with deltas: no client ever fails to load, 0 wrong answers", async () => {
+    // The cache keeps an answer for a minute; each round asks for its own
+    // URL (serve ignores the query, the cache key includes it), as if the
+    // previous round's entry had expired, so the round's first request —
+    // a delta request — is the one the cache stores. Three clients a round:
+    // one polling with the previous version as base (it asks for a delta),
+    // one two versions behind, and a fresh one (no base: it must always get
+    // a snapshot). The first client started from serve itself.
+    const url = (round) => `${cache.url}/snapshot?round=${round}`;
+    const first = await fetchSnapshot(`${server.url}snapshot`);
+    assert.equal(first.kind, "success", first.message);
+    assertRight(first.value, "the first client");
+    let previous = first.value;
+    let older = first.value;
+    const outcomes = [];
+    for (let version = 2; version <= LAST_VERSION; version += 1) {
+      await publish(version);
+      const clients = [
+        ["one version behind", previous],
+        ["two versions behind", older],
+        ["fresh", undefined],
+      ];
+      for (const [who, base] of clients) {
+        const result = await fetchSnapshot(url(version), base === undefined ? {} : { base });
+        outcomes.push(`v${version} ${who}: ${result.kind === "success" ? `v${result.value.catalogVersion}` : result.error}`);
+        if (result.kind === "failure") {
+          assert.equal(base !== undefined && result.error === "notModified", true, `v${version}, ${who}: ${result.message}`);
+          continue;
+        }
+        assertRight(result.value, `v${version}, ${who}`);
+        if (base === previous) {
+          older = previous;
+          previous = result.value;
+        }
+      }
+    }
+    // The clients did ask for deltas, and serve sent some: the cache kept none of them.
+    assert.ok(server.stats.deltas.deltaResponses > 0, outcomes.join("\n"));
+  });
+});
