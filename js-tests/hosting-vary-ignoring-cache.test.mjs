@@ -19,7 +19,7 @@ import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
+import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { fetchSnapshot } from "artifact-bloom/delta";
 import { packedDigests } from "./helpers/abf1.mjs";
 import { tempDir, writeHexList } from "./helpers/cli.mjs";
@@ -42,6 +42,14 @@ function fileAt(version) {
     filter.value.free();
   }
   return files.get(version);
+}
+
+/** The ABF1 checksum of a file (serve's ETag for it). */
+function checksumOf(bytes) {
+  const loaded = loadSnapshot(bytes);
+  assert.equal(loaded.kind, "success");
+  loaded.value.filter.free();
+  return loaded.value.header.checksum;
 }
 
 /**
@@ -128,5 +136,23 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
     }
     // The clients did ask for deltas, and serve sent some: the cache kept none of them.
     assert.ok(server.stats.deltas.deltaResponses > 0, outcomes.join("\n"));
+  });
+  test("serve's own answers: the 226 private and unstored, the 200/304 varying, the ETag exposed", async () => {
+    // After the test above serve holds v5 and the chain from v1.
+    const [v4, v5] = [4, 5].map((version) => `"${checksumOf(fileAt(version))}"`);
+    const delta = await fetch(`${server.url}snapshot`, { headers: { "a-im": "abd1", "if-none-match": v4 } });
+    await delta.arrayBuffer();
+    assert.equal(delta.status, 226);
+    assert.equal(delta.headers.get("cache-control"), "private, no-store");
+    assert.equal(delta.headers.get("x-accel-expires"), "0");
+    assert.equal(delta.headers.get("surrogate-control"), "no-store");
+    const full = await fetch(`${server.url}snapshot`);
+    await full.arrayBuffer();
+    const same = await fetch(`${server.url}snapshot`, { headers: { "if-none-match": v5 } });
+    for (const response of [delta, full, same]) {
+      assert.equal(response.headers.get("vary"), "A-IM, If-None-Match");
+      assert.match(response.headers.get("access-control-expose-headers"), /\bETag\b/);
+    }
+    assert.deepEqual([full.status, same.status], [200, 304]);
   });
 });
