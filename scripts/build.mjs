@@ -146,6 +146,10 @@ cpSync(join(root, "pkg-template"), pkg, { recursive: true });
 for (const license of ["LICENSE-MIT", "LICENSE-APACHE"]) cpSync(join(root, license), join(pkg, license));
 // The browser precheck page ships too, so `artifact-bloom serve` works from npm.
 cpSync(join(root, "www"), join(pkg, "www"), { recursive: true });
+// The hosting guide ships too: the README links it, and a team setting up a
+// CDN has the package, not necessarily the repository.
+mkdirSync(join(pkg, "docs"));
+cpSync(join(root, "docs", "hosting.md"), join(pkg, "docs", "hosting.md"));
 
 // The LZMA decoder the instance modules unpack with (tools/lzma-unpack: no
 // std, no allocator, 16 KiB of stack instead of rustc's default 1 MiB, so an

@@ -245,6 +245,7 @@ describe("consumers of the packed tarball", () => {
       "LICENSE-MIT",
       "LICENSE-APACHE",
       "README.md",
+      "docs/hosting.md",
     ]) {
       assert.ok(packed.files.includes(file), `${file} is not packed`);
     }
