@@ -232,3 +232,32 @@ function sameBytes(pkg, snapshot, file) {
   const encoded = pkg.encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
   return encoded.byteLength === file.byteLength && Buffer.compare(Buffer.from(encoded), Buffer.from(file)) === 0;
 }
+
+/** Issue 33's bound on an idle poll: 1 KB, whatever the host. */
+export const IDLE_POLL_BOUND = 1024;
+/**
+ * The fixed bytes a layout update costs on top of the delta itself: the
+ * manifest's 200 (it lists up to K deltas, a few hundred bytes each) and
+ * two requests' headers. At 1M digests this is ≈ 0.1 % of the file; at the
+ * tests' 100k it is ≈ 1 %, so the tests add it to the percentage targets
+ * instead of letting a smaller catalog fail a target met at full size.
+ */
+export const LAYOUT_FIXED_BOUND = 4096;
+
+/**
+ * Issue 33's targets for the manifest mode, for a full file of `full`
+ * bytes: an idle poll ≤ 1 KB; a 1 % update ≤ 3.5 % of the file; two
+ * versions behind ≤ 7 %; a byte-identical republish no more than one
+ * manifest download (its first poll) and then idle polls again. The delta's
+ * share of the file does not depend on the catalog's size (+1 % digests
+ * sets the same share of the bit array's free bits), so the percentages
+ * hold at the tests' smaller size; LAYOUT_FIXED_BOUND is added once.
+ */
+export function layoutBounds(full) {
+  return {
+    idle: IDLE_POLL_BOUND,
+    update: Math.round(0.035 * full) + LAYOUT_FIXED_BOUND,
+    twoBehind: Math.round(0.07 * full) + LAYOUT_FIXED_BOUND,
+    republish: [LAYOUT_FIXED_BOUND, IDLE_POLL_BOUND],
+  };
+}
