@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { accessSync, constants } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -135,6 +135,8 @@ async function startHost(label, portCount, build) {
         ports,
         dir,
         output: started.output,
+        /** A file the host wrote in its temp dir (nginx: "access.log", one line a request), "" if none yet. */
+        readLog: (name) => readFile(join(dir, name), "utf8").catch(() => ""),
         async stop() {
           await started.stop();
           await rm(dir, { recursive: true, force: true });
