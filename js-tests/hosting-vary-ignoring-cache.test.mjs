@@ -15,14 +15,14 @@
 //
 // nginx on 127.0.0.1, a free port, a temp dir; serve in-process on port 0.
 import assert from "node:assert/strict";
-import { rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { fetchSnapshot } from "artifact-bloom/delta";
 import { packedDigests } from "./helpers/abf1.mjs";
-import { tempDir, writeHexList } from "./helpers/cli.mjs";
+import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { skipWithout, startNginx } from "./helpers/static-hosts.mjs";
 
 const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve.mjs", import.meta.url));
@@ -71,12 +71,23 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
   let cache;
   let snapshotPath;
 
-  /** Replaces the served snapshot atomically, then has serve read it (a direct request, past the cache). */
+  let layout;
+
+  /**
+   * Replaces the served snapshot atomically, then has serve read it (a
+   * direct request, past the cache); and publishes the version into the
+   * layout with the real CLI.
+   */
   const publish = async (version) => {
     await writeFile(`${snapshotPath}.tmp`, fileAt(version));
     await rename(`${snapshotPath}.tmp`, snapshotPath);
     const direct = await fetch(`${server.url}snapshot`, { method: "HEAD" });
     assert.equal(direct.status, 200);
+    const list = join(dir.path, "digests.bin");
+    await writeFile(list, digestsAt(version));
+    const sizing = publishSizing(version, SPEC.expectedItemCount, SPEC.targetFalsePositiveRate);
+    const run = await runCli(["publish", "--input", list, "--binary", ...sizing, "--layout", layout]);
+    assert.equal(run.code, 0, run.stderr);
   };
 
   before(async () => {
@@ -85,8 +96,10 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
     const catalog = join(dir.path, "catalog.txt");
     await writeHexList(catalog, []);
     await writeFile(snapshotPath, fileAt(1));
+    layout = join(dir.path, "layout");
+    await mkdir(layout);
     const { startServer } = await import(SERVE);
-    server = await startServer({ snapshot: snapshotPath, catalog, catalogVersion: 1, port: 0 });
+    server = await startServer({ snapshot: snapshotPath, catalog, catalogVersion: 1, port: 0, layout });
     cache = await startNginx({
       proxy: server.url.replace(/\/$/, ""),
       cache: { ignoreHeaders: true, forwardConditionals: true, valid: "1m" },
@@ -137,6 +150,32 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
     // The clients did ask for deltas, and serve sent some: the cache kept none of them.
     assert.ok(server.stats.deltas.deltaResponses > 0, outcomes.join("\n"));
   });
+  test("the layout through the same cache: no client fails to load, 0 wrong answers, deltas pass", async () => {
+    // serve --layout behind the cache; versions 1 … LAST_VERSION are in the
+    // layout already (the test above published them). The cache keeps the
+    // manifest a minute whatever its Cache-Control says: a client may see
+    // an old manifest (stale, not wrong); the files it names never change.
+    // A fresh round republishes nothing; it asks for its own manifest URL
+    // (as if the entry had expired), the files' URLs are shared by all.
+    const url = (round) => `${cache.url}/layout/manifest.json?round=${round}`;
+    const fresh = await fetchSnapshot(url("layout-fresh"));
+    assert.equal(fresh.kind, "success", fresh.message);
+    assertRight(fresh.value, "a fresh client");
+    assert.equal(fresh.value.catalogVersion, LAST_VERSION);
+    for (let held = 1; held < LAST_VERSION; held += 1) {
+      const base = loadSnapshot(fileAt(held));
+      assert.equal(base.kind, "success");
+      for (const round of ["a", "b"]) {
+        const result = await fetchSnapshot(url(`layout-${held}-${round}`), { base: base.value });
+        assert.equal(result.kind, "success", `holding v${held}, round ${round}: ${result.message}`);
+        assertRight(result.value, `holding v${held}, round ${round}`);
+        assert.equal(result.value.catalogVersion, LAST_VERSION);
+        // Within K versions the layout names a delta from the held one: it came, not the full file.
+        assert.equal(result.transfer?.delta, true, `holding v${held}: ${JSON.stringify(result.transfer)}`);
+      }
+    }
+  });
+
   test("serve's own answers: the 226 private and unstored, the 200/304 varying, the ETag exposed", async () => {
     // After the test above serve holds v5 and the chain from v1.
     const [v4, v5] = [4, 5].map((version) => `"${checksumOf(fileAt(version))}"`);
