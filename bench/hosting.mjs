@@ -57,7 +57,7 @@ try {
   const root = join(scratch, "tree");
   const tree = await publishedTree(root, { cli, items, layout });
   await tree.publish(1);
-  const running = await startHosts(names, { root, scratch, serveModule: join(pkgDir, "cli", "serve", "serve.mjs") });
+  const running = await startHosts(names, { root, scratch, serveModule: join(pkgDir, "cli", "serve", "serve.mjs"), catalog: tree.catalog });
   try {
     rows = await measurePollCosts({ pkg, tree, hosts: running.hosts });
   } finally {
@@ -88,7 +88,7 @@ if (values.json) {
       number(row.idle),
       `${number(row.update)}${share(row.update, row.full)}`,
       `${number(row.twoBehind)}${share(row.twoBehind, row.full)}`,
-      `${number(row.republish[0])} / ${number(row.republish[1])}`,
+      row.republish.map(number).join(" / "),
       row.correct ? "yes" : "**no**",
     ];
     const failures = row.failures === undefined ? "" : ` (failed polls: ${row.failures.join(", ")})`;

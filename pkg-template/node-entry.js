@@ -34,7 +34,7 @@ export { SPEAKS_PLAIN_HTTP as _SPEAKS_PLAIN_HTTP, SPEAKS_TLS as _SPEAKS_TLS } fr
 export { tlsProblemOf as _tlsProblemOf } from "./lib/core/tls-causes.js";
 export { MAXIMUM_EXPECTED_ITEM_COUNT as _MAXIMUM_EXPECTED_ITEM_COUNT } from "./lib/wasm/format-rules.js";
 export { MAXIMUM_SNAPSHOT_BYTES as _MAXIMUM_SNAPSHOT_BYTES } from "./lib/wasm/format-rules.js";
-export { DELTA_IM as _DELTA_IM } from "./lib/snapshot/snapshot-fetch.js";
+export { DELTA_IM as _DELTA_IM } from "./lib/snapshot/fetch-request.js";
 export { EXISTENCE_VERSION_HEADER as _EXISTENCE_VERSION_HEADER } from "./lib/repositories/http-repository.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or

@@ -6,7 +6,7 @@
 // serve (it ignores Vary and Cache-Control and keeps each answer for 1 s)
 // and varnish's default VCL in front of serve. Each has the URL path of the
 // single file (direct) and of the manifest (layout).
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mirroredOrigins } from "./hosting-scenario.mjs";
@@ -71,11 +71,13 @@ export const HOSTS = {
 /**
  * Starts the named hosts over the tree at `root` (v1 already published
  * there), and serve if any needs it, with the `serve.mjs` module of the
- * package under test → { hosts: [{ name, …host }], stop() }.
+ * package under test and the tree's digest list `catalog` (hosting-scenario's
+ * publishedTree keeps it complete for the snapshot, as serve requires)
+ * → { hosts: [{ name, …host }], stop() }.
  * @param {string[]} names
- * @param {{ root: string, scratch: string, serveModule: string }} context
+ * @param {{ root: string, scratch: string, serveModule?: string, catalog?: string }} context
  */
-export async function startHosts(names, { root, scratch, serveModule }) {
+export async function startHosts(names, { root, scratch, serveModule, catalog }) {
   const started = [];
   let serve;
   const stop = async () => {
@@ -83,15 +85,12 @@ export async function startHosts(names, { root, scratch, serveModule }) {
     await serve?.close();
   };
   try {
-    if (names.some((name) => name.includes("serve"))) {
-      const catalog = join(scratch, "serve-catalog.txt");
-      await writeFile(catalog, "");
+    if (names.some((name) => name === "serve" || name.endsWith("→ serve"))) {
+      if (serveModule === undefined || catalog === undefined) throw new Error("serve needs serveModule and catalog");
       const { startServer } = await import(serveModule);
-      // An empty list under a fixed version: serve's catalog is not what is measured here.
       const running = await startServer({
         snapshot: join(root, "direct", "catalog.abf1"),
         catalog,
-        catalogVersion: 1,
         port: 0,
         layout: join(root, "layout"),
       });

@@ -86,11 +86,17 @@
 
 /**
  * `fetchSnapshot`'s result: `SnapshotResult`, whose success also says what
- * the download cost, and two failures of its own:
+ * the download cost, and failures of its own:
  *
  * - `networkError`: no HTTP answer (connection refused or reset, a redirect
  *   loop, a body cut off); `causeCode` names the cause when the platform
  *   does ("ECONNRESET", "UND_ERR_SOCKET", "redirectCountExceeded").
+ * - `invalidManifest`, `unsupportedManifest`: the URL answered with a
+ *   layout manifest (docs/layout.md) that breaks its rules or has a newer
+ *   `formatVersion`, or whose snapshot is not the one it names.
+ * - `stale` (with `base`, from a manifest): the manifest names an older
+ *   catalogVersion than base's; nothing was downloaded. It and a
+ *   manifest's `notModified` carry the manifest's `etag` and `lastModified`.
  * - `versionConflict` (with `base`): the server's snapshot has base's
  *   catalogVersion but another checksum, i.e. that version was republished
  *   with other digests. It carries the server's verified `snapshot` and the
@@ -99,6 +105,15 @@
  * @typedef {Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
  *   | Extract<SnapshotResult, { kind: "failure" }>
  *   | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string; status?: undefined }>
+ *   | Readonly<{
+ *     kind: "failure";
+ *     error: "notModified" | "stale";
+ *     message: string;
+ *     etag: string | undefined;
+ *     lastModified: Date | undefined;
+ *     status?: undefined;
+ *   }>
+ *   | Readonly<{ kind: "failure"; error: "invalidManifest" | "unsupportedManifest"; message: string; status?: undefined }>
  *   | Readonly<{
  *     kind: "failure";
  *     error: "versionConflict";

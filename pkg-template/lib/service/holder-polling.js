@@ -33,6 +33,9 @@ async function applyDeltaLazily(base, deltaBytes, meta) {
 
 const fetchSnapshot = _fetchSnapshotWith(applyDeltaLazily);
 
+/** ETags kept for the snapshot in service: one per origin behind a balancer, a few origins. */
+const MAX_HELD_ETAGS = 4;
+
 /**
  * One `startPolling` run: its controller, the pending timer's cancel, and
  * the caller's signal with the listener that stops the session.
@@ -133,23 +136,36 @@ export function startSession(url, options, hooks) {
   // http(s) URL, not a file's mtime), and follow every download that
   // carries the checksum held: a byte-identical republish on a static host
   // changes the validator, not the content, and dropping the new one would
-  // make every later poll a full download.
+  // make every later poll a full download. Up to MAX_HELD_ETAGS ETags
+  // are kept for the one checksum, all sent in If-None-Match: origins
+  // behind a balancer each give their own ETag for the same file, and
+  // remembering only the last would make every other poll a download.
   const held = hooks.current();
-  /** @type {{ checksum: unknown; etag: string | undefined; lastModified: Date | undefined }} */
+  /** @type {{ checksum: unknown; etags: string[]; lastModified: Date | undefined }} */
   let validators = {
     checksum: checksumOf(held),
-    etag: held.etag,
+    etags: held.etag === undefined ? [] : [held.etag],
     lastModified: /^https?:/i.test(String(held.source ?? "")) ? held.lastModified : undefined,
+  };
+  /**
+   * The validators after an answer that carries the checksum held.
+   * @param {string | undefined} etag
+   * @param {Date | undefined} lastModified
+   */
+  const adopt = (etag, lastModified) => {
+    const etags = etag === undefined ? validators.etags : [etag, ...validators.etags.filter((tag) => tag !== etag)];
+    validators = { ...validators, etags: etags.slice(0, MAX_HELD_ETAGS), lastModified };
   };
   /** @type {(current: ArtifactIndexSnapshot) => Promise<SnapshotLoaderResult>} */
   const load = async (current) => {
     if (checksumOf(current) !== validators.checksum) {
       // Swapped in by another path (refreshFrom): its own validators.
-      validators = { checksum: checksumOf(current), etag: current.etag, lastModified: undefined };
+      validators = { checksum: checksumOf(current), etags: current.etag === undefined ? [] : [current.etag], lastModified: undefined };
     }
+    const etag = validators.etags.length === 0 ? undefined : validators.etags.join(", ");
     const result = await fetchSnapshot(url, {
-      etag: validators.etag,
-      lastModified: validators.etag === undefined ? validators.lastModified : undefined,
+      etag,
+      lastModified: etag === undefined ? validators.lastModified : undefined,
       base: delta ? current : undefined,
       fetch,
       headers,
@@ -184,7 +200,13 @@ export function startSession(url, options, hooks) {
     const loaded = result.kind === "success" ? result.value : undefined;
     const outcome = hooks.settle(result, { owned: true, freeReplacedAfterMs });
     if (loaded !== undefined && checksumOf(loaded) === checksumOf(hooks.current())) {
-      validators = { checksum: checksumOf(loaded), etag: loaded.etag, lastModified: loaded.lastModified };
+      if (validators.checksum !== checksumOf(loaded)) validators = { checksum: checksumOf(loaded), etags: [], lastModified: undefined };
+      adopt(loaded.etag, loaded.lastModified);
+    } else if (result.kind === "failure" && "etag" in result && (result.error === "notModified" || result.error === "stale")) {
+      // A manifest that changed but names the snapshot held (a republish)
+      // or an older one: its new validators make the next poll a 304.
+      const fresh = /** @type {{ etag?: string; lastModified?: Date }} */ (result);
+      adopt(fresh.etag, fresh.lastModified);
     }
     return outcome;
   };

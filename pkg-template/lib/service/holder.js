@@ -201,6 +201,12 @@ export class SnapshotHolder {
         this.#notModifiedCount += 1;
         return { replaced: false, outcome: "notModified" };
       }
+      // A manifest naming an older version than the one in service (a CDN
+      // edge or an origin behind): nothing was downloaded, nothing changes.
+      if (result.error === "stale") {
+        this.#staleCount += 1;
+        return { replaced: false, outcome: "stale" };
+      }
       result = conflictAsLoaded(result);
       if (result.kind === "failure") return this.#failed(String(result.error), String(result.message ?? result.error));
     }

@@ -13,27 +13,21 @@
 // server that ignores A-IM, another instance manipulation, a delta that does
 // not apply — ends in the full snapshot.
 
-import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS, startDeadline } from "../core/deadline.js";
+import { checkSignal, checkTimeout, checkTimers, DEFAULT_TIMEOUT_MS } from "../core/deadline.js";
 import { typeError } from "../core/errors.js";
-import { isNetworkFailure, networkFailure } from "../core/network-errors.js";
 import { failure, success } from "../core/results.js";
+import { againstBase, bodyRead, DELTA_IM, loadResponse, metaOf, modifiedSince, send, withDeltaFailure } from "./fetch-request.js";
+import { followManifest, isManifestResponse, isManifestUrl } from "./manifest-fetch.js";
 import { ABF1_HEADER_LENGTH } from "./snapshot-core.js";
 import { checkSnapshot } from "./snapshot-checks.js";
-import { checkStreamOptions, loadSnapshotStream, readWholeBody } from "./snapshot-stream.js";
-import { versionConflictFailure, versionConflictMessage } from "./version-conflict.js";
+import { checkStreamOptions, readWholeBody } from "./snapshot-stream.js";
 
 /**
  * @import { ArtifactIndexSnapshot, SnapshotMeta, SnapshotResult } from "../types.js"
  * @import { FetchSnapshotDeltaOptions, FetchSnapshotResult } from "../delta-types.js"
- * @import { Timers } from "../client-types.js"
+ * @import { FetchSettings } from "./fetch-request.js"
  */
 
-/**
- * The instance manipulation asked for and accepted (RFC 3229 `A-IM` / `IM`);
- * `artifact-bloom serve` offers the same token (node-entry.js `_DELTA_IM`).
- * @internal
- */
-export const DELTA_IM = "abd1";
 
 /**
  * The entity tag that names `base` to a server: the ETag it was fetched with
@@ -48,20 +42,6 @@ function baseTagOf(base) {
   if (typeof base.etag === "string" && base.etag !== "") return base.etag;
   const checksum = base.header?.checksum;
   return typeof checksum === "string" ? `"${checksum}"` : undefined;
-}
-
-/**
- * The `lastModified` option as an HTTP date (a Date is formatted; a string is
- * sent as the host gave it, so a host comparing dates exactly matches it).
- *
- * @param {unknown} value
- * @returns {string | undefined}
- */
-function modifiedSince(value) {
-  if (value === undefined) return undefined;
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toUTCString();
-  if (typeof value === "string" && value !== "" && !Number.isNaN(Date.parse(value))) return value;
-  throw typeError("lastModified", "an HTTP date string or a valid Date", value);
 }
 
 /**
@@ -99,6 +79,18 @@ function usedDelta(header) {
  * but the failure `versionConflict` (someone republished that version with
  * other digests): it carries the server's verified snapshot as `snapshot`
  * (adopt it, as SnapshotHolder does, or free it).
+ *
+ * A URL that answers with a layout manifest (docs/layout.md; a path ending
+ * in `.json`, or a JSON answer) is followed: the manifest is asked for
+ * conditionally on `etag` / `lastModified` (in a browser with
+ * `cache: "no-cache"` and no header of the package's own, so another origin
+ * needs only `Access-Control-Allow-Origin: *`); with `base`, a manifest that
+ * names base's checksum answers `notModified` and one naming an older
+ * version `stale` (both carry the manifest's new `etag` and `lastModified`),
+ * else the delta the manifest lists from base is fetched and applied (the
+ * delta entry's fetchSnapshot and SnapshotHolder), else the full snapshot.
+ * Either must carry the manifest's checksum. The snapshot's `etag` and
+ * `lastModified` are the manifest's: pass them back on the next call.
  *
  * @example
  * ```ts
@@ -159,17 +151,26 @@ async function fetchWith(applyDelta, url, options) {
   const signal = checkSignal(options.signal);
   const settings = { url, options, fetchImpl, timeoutMs, timers, signal };
   const since = modifiedSince(options.lastModified);
+  // A URL ending in .json names a layout manifest (docs/layout.md): asked
+  // for with its own validator only (none of ours in a browser), never a
+  // delta by RFC 3229. Another URL whose answer turns out to be a manifest
+  // is followed too.
+  const manifestUrl = isManifestUrl(url);
   // A base's checksum as If-None-Match helps only `artifact-bloom serve`
   // (its ETag is the checksum); a static host never matches it, and any
   // If-None-Match makes a host ignore If-Modified-Since (RFC 9110
   // §13.1.3). So with a Last-Modified from the host and no ETag, the
   // request is conditional on that date alone: a host that sends no ETag
   // is not serve, which always does.
-  const baseTag = base === undefined || (etag === undefined && since !== undefined) ? undefined : baseTagOf(base);
+  const baseTag =
+    base === undefined || manifestUrl || (etag === undefined && since !== undefined) ? undefined : baseTagOf(base);
   const askDelta = applyDelta !== undefined && baseTag !== undefined;
-  const answered = await send(settings, etag, baseTag, askDelta, since);
+  const answered = await send(settings, etag, baseTag, askDelta, since, manifestUrl ? "manifest" : "conditional");
   if (answered.kind === "failure") return answered;
   const { response } = answered;
+  if (response.ok && response.status !== 226 && (manifestUrl || isManifestResponse(response))) {
+    return followManifest(settings, response, base, applyDelta);
+  }
   if (base === undefined) return loadResponse(settings, response, etag);
   if (!askDelta || response.status !== 226) return againstBase(settings, base, await loadResponse(settings, response, etag));
   if (!usedDelta(response.headers.get("im"))) {
@@ -184,64 +185,6 @@ async function fetchWith(applyDelta, url, options) {
 }
 
 /**
- * A full snapshot loaded while the caller holds `base`: the failure
- * `versionConflict` when it has base's catalogVersion but another checksum.
- *
- * @param {FetchSettings} settings
- * @param {ArtifactIndexSnapshot} base
- * @param {FetchSnapshotResult} result
- * @returns {FetchSnapshotResult}
- */
-function againstBase(settings, base, result) {
-  if (result.kind === "failure") return result;
-  const conflict = versionConflictMessage(base, result.value, settings.url);
-  return conflict === undefined ? result : versionConflictFailure(conflict, result.value, result.transfer);
-}
-
-/**
- * @typedef {{
- *   url: string | URL;
- *   options: FetchSnapshotDeltaOptions;
- *   fetchImpl: typeof fetch;
- *   timeoutMs: number;
- *   timers: Timers;
- *   signal: AbortSignal | undefined;
- * }} FetchSettings
- */
-
-/**
- * One GET: `{ kind: "response" }`, or the timeout or networkError failure
- * (a caller's abort rejects with its reason).
- *
- * @param {FetchSettings} settings
- * @param {string | undefined} etag
- * @param {string | undefined} baseTag the base's tag: the request is conditional on it too
- * @param {boolean} askDelta asks for a delta from the instance with that tag
- * @param {string} [since] an HTTP date sent as If-Modified-Since when no tag is sent
- * @returns {Promise<{ kind: "response"; response: Response } | Extract<FetchSnapshotResult, { kind: "failure" }>>}
- */
-async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag, askDelta, since) {
-  /** @type {Record<string, string>} */
-  const requestHeaders = { ...options.headers };
-  const tags = [...new Set([etag, baseTag].filter((tag) => typeof tag === "string" && tag !== ""))];
-  if (tags.length > 0) requestHeaders["If-None-Match"] = tags.join(", ");
-  else if (since !== undefined) requestHeaders["If-Modified-Since"] = since;
-  if (askDelta) requestHeaders["A-IM"] = DELTA_IM;
-  // The limit covers the wait for the response headers; the body gets an
-  // idle limit (a large snapshot may take longer than timeoutMs).
-  const deadline = startDeadline(signal, timeoutMs, timers, `GET ${url}`);
-  try {
-    return { kind: "response", response: await fetchImpl(url, { headers: requestHeaders, signal: deadline.signal }) };
-  } catch (error) {
-    if (deadline.expired) return failure("timeout", /** @type {Error} */ (deadline.reason).message);
-    if (signal?.aborted || !isNetworkFailure(error)) throw error;
-    return networkFailure(`GET ${url}`, error);
-  } finally {
-    deadline.clear();
-  }
-}
-
-/**
  * The full snapshot, asked for again without A-IM.
  *
  * @param {FetchSettings} settings
@@ -251,87 +194,6 @@ async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag
 async function fullAgain(settings, etag) {
   const answered = await send(settings, etag, undefined, false, modifiedSince(settings.options.lastModified));
   return answered.kind === "failure" ? answered : loadResponse(settings, answered.response, etag);
-}
-
-/**
- * @param {FetchSnapshotResult} result
- * @param {number} deltaBytes what the unusable delta cost
- * @param {string} code why it was not used
- * @returns {FetchSnapshotResult}
- */
-function withDeltaFailure(result, deltaBytes, code) {
-  if (result.kind === "failure") return result;
-  const { transfer } = result;
-  return { ...result, transfer: { ...transfer, bytes: transfer.bytes + deltaBytes, deltaFailure: code } };
-}
-
-/**
- * What a 304 matched, for its message.
- *
- * @param {Response} response
- * @param {string | undefined} etag
- * @returns {string}
- */
-function validatorOf(response, etag) {
-  const tag = etag ?? response.headers.get("etag");
-  if (tag) return `ETag ${tag}`;
-  const date = response.headers.get("last-modified");
-  return date ? `Last-Modified ${date}` : "no validator named";
-}
-
-/**
- * The snapshot's facts from the response headers.
- *
- * @param {FetchSettings} settings
- * @param {Response} response
- * @returns {{ etag: string | undefined; lastModified: Date | undefined; source: string }}
- */
-function metaOf(settings, response) {
-  const lastModified = response.headers.get("last-modified");
-  return {
-    etag: response.headers.get("etag") ?? undefined,
-    lastModified: lastModified ? new Date(lastModified) : undefined,
-    source: String(settings.url),
-  };
-}
-
-/**
- * A response that should carry the full ABF1 file (or a 304, or an error status).
- *
- * @param {FetchSettings} settings
- * @param {Response} response
- * @param {string | undefined} etag
- * @returns {Promise<FetchSnapshotResult>}
- */
-async function loadResponse(settings, response, etag) {
-  const { url, options, timeoutMs, timers, signal } = settings;
-  if (response.status === 304) {
-    await response.body?.cancel();
-    return failure("notModified", `the snapshot at ${url} has not changed (${validatorOf(response, etag)})`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    return failure("httpError", `GET ${url} answered ${response.status} ${response.statusText}`, { status: response.status });
-  }
-  const declared = Number(response.headers.get("content-length"));
-  const onProgress = options.onProgress;
-  let received = 0;
-  const loaded = await bodyRead(settings, () =>
-    loadSnapshotStream(response, {
-      ...options,
-      meta: metaOf(settings, response),
-      signal,
-      idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
-      timers,
-      onProgress: (p) => {
-        received = p.bytes;
-        // Before the header arrives, the Content-Length is the best total we have.
-        onProgress?.({ bytes: p.bytes, total: p.total ?? (declared || undefined) });
-      },
-    }),
-  );
-  if (loaded.kind === "failure") return loaded;
-  return success(loaded.value, { transfer: { bytes: received, delta: false, fullBytes: received } });
 }
 
 /**
@@ -369,23 +231,3 @@ async function readDelta(settings, response, base, applyDelta) {
   return success(applied.value, { transfer: { bytes, delta: true, fullBytes: ABF1_HEADER_LENGTH + target.payloadLength } });
 }
 
-/**
- * Reads a response body with `read`: a connection that breaks mid-body
- * (fetch's body stream errors with a TypeError, e.g. "terminated" with an
- * ECONNRESET cause) is the failure `networkError`, not a rejection. The
- * stream options were checked before the request, so no other TypeError
- * comes from `read`; a caller's abort still rejects.
- *
- * @template T
- * @param {FetchSettings} settings
- * @param {() => Promise<T>} read
- * @returns {Promise<T | ReturnType<typeof networkFailure>>}
- */
-async function bodyRead(settings, read) {
-  try {
-    return await read();
-  } catch (error) {
-    if (settings.signal?.aborted || !isNetworkFailure(error)) throw error;
-    return networkFailure(`GET ${settings.url} (reading the body)`, error);
-  }
-}
