@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { fetchSnapshot } from "artifact-bloom/delta";
-import { packedDigests } from "./helpers/abf1.mjs";
+import { packedDigests, splitDigests } from "./helpers/abf1.mjs";
 import { tempDir, writeHexList } from "./helpers/cli.mjs";
 import { skipWithout, startNginx, startVarnish } from "./helpers/static-hosts.mjs";
 
@@ -22,8 +22,9 @@ const SERVE = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve
 const SPEC = { expectedItemCount: 6000, targetFalsePositiveRate: 0.01 };
 
 /** The ABF1 file of `version`: 4000 + 40·(v−1) digests. */
+const digestsAt = (version) => packedDigests("settings", 4000 + 40 * (version - 1));
 function fileAt(version) {
-  const filter = ArtifactBloomFilter.createPacked(packedDigests("settings", 4000 + 40 * (version - 1)), SPEC);
+  const filter = ArtifactBloomFilter.createPacked(digestsAt(version), SPEC);
   assert.equal(filter.kind, "success");
   const bytes = encodeSnapshot(filter.value, { catalogVersion: version });
   filter.value.free();
@@ -35,18 +36,25 @@ describe("docs/hosting.md: the one-line cache settings let serve's deltas throug
   let server;
   let snapshotPath;
   let version = 1;
+  // serve takes a snapshot with its complete list (serve-unit.mjs): the list first, by rename.
+  const writeList = async () => {
+    const list = join(dir.path, "catalog.txt");
+    await writeHexList(`${list}.tmp`, splitDigests(digestsAt(version)));
+    await rename(`${list}.tmp`, list);
+  };
   const publishNext = async () => {
     version += 1;
+    await writeList();
     await writeFile(`${snapshotPath}.tmp`, fileAt(version));
     await rename(`${snapshotPath}.tmp`, snapshotPath);
   };
   before(async () => {
     dir = await tempDir("hosting-cache-settings");
     snapshotPath = join(dir.path, "catalog.abf1");
-    await writeHexList(join(dir.path, "catalog.txt"), []);
+    await writeList();
     await writeFile(snapshotPath, fileAt(1));
     const { startServer } = await import(SERVE);
-    server = await startServer({ snapshot: snapshotPath, catalog: join(dir.path, "catalog.txt"), catalogVersion: 1, port: 0 });
+    server = await startServer({ snapshot: snapshotPath, catalog: join(dir.path, "catalog.txt"), port: 0 });
   });
   after(async () => {
     await server?.close();

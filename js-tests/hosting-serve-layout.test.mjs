@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { encodeSnapshotDelta } from "artifact-bloom/delta";
-import { packedDigests } from "./helpers/abf1.mjs";
+import { packedDigests, splitDigests } from "./helpers/abf1.mjs";
 import { runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { skipWithout, startVarnish } from "./helpers/static-hosts.mjs";
 
@@ -71,14 +71,14 @@ describe("serve --layout DIR", () => {
     await mkdir(join(layout, "snapshots"), { recursive: true });
     await mkdir(join(layout, "deltas"));
     await writeFile(join(dir.path, "catalog.abf1"), snapshotAt(1).bytes);
-    await writeHexList(join(dir.path, "catalog.txt"), []);
+    // serve's list must be the snapshot's, complete (serve-unit.mjs).
+    await writeHexList(join(dir.path, "catalog.txt"), splitDigests(packedDigests("layout", 2000)));
     v1 = await writeVersion(layout, 1);
     v2 = await writeVersion(layout, 2, v1);
     const { startServer } = await import(SERVE);
     server = await startServer({
       snapshot: join(dir.path, "catalog.abf1"),
       catalog: join(dir.path, "catalog.txt"),
-      catalogVersion: 1,
       port: 0,
       layout,
     });

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { fetchSnapshot } from "artifact-bloom/delta";
-import { packedDigests } from "./helpers/abf1.mjs";
+import { packedDigests, splitDigests } from "./helpers/abf1.mjs";
 import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { skipWithout, startNginx } from "./helpers/static-hosts.mjs";
 
@@ -72,6 +72,7 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
   let snapshotPath;
 
   let layout;
+  let catalog;
 
   /**
    * Replaces the served snapshot atomically, then has serve read it (a
@@ -79,6 +80,9 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
    * layout with the real CLI.
    */
   const publish = async (version) => {
+    // serve takes a snapshot with its complete list (serve-unit.mjs): the list first, by rename.
+    await writeHexList(`${catalog}.tmp`, splitDigests(digestsAt(version)));
+    await rename(`${catalog}.tmp`, catalog);
     await writeFile(`${snapshotPath}.tmp`, fileAt(version));
     await rename(`${snapshotPath}.tmp`, snapshotPath);
     const direct = await fetch(`${server.url}snapshot`, { method: "HEAD" });
@@ -93,13 +97,19 @@ describe("serve behind a cache that ignores Vary and Cache-Control", { skip: ski
   before(async () => {
     dir = await tempDir("hosting-vary-cache");
     snapshotPath = join(dir.path, "catalog.abf1");
-    const catalog = join(dir.path, "catalog.txt");
-    await writeHexList(catalog, []);
+    catalog = join(dir.path, "catalog.txt");
+    await writeHexList(catalog, splitDigests(digestsAt(1)));
     await writeFile(snapshotPath, fileAt(1));
     layout = join(dir.path, "layout");
     await mkdir(layout);
+    // v1 in the layout too: the layout test below holds every version from v1.
+    const list = join(dir.path, "digests.bin");
+    await writeFile(list, digestsAt(1));
+    const sizing = publishSizing(1, SPEC.expectedItemCount, SPEC.targetFalsePositiveRate);
+    const run = await runCli(["publish", "--input", list, "--binary", ...sizing, "--layout", layout]);
+    assert.equal(run.code, 0, run.stderr);
     const { startServer } = await import(SERVE);
-    server = await startServer({ snapshot: snapshotPath, catalog, catalogVersion: 1, port: 0, layout });
+    server = await startServer({ snapshot: snapshotPath, catalog, port: 0, layout });
     cache = await startNginx({
       proxy: server.url.replace(/\/$/, ""),
       cache: { ignoreHeaders: true, forwardConditionals: true, valid: "1m" },

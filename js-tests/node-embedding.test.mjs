@@ -14,8 +14,9 @@ const root = dirname(require.resolve("artifact-bloom/package.json"));
 const wasm = (name) => readFileSync(join(root, `${name}_bg.wasm`));
 
 const BUNDLES = {
-  // The main bundle carries the delta module too, for SnapshotHolder's delta refreshes (instantiated on first use).
-  "node.cjs": ["artifact_bloom", "artifact_bloom_delta"],
+  // The main bundle carries only its own module: SnapshotHolder's first
+  // delta loads delta/index.cjs (one embedding, one instance of the delta module).
+  "node.cjs": ["artifact_bloom"],
   "variants/index.cjs": ["artifact_bloom_variants"],
   "delta/index.cjs": ["artifact_bloom_delta"],
   // No wasm of its own: it takes the main and delta modules from node.cjs and delta/index.cjs.

@@ -122,3 +122,10 @@ export function readableOf(bytes, size) {
     },
   });
 }
+
+/** Packed 32-byte digests → one Uint8Array each (e.g. for writeHexList). */
+export function splitDigests(packed) {
+  const digests = [];
+  for (let offset = 0; offset < packed.length; offset += 32) digests.push(packed.subarray(offset, offset + 32));
+  return digests;
+}
