@@ -57,7 +57,12 @@ try {
   const root = join(scratch, "tree");
   const tree = await publishedTree(root, { cli, items, layout });
   await tree.publish(1);
-  const running = await startHosts(names, { root, scratch, serveModule: join(pkgDir, "cli", "serve", "serve.mjs"), catalog: tree.catalog });
+  const running = await startHosts(names, {
+    root,
+    scratch,
+    serveModule: join(pkgDir, "cli", "serve", "serve.mjs"),
+    catalog: tree.catalog,
+  });
   try {
     rows = await measurePollCosts({ pkg, tree, hosts: running.hosts });
   } finally {

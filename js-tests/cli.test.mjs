@@ -200,7 +200,9 @@ describe("publish input and option errors → exit 2, nothing written", () => {
       const args = full.filter((_, i) => i !== index && i !== index + 1).map((a) => (a === "OUT" ? at("missing.abf1") : a));
       const run = await runCli(["publish", ...args], { input: "" });
       assert.equal(run.code, 2);
-      assert.match(run.stderr, new RegExp(`${missing} is required`));
+      // --out has an alternative (--layout DIR): the message names both.
+      const required = missing === "--out" ? "--out PATH or --layout DIR is required" : `${missing} is required`;
+      assert.equal(run.stderr, `artifact-bloom: ${required}\n`);
     });
   }
 

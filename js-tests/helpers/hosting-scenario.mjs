@@ -83,7 +83,8 @@ export async function publishedTree(root, { cli, items, layout }) {
     async publish(version) {
       const packed = all.subarray(0, countAt(items, version) * 32);
       const lines = [];
-      for (let offset = 0; offset < packed.length; offset += 32) lines.push(Buffer.from(packed.subarray(offset, offset + 32)).toString("hex"));
+      for (let offset = 0; offset < packed.length; offset += 32)
+        lines.push(Buffer.from(packed.subarray(offset, offset + 32)).toString("hex"));
       await writeFile(`${catalog}.tmp`, `${lines.join("\n")}\n`);
       await rename(`${catalog}.tmp`, catalog);
       const list = `${root}.digests-v${version}.bin`;

@@ -160,7 +160,11 @@ export function startSession(url, options, hooks) {
   const load = async (current) => {
     if (checksumOf(current) !== validators.checksum) {
       // Swapped in by another path (refreshFrom): its own validators.
-      validators = { checksum: checksumOf(current), etags: current.etag === undefined ? [] : [current.etag], lastModified: undefined };
+      validators = {
+        checksum: checksumOf(current),
+        etags: current.etag === undefined ? [] : [current.etag],
+        lastModified: undefined,
+      };
     }
     const etag = validators.etags.length === 0 ? undefined : validators.etags.join(", ");
     const result = await fetchSnapshot(url, {
@@ -200,7 +204,8 @@ export function startSession(url, options, hooks) {
     const loaded = result.kind === "success" ? result.value : undefined;
     const outcome = hooks.settle(result, { owned: true, freeReplacedAfterMs });
     if (loaded !== undefined && checksumOf(loaded) === checksumOf(hooks.current())) {
-      if (validators.checksum !== checksumOf(loaded)) validators = { checksum: checksumOf(loaded), etags: [], lastModified: undefined };
+      if (validators.checksum !== checksumOf(loaded))
+        validators = { checksum: checksumOf(loaded), etags: [], lastModified: undefined };
       adopt(loaded.etag, loaded.lastModified);
     } else if (result.kind === "failure" && "etag" in result && (result.error === "notModified" || result.error === "stale")) {
       // A manifest that changed but names the snapshot held (a republish)

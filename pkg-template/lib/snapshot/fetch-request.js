@@ -82,7 +82,14 @@ export function modifiedSince(value) {
  *   layout file, no validator at all
  * @returns {Promise<{ kind: "response"; response: Response } | Extract<FetchSnapshotResult, { kind: "failure" }>>}
  */
-export async function send({ url, options, fetchImpl, timeoutMs, timers, signal }, etag, baseTag, askDelta, since, plain = "conditional") {
+export async function send(
+  { url, options, fetchImpl, timeoutMs, timers, signal },
+  etag,
+  baseTag,
+  askDelta,
+  since,
+  plain = "conditional",
+) {
   /** @type {Record<string, string>} */
   const requestHeaders = { ...options.headers };
   const ownValidators = plain === "conditional" || (plain === "manifest" && !BROWSER_HTTP_CACHE);
@@ -94,11 +101,14 @@ export async function send({ url, options, fetchImpl, timeoutMs, timers, signal 
   // idle limit (a large snapshot may take longer than timeoutMs).
   const deadline = startDeadline(signal, timeoutMs, timers, `GET ${url}`);
   try {
-    return { kind: "response", response: await fetchImpl(url, {
+    return {
+      kind: "response",
+      response: await fetchImpl(url, {
         headers: requestHeaders,
         signal: deadline.signal,
         ...(plain === "manifest" && BROWSER_HTTP_CACHE ? { cache: "no-cache" } : {}),
-      }) };
+      }),
+    };
   } catch (error) {
     if (deadline.expired) return failure("timeout", /** @type {Error} */ (deadline.reason).message);
     if (signal?.aborted || !isNetworkFailure(error)) throw error;
@@ -229,4 +239,3 @@ export function withDeltaFailure(result, deltaBytes, code) {
   const { transfer } = result;
   return { ...result, transfer: { ...transfer, bytes: transfer.bytes + deltaBytes, deltaFailure: code } };
 }
-

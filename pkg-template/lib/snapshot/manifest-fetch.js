@@ -149,7 +149,9 @@ export async function followManifest(settings, response, base, applyDelta) {
   if (base !== undefined && applyDelta !== undefined && entry !== undefined) {
     const delta = await fetchDelta(settings, response, { entry, base, applyDelta, meta, manifest });
     if (delta.kind === "success") {
-      return success(delta.value, { transfer: { bytes: manifestBytes + delta.bytes, delta: true, fullBytes: manifest.snapshot.size } });
+      return success(delta.value, {
+        transfer: { bytes: manifestBytes + delta.bytes, delta: true, fullBytes: manifest.snapshot.size },
+      });
     }
     deltaCost = delta.bytes;
     deltaFailure = delta.error;

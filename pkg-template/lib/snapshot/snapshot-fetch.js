@@ -28,7 +28,6 @@ import { checkStreamOptions, readWholeBody } from "./snapshot-stream.js";
  * @import { FetchSettings } from "./fetch-request.js"
  */
 
-
 /**
  * The entity tag that names `base` to a server: the ETag it was fetched with
  * (the server's own name for that version), else its ABF1 checksum (what
@@ -162,8 +161,7 @@ async function fetchWith(applyDelta, url, options) {
   // §13.1.3). So with a Last-Modified from the host and no ETag, the
   // request is conditional on that date alone: a host that sends no ETag
   // is not serve, which always does.
-  const baseTag =
-    base === undefined || manifestUrl || (etag === undefined && since !== undefined) ? undefined : baseTagOf(base);
+  const baseTag = base === undefined || manifestUrl || (etag === undefined && since !== undefined) ? undefined : baseTagOf(base);
   const askDelta = applyDelta !== undefined && baseTag !== undefined;
   const answered = await send(settings, etag, baseTag, askDelta, since, manifestUrl ? "manifest" : "conditional");
   if (answered.kind === "failure") return answered;
@@ -230,4 +228,3 @@ async function readDelta(settings, response, base, applyDelta) {
   const target = applied.value.header;
   return success(applied.value, { transfer: { bytes, delta: true, fullBytes: ABF1_HEADER_LENGTH + target.payloadLength } });
 }
-
