@@ -81,7 +81,7 @@ if (values.json) {
     `${items.toLocaleString("en-US")} digests, p = 0.001, sized for 1.2×, +1 % per version; bytes on the wire per poll\n`,
   );
   console.log(
-    "| host | mode | idle poll | 1 % update | two versions behind | byte-identical republish (1st / 2nd poll) | correct |",
+    "| host | mode | idle poll | 1 % update | two versions behind | byte-identical republish (1st / 2nd / 3rd poll) | correct |",
   );
   console.log("|---|---|---:|---:|---:|---:|---|");
   for (const row of rows) {
