@@ -167,12 +167,9 @@ export const memoryMessage = (f) =>
   + "WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)";
 
 /** @param {CodedFields} f */
-const magic = (f) =>
+export const magic = (f) =>
   `expected magic "${String.fromCharCode(.../** @type {Uint8Array} */ (f.expected))}" (${spacedHex(f.expected)}), `
   + `found ${spacedHex(f.got)}`;
-
-/** @type {Record<string, string>} */
-const BOUND_WORDS = { atMost: "at most", atLeast: "at least", lessThan: "less than" };
 
 /**
  * The sentence of each code, per domain (the same code reads differently for
@@ -210,44 +207,8 @@ const MESSAGES = {
     outOfMemory: memoryMessage,
   },
   memory: { outOfMemory: (f) => memoryMessage({ purpose: "in wasm memory", ...f }) },
-  delta: {
-    truncated: (f) => `the delta is truncated: expected at least ${f.expected} bytes, got ${f.got}`,
-    badMagic: magic,
-    unsupportedFormatVersion: (f) => `delta formatVersion ${f.got} is not supported (expected ${f.expected})`,
-    unsupportedPositionEncoding: (f) => `positionEncoding ${f.got} is not supported (expected ${f.expected})`,
-    invalidTargetHeader: (f) => `the delta's target ABF1 header is invalid: ${nestedMessage(f.inner)}`,
-    invalidHeader: (f) =>
-      `invalid delta header field ${f.field}: must be ${BOUND_WORDS[String(f.bound)]} ${f.limit}, got ${f.got}`,
-    lengthMismatch: (f) =>
-      `the delta must be exactly ${f.expected} bytes `
-      + `(${f.headerLength}-byte header + bodyLength + ${f.checksumLength}-byte checksum), got ${f.got}`,
-    checksumMismatch: () => "the delta's SHA-256 trailer does not match the bytes before it",
-    positionsTruncated: (f) => `the delta body ends after ${f.decoded} of its ${f.expected} positions`,
-    positionOutOfRange: (f) =>
-      `position ${f.index} of the delta names zero bit ${f.rank}, but the base has only ${f.zeroCount} zero bits`,
-    nonCanonicalPositions: (f) =>
-      `the positions use ${f.usedBits} of the body's ${f.bodyBits} bits: only zero padding to the next byte may follow`,
-    wrongBase: (f) => `the snapshot is not the base this delta applies to: ${nestedMessage(f.mismatch)}`,
-    resultChecksumMismatch: () => "the rebuilt snapshot does not match the target header's checksum",
-    incompatibleLayout: (f) =>
-      `a delta needs the same layout: base bitCount ${f.baseBitCount} / hashCount ${f.baseHashCount}, `
-      + `target ${f.targetBitCount} / ${f.targetHashCount}`,
-    notSuperset: (f) =>
-      `the target clears ${f.removedBits} bits set in the base `
-      + `(the first at position ${f.firstPosition}): a delta only adds bits`,
-    notNewer: (f) => `the target catalogVersion must be greater than the base's ${f.baseCatalogVersion}, got ${f.got}`,
-    notChained: (f) => `the second delta does not start where the first ends: ${nestedMessage(f.mismatch)}`,
-    outOfMemory: memoryMessage,
-  },
-  deltaTarget: { "*": (f) => `the rebuilt target does not load: ${nestedMessage(f.inner)}` },
-  deltaBase: {
-    catalogVersion: (f) => `catalogVersion ${f.expected} expected, got ${f.got}`,
-    layout: (f) =>
-      `layout bitCount ${f.expectedBitCount} / hashCount ${f.expectedHashCount} expected, `
-      + `got ${f.gotBitCount} / ${f.gotHashCount}`,
-    setBitCount: (f) => `${f.expected} set bits expected, got ${f.got}`,
-    payloadChecksum: () => "the SHA-256 of the bit array differs",
-  },
+  // The delta domains' sentences ride with the delta module
+  // (lib/delta/delta-messages.js adds them), not with the main entry.
   binding: {
     outOfMemory: memoryMessage,
     digestLength: (f) => `${f.parameter} must be a 32-byte SHA-256 digest, got ${f.got} bytes`,
@@ -294,7 +255,7 @@ function codedMessage(domain, code, fields) {
 }
 
 /** @param {unknown} nested a `{ domain, code, …fields }` object from the wasm */
-function nestedMessage(nested) {
+export function nestedMessage(nested) {
   const fields = /** @type {CodedFields & { domain: string, code: string }} */ (nested);
   return codedMessage(fields.domain, fields.code, fields);
 }

@@ -21,6 +21,7 @@
 import { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./delta-main.js";
 // The delta module is instantiated on first use (delta-inputs.js says why):
 // by its staging, or here before a bit array is reserved in it.
+import "./delta-messages.js";
 import { instantiate } from "../../artifact_bloom_delta_embedded.js";
 import {
   RawTargetBits,

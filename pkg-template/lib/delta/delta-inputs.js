@@ -6,6 +6,7 @@
 
 // The main entry first: its instance must exist before its lib modules load.
 import { _checkSnapshot } from "./delta-main.js";
+import "./delta-messages.js";
 import { instantiate } from "../../artifact_bloom_delta_embedded.js";
 import { inputBuffer, wasmMemory } from "../../artifact_bloom_delta.js";
 import { isUint8Array, typeError } from "../core/errors.js";
