@@ -393,6 +393,11 @@
  *   that started on it to finish). Default: never — the
  *   FinalizationRegistry frees it when the GC collects it, which can lag far
  *   behind wasm memory growth.
+ * - `freeReplaced`: free a snapshot that polling loaded as soon as it is
+ *   replaced and no lease holds it (`holder.use(fn)`, `holder.lease()`):
+ *   readers that lease never meet a freed filter, however long they take,
+ *   and no memory waits for a fixed grace period. Not with
+ *   `freeReplacedAfterMs`. Default false.
  * - `onRefresh`: called after each completed poll.
  *
  * @typedef {{
@@ -404,6 +409,7 @@
  *   readonly maxBytes?: number;
  *   readonly timeoutMs?: number;
  *   readonly freeReplacedAfterMs?: number;
+ *   readonly freeReplaced?: boolean;
  *   readonly onRefresh?: (result: SnapshotRefreshResult) => void;
  * }} SnapshotPollingOptions
  */

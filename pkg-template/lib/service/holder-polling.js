@@ -56,7 +56,7 @@ const MAX_HELD_ETAGS = 4;
  *
  * @typedef {{
  *   current: () => ArtifactIndexSnapshot;
- *   settle: (result: SnapshotLoaderResult, how: { owned: boolean; freeReplacedAfterMs?: number }) => SnapshotRefreshResult;
+ *   settle: (result: SnapshotLoaderResult, how: { owned: boolean; freeReplacedAfterMs?: number; freeReplaced?: boolean }) => SnapshotRefreshResult;
  *   loaderThrew: (error: unknown) => SnapshotRefreshResult;
  *   report: (error: unknown) => void;
  *   stopped: (session: PollingSession) => void;
@@ -75,7 +75,18 @@ export function checkPolling(url, options) {
   if (typeof url !== "string" && !(typeof URL !== "undefined" && url instanceof URL)) {
     throw typeError("url", "a string or URL", url);
   }
-  const { intervalMs, fetch, signal, headers, maxBytes, onRefresh, freeReplacedAfterMs, timeoutMs, delta = true } = options ?? {};
+  const {
+    intervalMs,
+    fetch,
+    signal,
+    headers,
+    maxBytes,
+    onRefresh,
+    freeReplacedAfterMs,
+    freeReplaced,
+    timeoutMs,
+    delta = true,
+  } = options ?? {};
   checkStreamOptions({ maxBytes });
   checkTimeout("timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
   checkTimers(options?.timers);
@@ -87,6 +98,10 @@ export function checkPolling(url, options) {
     && (typeof freeReplacedAfterMs !== "number" || !Number.isFinite(freeReplacedAfterMs) || freeReplacedAfterMs < 0)
   ) {
     throw rangeError("freeReplacedAfterMs", "a non-negative number of milliseconds", freeReplacedAfterMs);
+  }
+  if (freeReplaced !== undefined && typeof freeReplaced !== "boolean") throw typeError("freeReplaced", "a boolean", freeReplaced);
+  if (freeReplaced === true && freeReplacedAfterMs !== undefined) {
+    throw typeError("freeReplaced", "not together with freeReplacedAfterMs (one way to free)", freeReplaced);
   }
   if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs <= 0) {
     throw rangeError("intervalMs", "a positive number of milliseconds", intervalMs);
@@ -117,6 +132,7 @@ export function startSession(url, options, hooks) {
     immediate = false,
     onRefresh,
     freeReplacedAfterMs,
+    freeReplaced = false,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     delta = true,
   } = options;
@@ -202,7 +218,7 @@ export function startSession(url, options, hooks) {
       return hooks.loaderThrew(error);
     }
     const loaded = result.kind === "success" ? result.value : undefined;
-    const outcome = hooks.settle(result, { owned: true, freeReplacedAfterMs });
+    const outcome = hooks.settle(result, { owned: true, freeReplacedAfterMs, freeReplaced });
     if (loaded !== undefined && checksumOf(loaded) === checksumOf(hooks.current())) {
       if (validators.checksum !== checksumOf(loaded))
         validators = { checksum: checksumOf(loaded), etags: [], lastModified: undefined };

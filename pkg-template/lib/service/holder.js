@@ -10,6 +10,7 @@ import { describe, rangeError, typeError } from "../core/errors.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { adoptSnapshot } from "./metrics.js";
 import { freeLater, messageOf, optionalFunction, sameContent } from "./holder-checks.js";
+import { SnapshotLeases } from "./holder-leases.js";
 import { checkPolling, startSession, stopSession, TransferCounts } from "./holder-polling.js";
 import { checkSnapshot } from "../snapshot/snapshot-checks.js";
 import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-conflict.js";
@@ -27,9 +28,10 @@ import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-co
  * that is not freed) and, by default, only newer catalogVersions. A failed
  * refresh keeps the old snapshot in service — never an empty filter.
  *
- * The holder never frees a replaced snapshot's filter, because a reader may
- * still be using it: free it yourself once in-flight calls are done (e.g.
- * from `onReplace`, after a grace period), or let the GC reclaim it.
+ * The holder frees a replaced snapshot only when polling loaded it and
+ * `startPolling`'s `freeReplaced` (after its last lease: `use`, `lease`)
+ * or `freeReplacedAfterMs` says so; other snapshots are the caller's to free
+ * (e.g. from `onReplace`), or the GC's.
  *
  * A refresh that loads the catalogVersion in service with another checksum
  * (the version was republished with other digests) is the failure
@@ -69,6 +71,7 @@ export class SnapshotHolder {
   // Snapshots that polling loaded itself (no caller holds them but the holder).
   /** @type {WeakSet<ArtifactIndexSnapshot>} */
   #owned = new WeakSet();
+  #leases = new SnapshotLeases();
 
   /**
    * @param {ArtifactIndexSnapshot} initialSnapshot
@@ -93,6 +96,36 @@ export class SnapshotHolder {
    */
   current() {
     return this.#snapshot;
+  }
+
+  /**
+   * Runs `use(snapshot)` with the snapshot in service, leased until the
+   * promise it returns settles: with polling's `freeReplaced`, a replaced
+   * snapshot is freed only after its last lease ends.
+   *
+   * @template T
+   * @param {(snapshot: ArtifactIndexSnapshot) => T | Promise<T>} use
+   * @returns {Promise<T>}
+   */
+  async use(use) {
+    if (typeof use !== "function") throw typeError("use", "a function of the snapshot", use);
+    const { snapshot, release } = this.lease();
+    try {
+      return await use(snapshot);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The snapshot in service and a lease on it; call `release()` once done
+   * (`use` does both). A lease never released keeps that snapshot's memory.
+   *
+   * @returns {{ snapshot: ArtifactIndexSnapshot; release: () => void }}
+   */
+  lease() {
+    const snapshot = this.#snapshot;
+    return { snapshot, release: this.#leases.acquire(snapshot) };
   }
 
   /**
@@ -191,10 +224,10 @@ export class SnapshotHolder {
    * A load's result: swapped in, or counted as what kept it out. `owned`: polling loaded it, so it frees what it declines.
    *
    * @param {SnapshotLoaderResult | undefined} result
-   * @param {{ owned: boolean; freeReplacedAfterMs?: number }} how
+   * @param {{ owned: boolean; freeReplacedAfterMs?: number; freeReplaced?: boolean }} how
    * @returns {SnapshotRefreshResult}
    */
-  #settle(result, { owned, freeReplacedAfterMs }) {
+  #settle(result, { owned, freeReplacedAfterMs, freeReplaced = false }) {
     if (result?.kind === "failure") {
       // A 304 means the snapshot in service is still current: not a failure.
       if (result.error === "notModified") {
@@ -251,7 +284,8 @@ export class SnapshotHolder {
     // Opt-in (polling): free a replaced snapshot that polling itself loaded,
     // once calls that started on it have had time to finish. Without it the
     // FinalizationRegistry frees it, whenever the GC gets to it.
-    if (freeReplacedAfterMs !== undefined && this.#owned.delete(previous)) freeLater(previous, freeReplacedAfterMs);
+    if (freeReplaced && this.#owned.delete(previous)) this.#leases.retire(previous);
+    else if (freeReplacedAfterMs !== undefined && this.#owned.delete(previous)) freeLater(previous, freeReplacedAfterMs);
     if (conflict === undefined) return { replaced: true, outcome: "replaced" };
     this.#versionConflictCount += 1;
     this.#failed("versionConflict", conflict);
@@ -317,10 +351,7 @@ export class SnapshotHolder {
     return this.#notModifiedCount;
   }
 
-  /**
-   * Downloads rebuilt from an ABD1 delta (`fetchSnapshot` with `base`, as
-   * polling does): the server answered `226 IM Used` and the delta applied.
-   */
+  /** Downloads rebuilt from an ABD1 delta (a `226 IM Used`, or a layout's delta file) that applied. */
   get deltaRefreshCount() {
     return this.#transfers.deltaRefreshes;
   }
@@ -335,44 +366,34 @@ export class SnapshotHolder {
     return this.#transfers.bytesTransferred;
   }
 
-  /**
-   * Bytes deltas saved: for each download, the full snapshot's size minus
-   * what was transferred.
-   */
+  /** Bytes deltas saved: per download, the full snapshot's size minus what was transferred. */
   get bytesSaved() {
     return this.#transfers.bytesSaved;
   }
 
-  /**
-   * `{ error, message, at }` of the last failed refresh, or undefined.
-   *
-   * @returns {Readonly<{ error: string; message: string; at: Date }> | undefined}
-   */
+  /** @returns {Readonly<{ error: string; message: string; at: Date }> | undefined} the last failed refresh */
   get lastFailure() {
     return this.#lastFailure;
   }
 
-  /**
-   * True while `startPolling` is active.
-   *
-   * @returns {boolean}
-   */
+  /** @returns {boolean} true while `startPolling` is active */
   get polling() {
     return this.#polling !== undefined;
   }
 
   /**
-   * Refreshes from `url` with `fetchSnapshot` (`artifact-bloom/delta`'s,
-   * which asks for ABD1 deltas; the holder loads that module) every `intervalMs` (measured
-   * from the end of the previous poll, so polls never overlap), sending
-   * If-None-Match with the current snapshot's etag. Timers are unref()ed in
-   * Node. A second call restarts polling with the new settings. A poll that
-   * gets no headers, or no body bytes, for `timeoutMs` (default 30 s) is a
-   * load failure with code "timeout": counted, the snapshot in service kept,
-   * and polling goes on. Each poll passes the snapshot in service as
-   * `fetchSnapshot`'s `base` (unless `delta: false`), so a server offering
-   * ABD1 deltas sends only what changed; `deltaRefreshCount`,
-   * `fullRefreshCount`, `bytesTransferred` and `bytesSaved` count the cost.
+   * Refreshes from `url` with `fetchSnapshot` every `intervalMs` (measured
+   * from the end of the previous poll, so polls never overlap), conditional
+   * on the host's validators for the snapshot held. `url` may be a layout's
+   * `manifest.json` (docs/layout.md: one conditional GET a poll, then the
+   * delta file from the held checksum) or a snapshot URL (a server offering
+   * RFC 3229 deltas sends only what changed). The delta code is imported on
+   * the first delta. Timers are unref()ed in Node. A second call restarts
+   * polling. A poll that gets no headers, or no body bytes, for `timeoutMs`
+   * (default 30 s) is a load failure "timeout": counted, the snapshot in
+   * service kept, polling goes on. `delta: false` never asks for deltas;
+   * `deltaRefreshCount`, `fullRefreshCount`, `bytesTransferred` and
+   * `bytesSaved` count the cost.
    *
    * @param {string | URL} url
    * @param {SnapshotDeltaPollingOptions} options
