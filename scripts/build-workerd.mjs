@@ -11,9 +11,9 @@
 // a module — wrangler's default rule for `*.wasm` hands over a
 // WebAssembly.Module that workerd compiled at upload — and instantiates
 // that: an instance needs no code generation, so it may be made at any
-// time. The main and variants modules are instantiated at import, as
-// elsewhere; the delta module still on first use (SnapshotHolder's delta
-// path, `artifact-bloom/delta`), only now from the compiled module.
+// time. Each module is instantiated on its first use, as elsewhere (the
+// delta module by SnapshotHolder's first delta or `artifact-bloom/delta`),
+// only now from the module workerd compiled at upload.
 //
 // The three entries are one esbuild build with code splitting, so the lib
 // modules they share (the main glue, ArtifactBloomFilter, the delta glue)
