@@ -270,12 +270,19 @@ describe("network failures have global fetch's shape", () => {
     assert.equal(result.error, "networkError", result.message);
   });
 
-  for (const [name, certificate, code, text, trustCa] of [
-    ["signed by an unknown CA", "server", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "certificate not trusted", false],
-    ["self-signed", "selfSigned", "DEPTH_ZERO_SELF_SIGNED_CERT", "certificate not trusted", false],
-    ["a chain up to an unknown root", "chain", "SELF_SIGNED_CERT_IN_CHAIN", "certificate not trusted", false],
-    ["expired", "expired", "CERT_HAS_EXPIRED", "certificate expired", true],
-    ["naming another host", "wrongName", "ERR_TLS_CERT_ALTNAME_INVALID", "certificate does not name 127.0.0.1", true],
+  for (const [name, certificate, code, text, trustCa, kind] of [
+    ["signed by an unknown CA", "server", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "certificate not trusted", false, "untrusted"],
+    ["self-signed", "selfSigned", "DEPTH_ZERO_SELF_SIGNED_CERT", "certificate not trusted", false, "untrusted"],
+    ["a chain up to an unknown root", "chain", "SELF_SIGNED_CERT_IN_CHAIN", "certificate not trusted", false, "untrusted"],
+    ["expired", "expired", "CERT_HAS_EXPIRED", "certificate expired", true, "expired"],
+    [
+      "naming another host",
+      "wrongName",
+      "ERR_TLS_CERT_ALTNAME_INVALID",
+      "certificate does not name 127.0.0.1",
+      true,
+      "wrongName",
+    ],
   ]) {
     test(`a certificate ${name}: ${code}, like global fetch, and the library says "${text} (${code})"`, async () => {
       const url = `${await serve((_request, response) => response.end("x"), certs[certificate])}/snapshot`;
@@ -288,6 +295,8 @@ describe("network failures have global fetch's shape", () => {
       const result = await fetchSnapshot(url, { fetch: createNodeFetch(options) });
       assert.equal(result.error, "networkError");
       assert.equal(result.causeCode, code);
+      // The kind is a code to switch on (the CLI's advice does), not only message text.
+      assert.equal(result.tlsProblem, kind);
       assert.ok(result.message.includes(`the TLS handshake failed: ${text} (${code})`), result.message);
     });
   }

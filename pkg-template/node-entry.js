@@ -30,7 +30,6 @@ export { DEFAULT_TIMEOUT_MS as _DEFAULT_TIMEOUT_MS } from "./lib/core/deadline.j
 export { RegistryClient as _RegistryClient } from "./lib/repositories/oci-client.js";
 export { checkRepositoryName as _checkRepositoryName } from "./lib/repositories/oci-client.js";
 export { repositoryOverClient as _repositoryOverClient } from "./lib/repositories/oci-repository.js";
-export { SPEAKS_PLAIN_HTTP as _SPEAKS_PLAIN_HTTP, SPEAKS_TLS as _SPEAKS_TLS } from "./lib/core/tls-causes.js";
 export { tlsProblemOf as _tlsProblemOf } from "./lib/core/tls-causes.js";
 export { MAXIMUM_EXPECTED_ITEM_COUNT as _MAXIMUM_EXPECTED_ITEM_COUNT } from "./lib/wasm/format-rules.js";
 export { MAXIMUM_SNAPSHOT_BYTES as _MAXIMUM_SNAPSHOT_BYTES } from "./lib/wasm/format-rules.js";

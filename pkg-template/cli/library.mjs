@@ -72,10 +72,6 @@ export let EXISTENCE_VERSION_HEADER;
 export let MAXIMUM_EXPECTED_ITEM_COUNT;
 /** @type {MainInternal["_MAXIMUM_SNAPSHOT_BYTES"]} */
 export let MAXIMUM_SNAPSHOT_BYTES;
-/** @type {MainInternal["_SPEAKS_PLAIN_HTTP"]} */
-export let SPEAKS_PLAIN_HTTP;
-/** @type {MainInternal["_SPEAKS_TLS"]} */
-export let SPEAKS_TLS;
 /** @type {MainInternal["_RegistryClient"]} */
 export let RegistryClient = notLoaded("RegistryClient");
 /** @type {MainInternal["_checkRepositoryName"]} */
@@ -146,8 +142,6 @@ export async function loadLibrary(parts = {}) {
       _MAXIMUM_EXPECTED_ITEM_COUNT: MAXIMUM_EXPECTED_ITEM_COUNT,
       _MAXIMUM_SNAPSHOT_BYTES: MAXIMUM_SNAPSHOT_BYTES,
       _RegistryClient: RegistryClient,
-      _SPEAKS_PLAIN_HTTP: SPEAKS_PLAIN_HTTP,
-      _SPEAKS_TLS: SPEAKS_TLS,
       _checkRepositoryName: checkRepositoryName,
       _repositoryOverClient: repositoryOverClient,
       _tlsProblemOf: tlsProblemOf,

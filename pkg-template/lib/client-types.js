@@ -161,4 +161,16 @@
  *   | "notStored"} OciRegistryErrorCode
  */
 
+/**
+ * What a failed TLS handshake or a scheme mix-up was, as a code to switch
+ * on (`tlsProblem` on a `networkError` failure, an OciRegistryError, or
+ * HttpArtifactRepository's network Error): `untrusted` (no trusted root
+ * vouches for the certificate), `expired`, `notYetValid`, `wrongName` (the
+ * certificate does not name the host), `plainHttpServer` (an https://
+ * request reached a plain-HTTP server), `tlsServer` (an http:// request
+ * reached a TLS server, which said so).
+ *
+ * @typedef {"untrusted" | "expired" | "notYetValid" | "wrongName" | "plainHttpServer" | "tlsServer"} TlsProblemKind
+ */
+
 export {};

@@ -4,7 +4,7 @@
 /**
  * @import { ArtifactIndexSnapshot, FetchSnapshotOptions, SnapshotHeader, SnapshotLoadError, SnapshotPollingOptions,
  *   SnapshotResult } from "./types.js"
- * @import { Timers } from "./client-types.js"
+ * @import { Timers, TlsProblemKind } from "./client-types.js"
  */
 
 /**
@@ -104,7 +104,7 @@
  *
  * @typedef {Readonly<{ kind: "success"; value: ArtifactIndexSnapshot & { header: SnapshotHeader }; transfer: SnapshotTransfer }>
  *   | Extract<SnapshotResult, { kind: "failure" }>
- *   | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string; status?: undefined }>
+ *   | Readonly<{ kind: "failure"; error: "networkError"; message: string; causeCode?: string; tlsProblem?: TlsProblemKind; status?: undefined }>
  *   | Readonly<{
  *     kind: "failure";
  *     error: "notModified" | "stale";

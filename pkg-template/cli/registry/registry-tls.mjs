@@ -12,7 +12,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as tls from "node:tls";
-import { SPEAKS_PLAIN_HTTP, SPEAKS_TLS, tlsProblemOf } from "../library.mjs";
+import { tlsProblemOf } from "../library.mjs";
 import { createNodeFetch } from "./https-fetch.mjs";
 import { SMALL_FILE_LIMIT, readBoundedText } from "../bounded-file.mjs";
 import { UsageError } from "../common.mjs";
@@ -132,12 +132,10 @@ function warnUnverified(url) {
  * @returns {Promise<string>}
  */
 export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
-  const failure = /** @type {{ code?: unknown, causeCode?: unknown, status?: unknown, message?: unknown }} */ (error ?? {});
-  // A fetchSnapshot failure carries only causeCode and the library's message.
-  const problem =
-    tlsProblemOf(error) ?? (typeof failure.causeCode === "string" ? tlsProblemOf({ code: failure.causeCode }) : undefined);
-  const saysPlainHttp = typeof failure.message === "string" && failure.message.includes(SPEAKS_PLAIN_HTTP);
-  const kind = problem?.kind ?? (saysPlainHttp ? "plainHttpServer" : undefined);
+  const failure = /** @type {{ code?: unknown, tlsProblem?: unknown, status?: unknown }} */ (error ?? {});
+  // The library codes what a TLS or scheme mix-up was (`tlsProblem`, on its
+  // failures and errors); a raw fetch error is read by tlsProblemOf.
+  const kind = typeof failure.tlsProblem === "string" ? failure.tlsProblem : tlsProblemOf(error)?.kind;
   switch (kind) {
     case "untrusted":
       return (
@@ -160,8 +158,8 @@ export async function tlsAdvice(error, { url, plainHint, tlsHint }) {
     failure.status === 400
     || failure.code === "networkError"
     || /** @type {{ error?: unknown }} */ (failure).error === "networkError";
+  if (kind === "tlsServer") return tlsHint;
   if (!maybePlainOnTls || url === undefined || !String(url).startsWith("http:")) return "";
-  if (typeof failure.message === "string" && failure.message.includes(SPEAKS_TLS)) return tlsHint;
   return (await speaksTls(new URL(url))) ? `the server speaks TLS; ${tlsHint}` : "";
 }
 

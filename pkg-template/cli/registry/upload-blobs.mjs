@@ -42,10 +42,13 @@ function blobsFailedError(failures) {
             .map(({ digest, code, message: why }) => `${digest} (${code}: ${why})`)
             .join("; ")}`;
   // The first failure is the cause, so what explains it (a TLS reason, say) is found through the chain.
+  const tlsProblem = /** @type {{ tlsProblem?: import("../../lib/client-types.js").TlsProblemKind }} */ (failures[0].error)
+    ?.tlsProblem;
   const error = new OciRegistryError(message, {
     code: /** @type {any} */ (first.code),
     cause: failures[0].error,
     ...(first.status === undefined ? {} : { status: first.status }),
+    ...(tlsProblem === undefined ? {} : { tlsProblem }),
   });
   // A layout blob that is not what its digest says is the input's fault (exit 2).
   const inputFault = failures.some(({ error: cause }) => /** @type {{ inputFault?: boolean }} */ (cause)?.inputFault === true);

@@ -8,6 +8,8 @@
 import { failure } from "./results.js";
 import { tlsProblemOf } from "./tls-causes.js";
 
+/** @import { TlsProblemKind } from "../client-types.js" */
+
 // What browsers say for a network failure (they give no `cause`): Chromium,
 // Firefox, Safari; and Chromium's for a body cut off.
 const BROWSER_NETWORK_MESSAGES = new Set([
@@ -77,12 +79,27 @@ function networkErrorMessage(request, error) {
  *
  * @param {string} request
  * @param {unknown} error
- * @returns {{ kind: "failure"; error: "networkError"; message: string; causeCode?: string }}
+ * @returns {{ kind: "failure"; error: "networkError"; message: string; causeCode?: string; tlsProblem?: TlsProblemKind }}
  */
 export function networkFailure(request, error) {
+  return failure("networkError", networkErrorMessage(request, error), causeFields(error));
+}
+
+/**
+ * The coded facts of a network failure: the cause's code, and the TLS
+ * problem's kind when the handshake failed (so a caller switches on codes,
+ * never on message text).
+ *
+ * @param {unknown} error
+ * @returns {{ causeCode?: string; tlsProblem?: TlsProblemKind }}
+ */
+function causeFields(error) {
   const causeCode = networkCauseCode(error);
-  const message = networkErrorMessage(request, error);
-  return causeCode === undefined ? failure("networkError", message) : failure("networkError", message, { causeCode });
+  const tlsProblem = tlsProblemOf(error)?.kind;
+  return {
+    ...(causeCode === undefined ? {} : { causeCode }),
+    ...(tlsProblem === undefined ? {} : { tlsProblem }),
+  };
 }
 
 /**
@@ -91,12 +108,11 @@ export function networkFailure(request, error) {
  *
  * @param {string} request
  * @param {unknown} error
- * @returns {Error & { code: "networkError"; causeCode?: string }}
+ * @returns {Error & { code: "networkError"; causeCode?: string; tlsProblem?: TlsProblemKind }}
  */
 export function networkError(request, error) {
-  const causeCode = networkCauseCode(error);
   const thrown = Object.assign(new Error(networkErrorMessage(request, error), { cause: error }), {
     code: /** @type {const} */ ("networkError"),
   });
-  return causeCode === undefined ? thrown : Object.assign(thrown, { causeCode });
+  return Object.assign(thrown, causeFields(error));
 }

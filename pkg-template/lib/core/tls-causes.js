@@ -29,8 +29,8 @@ export const SPEAKS_TLS = "the server speaks TLS";
 /** The phrase a message carries when an https:// request reached a plain-HTTP server. */
 export const SPEAKS_PLAIN_HTTP = "the server speaks plain HTTP, not TLS";
 
+/** @import { TlsProblemKind } from "../client-types.js" */
 /**
- * @typedef {"untrusted" | "expired" | "notYetValid" | "wrongName" | "plainHttpServer"} TlsProblemKind
  * @typedef {{ kind: TlsProblemKind, code: string, text: string }} TlsProblem
  */
 

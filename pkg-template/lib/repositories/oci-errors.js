@@ -6,12 +6,13 @@ import { describe, typeError } from "../core/errors.js";
 import { SPEAKS_TLS, answeredPlainOnTls, tlsProblemOf } from "../core/tls-causes.js";
 
 /** @typedef {import("../client-types.js").OciRegistryErrorCode} OciRegistryErrorCode */
+/** @import { TlsProblemKind } from "../client-types.js" */
 
 /** An HTTP or transport failure talking to a registry. */
 export class OciRegistryError extends Error {
   /**
    * @param {string} message what was asked and what came
-   * @param {{ code: OciRegistryErrorCode, status?: number, registryCode?: string, cause?: unknown }} details
+   * @param {{ code: OciRegistryErrorCode, status?: number, registryCode?: string, tlsProblem?: TlsProblemKind, cause?: unknown }} details
    */
   constructor(message, details) {
     if (details === null || typeof details !== "object" || typeof details.code !== "string") {
@@ -25,6 +26,8 @@ export class OciRegistryError extends Error {
     this.status = details.status;
     /** @type {string | undefined} the registry's own error code, e.g. "BLOB_UNKNOWN" */
     this.registryCode = details.registryCode;
+    /** @type {TlsProblemKind | undefined} what a TLS or scheme mix-up was, when it was one */
+    this.tlsProblem = details.tlsProblem;
   }
 }
 
@@ -69,7 +72,8 @@ function registryErrorOf(body) {
 export function statusError(method, url, response, expectation) {
   const registry = registryErrorOf(response.body);
   const said = registry === undefined ? "" : ` (${registry.code}: ${registry.message})`;
-  const message = answeredPlainOnTls(url, response.status, response.body)
+  const plainOnTls = answeredPlainOnTls(url, response.status, response.body);
+  const message = plainOnTls
     ? `${method} ${url} answered ${response.status} ("Client sent an HTTP request to an HTTPS server"): `
       + `${SPEAKS_TLS}, so the URL must be https://`
     : `${method} ${url} answered ${response.status}${said}; ${expectation}`;
@@ -77,6 +81,7 @@ export function statusError(method, url, response, expectation) {
     code: codeForStatus(response.status),
     status: response.status,
     ...(registry === undefined ? {} : { registryCode: registry.code }),
+    ...(plainOnTls ? { tlsProblem: /** @type {const} */ ("tlsServer") } : {}),
   });
 }
 
@@ -119,5 +124,6 @@ export function transportFailure(method, url, error) {
   return new OciRegistryError(`${method} ${url}: the registry could not be reached${why}`, {
     code: "networkError",
     cause: error,
+    ...(tls === undefined ? {} : { tlsProblem: tls.kind }),
   });
 }
