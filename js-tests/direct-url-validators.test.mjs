@@ -7,12 +7,12 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ArtifactBloomFilter, SnapshotHolder, encodeSnapshot, fetchSnapshot } from "artifact-bloom";
+import { startStaticFileHost } from "./helpers/static-file-host.mjs";
 
 const digestOf = (text) => new Uint8Array(createHash("sha256").update(text, "utf8").digest());
 const POLL_MS = 1_000_000;
@@ -26,34 +26,10 @@ function snapshotBytes(catalogVersion) {
   return bytes;
 }
 
-/** A static host serving one file as nginx does; `requests` records what each GET sent and got. */
+/** A static host serving one file as nginx does (js-tests/helpers/static-file-host.mjs). */
 async function startStaticHost(file, { etag = true } = {}) {
-  const requests = [];
-  const server = createServer((request, response) => {
-    const stat = statSync(file);
-    const lastModified = new Date(Math.floor(stat.mtimeMs / 1000) * 1000).toUTCString();
-    const tag = `"${Math.floor(stat.mtimeMs / 1000).toString(16)}-${stat.size.toString(16)}"`;
-    const record = { ifNoneMatch: request.headers["if-none-match"], ifModifiedSince: request.headers["if-modified-since"] };
-    requests.push(record);
-    const headers = { "Last-Modified": lastModified, ...(etag ? { ETag: tag } : {}) };
-    const inm = request.headers["if-none-match"];
-    const matched =
-      inm !== undefined ? etag && inm.split(",").some((t) => t.trim() === tag) : record.ifModifiedSince === lastModified;
-    if (matched) {
-      record.status = 304;
-      record.bytes = 0;
-      response.writeHead(304, headers).end();
-      return;
-    }
-    const body = readFileSync(file);
-    record.status = 200;
-    record.bytes = body.byteLength;
-    response
-      .writeHead(200, { ...headers, "Content-Type": "application/octet-stream", "Content-Length": body.byteLength })
-      .end(body);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/snapshot.abf1`, requests, close: () => server.close() };
+  const host = await startStaticFileHost(file, { etag, file: true });
+  return { ...host, url: `${host.url}/snapshot.abf1` };
 }
 
 /** Polling driven by hand: `next()` runs the pending poll and resolves with its outcome. */

@@ -15,10 +15,15 @@ import {
 } from "./common.mjs";
 import { readSnapshotFile } from "./bounded-file.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
+import { fetchSnapshotUrl, isSnapshotUrl } from "./snapshot-url.mjs";
+import { TLS_HELP, TLS_OPTIONS } from "./registry/registry-tls.mjs";
 
-export const HELP = `Usage: artifact-bloom check PATH [FILE|HEX|- ...] [--json]
+export const HELP = `Usage: artifact-bloom check PATH|URL [FILE|HEX|- ...] [--json]
+                            [--ca-file PEM | --tls-verify=false]
 
-Loads the snapshot at PATH, then for each argument prints "absent"
+Loads the snapshot at PATH — or fetches it from an http(s) URL: a layout's
+manifest.json (publish --layout) is followed to the snapshot it names, any
+other URL is the snapshot itself — then for each argument prints "absent"
 (definitely not in the catalog: skip the remote lookup) or "maybe" (ask the
 repository at the snapshot's catalogVersion). An argument of 64 hex digits is
 a SHA-256 digest; "-" reads digests from standard input, one per line in hex
@@ -32,8 +37,10 @@ one file is always one line (--json gives names as JSON strings).
 
 ${EXIT_CODES_HELP}
 For check: 0 every item was checked, 1 the snapshot does not load,
-2 bad arguments, a line of standard input that is not a digest, or an
-unreadable file.`;
+2 bad arguments, a line of standard input that is not a digest, an
+unreadable file, or a URL that cannot be fetched.
+
+${TLS_HELP}`;
 
 /**
  * `name` as one line, the way sha256sum writes file names: a backslash
@@ -58,7 +65,7 @@ export async function check(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
     allowPositionals: true,
-    options: { json: { type: "boolean", default: false } },
+    options: { json: { type: "boolean", default: false }, ...TLS_OPTIONS },
   });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...items] = parsed.positionals;
@@ -66,8 +73,9 @@ export async function check(argv) {
   // Nothing to check printed nothing and exited 0, which reads as "all fine".
   if (items.length === 0) throw new UsageError(`check needs a FILE, a HEX digest or - (standard input) after ${path}\n\n${HELP}`);
   await loadLibrary();
-  const bytes = await readSnapshotFile(path);
-  const loaded = loadSnapshot(bytes);
+  const loaded = isSnapshotUrl(path)
+    ? await fetchSnapshotUrl(path, { label: "PATH", values: parsed.values })
+    : loadSnapshot(await readSnapshotFile(path));
   if (loaded.kind === "failure") {
     process.stderr.write(`check: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
     return EXIT_PROBLEMS;

@@ -3,11 +3,22 @@ import { readSnapshotFile } from "./bounded-file.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand } from "./common.mjs";
 import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { alertFillRatio, fppFromFillRatio, loadLibrary, loadSnapshot, readSnapshotHeader } from "./library.mjs";
+import {
+  ABF1_HEADER_LENGTH,
+  alertFillRatio,
+  fppFromFillRatio,
+  loadLibrary,
+  loadSnapshot,
+  readSnapshotHeader,
+} from "./library.mjs";
+import { fetchSnapshotUrl, isSnapshotUrl } from "./snapshot-url.mjs";
+import { TLS_HELP, TLS_OPTIONS } from "./registry/registry-tls.mjs";
 
-export const HELP = `Usage: artifact-bloom inspect PATH [--json] [--base OLD]
+export const HELP = `Usage: artifact-bloom inspect PATH|URL [--json] [--base OLD]
+                              [--ca-file PEM | --tls-verify=false]
 
-Prints an ABF1 snapshot's header, its fill ratio, the estimated false-positive
+Prints an ABF1 snapshot's header (fetched from an http(s) URL: a layout's
+manifest.json is followed to the snapshot it names), its fill ratio, the estimated false-positive
 rate against the target, the fill ratio at which the rate would reach twice
 the target ((2p)^(1/k), the alert threshold), and the checksum verdict.
 
@@ -20,18 +31,28 @@ the verdict is then the apply's (wrongBase, resultChecksumMismatch, ...).
 ${EXIT_CODES_HELP}
 For inspect: 0 the snapshot loads, 1 it does not (the error code is printed;
 for a checksum or length problem the header it claims is still shown),
-2 bad arguments or an unreadable file.`;
+2 bad arguments, an unreadable file or a URL that cannot be fetched.
+
+${TLS_HELP}`;
 
 export async function inspect(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
     allowPositionals: true,
-    options: { json: { type: "boolean", default: false }, base: { type: "string" } },
+    options: { json: { type: "boolean", default: false }, base: { type: "string" }, ...TLS_OPTIONS },
   });
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
   await loadLibrary({ variants: true });
+  if (isSnapshotUrl(path)) {
+    if (parsed.values.base !== undefined)
+      throw new UsageError("--base is for an ABD1 delta file; a URL is fetched as a snapshot");
+    const fetched = await fetchSnapshotUrl(path, { label: "PATH", values: parsed.values });
+    // What arrived: the snapshot's ABF1 length (the delta a poll would use is not inspected here).
+    const length = fetched.kind === "success" ? ABF1_HEADER_LENGTH + fetched.value.header.payloadLength : undefined;
+    return printReport(snapshotReport(path, length, fetched, undefined), parsed.values.json);
+  }
   const bytes = await readSnapshotFile(path);
   const loaded = loadSnapshot(bytes);
   // Only a file that is not a snapshot can be a delta: the delta build is loaded for it alone.
@@ -42,7 +63,20 @@ export async function inspect(argv) {
     return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
   }
   if (parsed.values.base !== undefined) throw new UsageError("--base is for an ABD1 delta; PATH is not one");
-  const report = { path, bytes: bytes.byteLength };
+  return printReport(snapshotReport(path, bytes.byteLength, loaded, bytes), parsed.values.json);
+}
+
+/**
+ * The report of a snapshot load: its header and statistics, or the failure
+ * and (from the file's own bytes, when there are any) the header it claims.
+ * @param {string} path
+ * @param {number | undefined} length
+ * @param {any} loaded loadSnapshot's or fetchSnapshot's result
+ * @param {Uint8Array | undefined} bytes
+ */
+function snapshotReport(path, length, loaded, bytes) {
+  /** @type {Record<string, any>} */
+  const report = { path, bytes: length };
   if (loaded.kind === "success") {
     const { header, filter } = loaded.value;
     const fillRatio = filter.getFillRatio();
@@ -59,23 +93,27 @@ export async function inspect(argv) {
     report.alert = fillRatio >= report.alertFillRatio;
     filter.free();
   } else {
-    const claimed = readSnapshotHeader(bytes);
+    const claimed = bytes === undefined ? undefined : readSnapshotHeader(bytes);
     Object.assign(report, {
       verdict: loaded.error,
       message: loaded.message,
-      header: claimed.kind === "success" ? claimed.value : undefined,
+      header: claimed?.kind === "success" ? claimed.value : undefined,
     });
   }
-  if (parsed.values.json) {
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  } else {
-    process.stdout.write(formatReport(report));
-  }
+  return report;
+}
+
+/**
+ * @param {Record<string, any>} report
+ * @param {boolean | undefined} json
+ */
+function printReport(report, json) {
+  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
 }
 
 function formatReport(report) {
-  const lines = [`${report.path} (${report.bytes} bytes)`];
+  const lines = [report.bytes === undefined ? report.path : `${report.path} (${report.bytes} bytes)`];
   const h = report.header;
   if (h !== undefined) {
     lines.push(

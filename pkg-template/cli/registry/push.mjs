@@ -4,7 +4,7 @@
 // uploaded only on 404 (a false positive); then the manifests are PUT,
 // children by digest and the tagged one by tag.
 import { stat } from "node:fs/promises";
-import { ArtifactExistenceService, fetchSnapshot, loadLibrary, loadSnapshot, repositoryOverClient } from "../library.mjs";
+import { ArtifactExistenceService, loadLibrary, loadSnapshot, repositoryOverClient } from "../library.mjs";
 import { EXIT_OK, EXIT_REGISTRY, EXIT_USAGE, UsageError, hexToBytes, integerOption, parseCommand } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { resolvePushTarget } from "./push-target.mjs";
@@ -18,6 +18,7 @@ import {
   verifyAbsentThreshold,
 } from "./push-staleness.mjs";
 import { fetchThroughCache } from "./snapshot-cache.mjs";
+import { fetchSnapshotUrl, isSnapshotUrl } from "../snapshot-url.mjs";
 import { readSidecar } from "../snapshot-sidecar.mjs";
 import { uploadBlobs } from "./upload-blobs.mjs";
 import { createUploadProgress } from "./upload-progress.mjs";
@@ -30,7 +31,7 @@ import {
   failureLine,
   parseImageReference,
 } from "./registry-common.mjs";
-import { fetchForTlsOptions, tlsAdvice, urlSchemeHints } from "./registry-tls.mjs";
+import { fetchForTlsOptions, tlsAdvice } from "./registry-tls.mjs";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 
 const MIB = 1024 * 1024;
@@ -100,17 +101,8 @@ credential configuration; nothing was sent.`;
 async function loadSnapshotFrom(source, values) {
   await loadLibrary();
   let result;
-  if (/^https?:\/\//i.test(source)) {
-    const fetchImpl = await fetchForTlsOptions(values);
-    try {
-      result = await fetchSnapshot(source, fetchImpl === undefined ? {} : { fetch: fetchImpl });
-    } catch (error) {
-      throw new UsageError(`cannot fetch --snapshot ${source}: ${error.message}`);
-    }
-    if (result.kind === "failure" && result.error === "networkError") {
-      const advice = await tlsAdvice(result, urlSchemeHints("--snapshot", source));
-      if (advice) throw new UsageError(`--snapshot ${source}: ${result.error}: ${result.message}; ${advice}`);
-    }
+  if (isSnapshotUrl(source)) {
+    result = await fetchSnapshotUrl(source, { label: "--snapshot", values });
   } else {
     let bytes;
     let info;

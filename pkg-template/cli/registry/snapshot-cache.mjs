@@ -11,6 +11,7 @@ import { deltaFetchSnapshot, encodeSnapshot, loadLibrary, loadSnapshot } from ".
 import { UsageError } from "../common.mjs";
 import { replaceSnapshotFile } from "../replace.mjs";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
+import { readValidator, writeValidator } from "./snapshot-cache-validator.mjs";
 
 /**
  * The cached snapshot, or undefined when FILE is missing or does not load
@@ -57,16 +58,28 @@ export async function fetchThroughCache(url, cachePath) {
   const cached = await readCached(cachePath);
   if (cached.note !== undefined) notes.push(cached.note);
   const base = cached.snapshot;
+  // The host's validator for the cached snapshot, kept beside it: a static
+  // host answers 304 to it (the checksum alone matches only serve's ETag).
+  const validator = base === undefined ? undefined : await readValidator(cachePath, url, base.header.checksum);
   let result;
   try {
-    result = await deltaFetchSnapshot(url, base === undefined ? {} : { base });
+    result = await deltaFetchSnapshot(url, base === undefined ? {} : { base, ...validator });
   } catch (error) {
     base?.filter.free();
     throw new UsageError(`cannot fetch --snapshot ${url}: ${error.message}`);
   }
   const baseCatalogVersion = base?.catalogVersion ?? null;
   if (result.kind === "failure" && result.error === "notModified" && base !== undefined) {
+    // A manifest that changed but names the cached snapshot carries its new validator.
+    if ("etag" in result) await writeValidator(cachePath, url, base.header.checksum, result);
     return { snapshot: base, notes, transfer: { from: "cache", bytes: 0, fullBytes: null, baseCatalogVersion } };
+  }
+  if (result.kind === "success" && base !== undefined && result.value.header.checksum === base.header.checksum) {
+    // The cached snapshot again (a byte-identical republish): only the validator changed.
+    await writeValidator(cachePath, url, base.header.checksum, result.value);
+    result.value.filter.free();
+    const { bytes, fullBytes } = result.transfer;
+    return { snapshot: base, notes, transfer: { from: "full", bytes, fullBytes, baseCatalogVersion } };
   }
   base?.filter.free();
   let snapshot;
@@ -83,6 +96,7 @@ export async function fetchThroughCache(url, cachePath) {
     throw new UsageError(`--snapshot ${url}: ${result.error}: ${result.message}`);
   }
   await writeCached(cachePath, snapshot);
+  await writeValidator(cachePath, url, snapshot.header.checksum, snapshot);
   return {
     snapshot,
     notes,
