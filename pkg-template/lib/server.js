@@ -1,8 +1,14 @@
 // The public API of `artifact-bloom/server` (../server/index.js): publishing
 // a catalog as the static layout of docs/layout.md (snapshots, deltas, one
-// manifest), and the manifest's rules, which the clients share.
+// manifest), the manifest's rules, which the clients share, and a request
+// handler serving the layout and the existence API from any app
+// (docs/server.md).
 export { DEFAULT_DELTA_HISTORY, DEFAULT_PRUNE_AFTER_MS, publishToLayout, pruneLayout } from "./server/layout-publish.js";
 export { directoryLayoutStore } from "./server/layout-store.js";
+export { bucketLayoutStore } from "./server/bucket-store.js";
+export { createRequestHandler } from "./server/request-handler.js";
+export { MAX_DIGESTS_PER_REQUEST } from "./server/existence-api.js";
+export { toNodeListener } from "./server/node-listener.js";
 export {
   buildLayoutManifest,
   LAYOUT_MANIFEST_FORMAT,

@@ -18,20 +18,33 @@
  *   the old bytes or the new ones, never a part; durable when it resolves.
  * - `list`: the names of the files directly in a folder (none: `[]`).
  * - `remove`: deletes the file; one that is already gone is no error.
+ * - `modified` (optional, for serving): when the file last changed (the
+ *   Last-Modified the request handler sends), or undefined.
+ * - `open` (optional, for serving): the file as a stream with its size,
+ *   so a large snapshot is never held whole; without it the handler reads
+ *   the file with `read`.
  *
  * @typedef {{
  *   read(path: string): Promise<Uint8Array | undefined>;
  *   writeAtomically(path: string, bytes: Uint8Array): Promise<void>;
  *   list(folder: string): Promise<string[]>;
  *   remove(path: string): Promise<void>;
+ *   modified?(path: string): Promise<Date | undefined>;
+ *   open?(path: string): Promise<OpenedFile | undefined>;
  * }} LayoutStore
+ */
+/**
+ * A file opened for serving: its byte length, its last change, its bytes.
+ * @typedef {{ size: number; modified: Date | undefined; body: ReadableStream<Uint8Array> }} OpenedFile
  */
 
 /**
  * What the directory store uses of node:fs/promises.
  * @typedef {{ code?: string }} FsError
  * @typedef {{ write(bytes: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
- *   sync(): Promise<void>; close(): Promise<void> }} FsHandle
+ *   read(bytes: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+ *   stat(): Promise<FsStat>; sync(): Promise<void>; close(): Promise<void> }} FsHandle
+ * @typedef {{ size: number; mtime: Date; isFile(): boolean }} FsStat
  * @typedef {{
  *   readFile(path: string): Promise<Uint8Array>;
  *   open(path: string, flags: string): Promise<FsHandle>;
@@ -39,6 +52,7 @@
  *   readdir(path: string): Promise<string[]>;
  *   rm(path: string, options: { force: boolean }): Promise<void>;
  *   mkdir(path: string, options: { recursive: boolean }): Promise<unknown>;
+ *   stat(path: string): Promise<FsStat>;
  * }} FsPromises
  */
 
@@ -113,7 +127,73 @@ export function directoryLayoutStore(directory) {
       const fs = await nodeFs();
       await fs.rm(full(path), { force: true });
     },
+    async modified(path) {
+      const fs = await nodeFs();
+      try {
+        return (await fs.stat(full(path))).mtime;
+      } catch (error) {
+        if (/** @type {FsError} */ (error).code === "ENOENT") return undefined;
+        throw error;
+      }
+    },
+    async open(path) {
+      const fs = await nodeFs();
+      let handle;
+      try {
+        handle = await fs.open(full(path), "r");
+      } catch (error) {
+        if (/** @type {FsError} */ (error).code === "ENOENT") return undefined;
+        throw error;
+      }
+      const info = await handle.stat().catch(async (error) => {
+        await handle?.close();
+        throw error;
+      });
+      if (!info.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      return { size: info.size, modified: info.mtime, body: fileStream(handle, info.size) };
+    },
   };
+}
+
+/** Bytes read from a file per chunk of a served stream. */
+const READ_CHUNK = 256 * 1024;
+
+/**
+ * The open file's first `size` bytes as a stream, read as the consumer
+ * pulls (a file renamed over meanwhile is still the one opened; one pruned
+ * ends early only if truncated, never with other bytes); closed at the end
+ * or on cancel.
+ * @param {FsHandle} handle
+ * @param {number} size
+ * @returns {ReadableStream<Uint8Array>}
+ */
+function fileStream(handle, size) {
+  let position = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const chunk = new Uint8Array(Math.min(READ_CHUNK, size - position));
+        const { bytesRead } = chunk.length === 0 ? { bytesRead: 0 } : await handle.read(chunk, 0, chunk.length, position);
+        if (bytesRead === 0) {
+          await handle.close();
+          if (position < size) controller.error(new Error(`the file ended after ${position} of ${size} bytes`));
+          else controller.close();
+          return;
+        }
+        position += bytesRead;
+        controller.enqueue(chunk.subarray(0, bytesRead));
+      } catch (error) {
+        await handle.close().catch(() => {});
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await handle.close().catch(() => {});
+    },
+  });
 }
 
 /**
