@@ -150,6 +150,7 @@ cpSync(join(root, "www"), join(pkg, "www"), { recursive: true });
 // CDN has the package, not necessarily the repository.
 mkdirSync(join(pkg, "docs"));
 cpSync(join(root, "docs", "hosting.md"), join(pkg, "docs", "hosting.md"));
+cpSync(join(root, "docs", "server.md"), join(pkg, "docs", "server.md"));
 
 // The LZMA decoder the instance modules unpack with (tools/lzma-unpack: no
 // std, no allocator, 16 KiB of stack instead of rustc's default 1 MiB, so an
