@@ -109,6 +109,13 @@ impl ArtifactBloomFilter {
         ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec }
     }
 
+    /// The same filter with `count` as its insertedItemCount (the sorted
+    /// builder's exact unique count, checked against capacity by it).
+    pub(crate) fn with_inserted_item_count(mut self, count: u64) -> Self {
+        self.inserted_item_count = count;
+        self
+    }
+
     /// Sets the k bits of a digest (building only; the count is the caller's).
     #[inline]
     pub(crate) fn insert(&mut self, digest: &[u8; DIGEST_LENGTH]) {

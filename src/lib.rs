@@ -12,6 +12,7 @@
 
 pub mod abf1;
 pub mod bits;
+pub mod builder;
 pub(crate) mod bytes;
 pub mod delta;
 pub mod error;

@@ -117,7 +117,7 @@ class PackedDigests {
 
   push(digest) {
     if (this.#length + digest.byteLength > this.#bytes.byteLength) {
-      const bigger = new Uint8Array(this.#bytes.byteLength * 2);
+      const bigger = new Uint8Array(Math.max(this.#bytes.byteLength * 2, this.#length + digest.byteLength));
       bigger.set(this.#bytes.subarray(0, this.#length));
       this.#bytes = bigger;
     }
@@ -142,57 +142,107 @@ class PackedDigests {
  */
 export const MAX_LINE_LENGTH = 4096;
 
+/** Bytes of one packed chunk the streaming readers yield (32,768 digests). */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/** Collects digests into packed chunks of READ_CHUNK_BYTES. */
+class ChunkFiller {
+  #chunk = new Uint8Array(READ_CHUNK_BYTES);
+  #used = 0;
+
+  /** @param {Uint8Array} digest 32 bytes → a full chunk to hand on, or undefined */
+  push(digest) {
+    this.#chunk.set(digest, this.#used);
+    this.#used += 32;
+    if (this.#used < READ_CHUNK_BYTES) return undefined;
+    const full = this.#chunk;
+    this.#chunk = new Uint8Array(READ_CHUNK_BYTES);
+    this.#used = 0;
+    return full;
+  }
+
+  /** The partial last chunk, or undefined. */
+  rest() {
+    return this.#used === 0 ? undefined : this.#chunk.subarray(0, this.#used);
+  }
+}
+
 /**
- * Reads 64-hex-digit lines from a byte stream. Blank lines and `#` comments
- * are skipped; any other line that is not a digest is an error naming its
- * line number — nothing is silently dropped. A line longer than
- * MAX_LINE_LENGTH is an error too: linear time, bounded memory.
+ * Reads 64-hex-digit lines from a byte stream, as packed chunks (memory:
+ * one chunk and one bounded line, however long the input). Blank lines and
+ * `#` comments are skipped; any other line that is not a digest is an error
+ * naming its line number — nothing is silently dropped. A line longer than
+ * MAX_LINE_LENGTH is an error too. `counts` ({ lines, digests }) follows
+ * the reading.
+ * @param {AsyncIterable<Uint8Array>} stream
+ * @param {{ lines: number, digests: number }} counts
+ * @param {(digests: number, line: number) => void} [onProgress]
  */
-export async function readHexDigests(stream, onProgress) {
-  const packed = new PackedDigests();
+export async function* hexDigestChunks(stream, counts, onProgress) {
+  const filler = new ChunkFiller();
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let pending = ""; // the unfinished last line: at most MAX_LINE_LENGTH characters
-  let lineNumber = 0;
   const tooLong = () =>
     new UsageError(
-      `line ${lineNumber + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
+      `line ${counts.lines + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
         + " (use --binary for packed 32-byte records)",
     );
   const take = (line) => {
     if (line.length > MAX_LINE_LENGTH) throw tooLong();
-    lineNumber += 1;
+    counts.lines += 1;
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;
     const trimmed = text.trim();
-    if (trimmed === "" || trimmed.startsWith("#")) return;
+    if (trimmed === "" || trimmed.startsWith("#")) return undefined;
     if (!isHexDigest(trimmed)) {
       const shown = trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed;
-      throw new UsageError(`line ${lineNumber}: expected 64 hex digits (a SHA-256 digest), got "${shown}"`);
+      throw new UsageError(`line ${counts.lines}: expected 64 hex digits (a SHA-256 digest), got "${shown}"`);
     }
-    packed.push(hexToBytes(trimmed));
+    counts.digests += 1;
+    return filler.push(hexToBytes(trimmed));
   };
   const decode = (chunk, more) => {
     try {
       return decoder.decode(chunk, { stream: more });
     } catch {
-      throw new UsageError(`the input is not UTF-8 text near line ${lineNumber + 1}; use --binary for packed 32-byte records`);
+      throw new UsageError(`the input is not UTF-8 text near line ${counts.lines + 1}; use --binary for packed 32-byte records`);
     }
   };
   for await (const chunk of stream) {
     // `pending` is bounded, so joining it to the next chunk costs that chunk's length, never the line's.
     const lines = (pending + decode(chunk, true)).split("\n");
     pending = lines.pop();
-    for (const line of lines) take(line);
+    for (const line of lines) {
+      const full = take(line);
+      if (full !== undefined) yield full;
+    }
     if (pending.length > MAX_LINE_LENGTH) throw tooLong();
-    onProgress?.(packed.count, lineNumber);
+    onProgress?.(counts.digests, counts.lines);
   }
   pending += decode(undefined, false);
-  if (pending !== "") take(pending);
-  return { packed: packed.bytes(), lines: lineNumber };
+  if (pending !== "") {
+    const full = take(pending);
+    if (full !== undefined) yield full;
+  }
+  const rest = filler.rest();
+  if (rest !== undefined) yield rest;
 }
 
-/** Reads packed 32-byte records; a trailing partial record is an error. */
-export async function readBinaryDigests(stream, onProgress) {
+/** readHexDigests's whole result: `{ packed, lines }` (small inputs: check's standard input, serve's list). */
+export async function readHexDigests(stream, onProgress) {
   const packed = new PackedDigests();
+  const counts = { lines: 0, digests: 0 };
+  for await (const chunk of hexDigestChunks(stream, counts, onProgress)) packed.push(chunk);
+  return { packed: packed.bytes(), lines: counts.lines };
+}
+
+/**
+ * Reads packed 32-byte records as chunks; a trailing partial record is an
+ * error. `counts` ({ lines, digests }: one record a "line") follows the reading.
+ * @param {AsyncIterable<Uint8Array>} stream
+ * @param {{ lines: number, digests: number }} counts
+ * @param {(digests: number) => void} [onProgress]
+ */
+export async function* binaryDigestChunks(stream, counts, onProgress) {
   let carry = new Uint8Array(0);
   let total = 0;
   for await (const chunk of stream) {
@@ -204,12 +254,14 @@ export async function readBinaryDigests(stream, onProgress) {
       bytes.set(chunk, carry.byteLength);
     }
     const whole = bytes.byteLength - (bytes.byteLength % 32);
-    for (let offset = 0; offset < whole; offset += 32) packed.push(bytes.subarray(offset, offset + 32));
+    counts.digests += whole / 32;
+    counts.lines = counts.digests;
+    // A copy: the stream may reuse its buffer.
+    if (whole > 0) yield bytes.slice(0, whole);
     carry = bytes.slice(whole);
-    onProgress?.(packed.count);
+    onProgress?.(counts.digests);
   }
   if (carry.byteLength !== 0) {
     throw new UsageError(`the binary input is ${total} bytes, not a multiple of 32: the last record is incomplete`);
   }
-  return { packed: packed.bytes(), lines: packed.count };
 }

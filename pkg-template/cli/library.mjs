@@ -105,6 +105,8 @@ export let fppFromFillRatio = notLoaded("fppFromFillRatio");
 export let parseLayoutManifest = notLoaded("parseLayoutManifest");
 /** @type {Server["publishToLayout"]} */
 export let publishToLayout = notLoaded("publishToLayout");
+/** @type {Server["buildCatalogSnapshot"]} */
+export let buildCatalogSnapshot = notLoaded("buildCatalogSnapshot");
 
 /** @type {Promise<void> | undefined} */
 let main;
@@ -160,7 +162,7 @@ export async function loadLibrary(parts = {}) {
   }
   if (parts.server) {
     server ??= import("../server/index.mjs").then((api) => {
-      ({ parseLayoutManifest, publishToLayout } = api);
+      ({ buildCatalogSnapshot, parseLayoutManifest, publishToLayout } = api);
     });
   }
   await Promise.all([main, parts.delta && delta, parts.variants && variants, parts.server && server]);

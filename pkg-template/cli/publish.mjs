@@ -3,14 +3,7 @@
 // Publisher: complete the new filter → validate it → replace.
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
-import {
-  ArtifactBloomFilter,
-  MAXIMUM_EXPECTED_ITEM_COUNT,
-  dedupePacked,
-  encodeSnapshot,
-  loadLibrary,
-  readSnapshotHeader,
-} from "./library.mjs";
+import { MAXIMUM_EXPECTED_ITEM_COUNT, buildCatalogSnapshot, loadLibrary, loadSnapshot, readSnapshotHeader } from "./library.mjs";
 import {
   EXIT_OK,
   EXIT_PROBLEMS,
@@ -18,8 +11,8 @@ import {
   integerOption,
   numberOption,
   parseCommand,
-  readBinaryDigests,
-  readHexDigests,
+  binaryDigestChunks,
+  hexDigestChunks,
 } from "./common.mjs";
 import { createProgress } from "./progress.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
@@ -91,8 +84,8 @@ warn about a snapshot of another repository or an outdated tag list, and to
 tell stale entries from Bloom false positives.
 
 Safety: the snapshot is written to .NAME.tmp-PID-HOST-RANDOM in PATH's
-directory, fsynced, reloaded and checked (every input digest must answer
-"maybe"), and only then renamed over PATH. A crash at any point leaves the
+directory, fsynced, reloaded and checked (its checksum must be the one of
+the snapshot built from every input digest), and only then renamed over PATH. A crash at any point leaves the
 previous snapshot untouched. A temporary file left by a killed publish is
 removed by the next publish or merge to the same PATH once its writer (that
 pid, on this host) is gone; a running writer's file is never touched.
@@ -163,13 +156,26 @@ export async function publish(argv) {
     read = text;
     progress.update();
   };
-  let input;
-  try {
-    input = fromRegistry
-      ? await readRegistryDigests(values)
+  // The digests stream through the library's sorted build (an external sort
+  // in temp files for unsorted input): memory is the filter plus fixed
+  // buffers, whatever the list's length (artifact-bloom/server's buildCatalogSnapshot).
+  const counts = { lines: 0, digests: 0 };
+  const registryInput = fromRegistry ? await readRegistryDigests(values) : undefined;
+  if (registryInput !== undefined)
+    Object.assign(counts, { lines: registryInput.lines, digests: registryInput.packed.byteLength / 32 });
+  const digests =
+    registryInput !== undefined
+      ? registryInput.packed.byteLength === 0
+        ? []
+        : [registryInput.packed]
       : values.binary
-        ? await readBinaryDigests(stream, (n) => reading(`${n} digests`))
-        : await readHexDigests(stream, (n, line) => reading(`${n} digests, line ${line}`));
+        ? binaryDigestChunks(stream, counts, (n) => reading(`${n} digests`))
+        : hexDigestChunks(stream, counts, (n, line) => reading(`${n} digests, line ${line}`));
+  const spec = { expectedItemCount, targetFalsePositiveRate };
+  await loadLibrary({ server: true });
+  let built;
+  try {
+    built = await buildCatalogSnapshot({ catalogVersion, digests, sorted: false }, spec);
   } catch (error) {
     if (error.code === "ENOENT" || error.code === "EISDIR" || error.code === "EACCES") {
       throw new UsageError(`cannot read --input ${values.input}: ${error.message}`);
@@ -178,8 +184,12 @@ export async function publish(argv) {
   } finally {
     progress?.finish();
   }
-  const { unique, duplicates } = dedupePacked(input.packed);
-  const uniqueCount = unique.byteLength / 32;
+  if (built.kind === "failure") {
+    throw new UsageError(`${built.error}: ${explainBuildError(built.error, counts.digests, spec, built.message)}`);
+  }
+  const { bytes, uniqueCount } = built.value;
+  const input = registryInput ?? { lines: counts.lines, registry: undefined };
+  const duplicates = counts.digests - uniqueCount;
 
   // Without --out the guards compare with the snapshot the layout serves now.
   const guarded = out ?? (await layoutSnapshotFile(wantLayout));
@@ -188,14 +198,10 @@ export async function publish(argv) {
     process.stderr.write(`publish: ${refusal.problem}\n`);
     return EXIT_PROBLEMS;
   }
-
-  const spec = { expectedItemCount, targetFalsePositiveRate };
-  const built = ArtifactBloomFilter.createPacked(unique, spec);
-  if (built.kind === "failure") {
-    throw new UsageError(`${built.error}: ${explainBuildError(built.error, uniqueCount, spec)}`);
-  }
-  const filter = built.value;
-  const bytes = encodeSnapshot(filter, { catalogVersion });
+  const loaded = loadSnapshot(bytes);
+  if (loaded.kind === "failure") throw new UsageError(`the built snapshot does not load: ${loaded.error}: ${loaded.message}`);
+  const { filter } = loaded.value;
+  const builtChecksum = loaded.value.header.checksum;
   const reuse =
     out === undefined
       ? undefined
@@ -225,10 +231,10 @@ export async function publish(argv) {
             if (reloaded.catalogVersion !== catalogVersion) {
               return `the written snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`;
             }
-            const maybe = reloaded.filter.countMaybe(unique);
-            return maybe === uniqueCount
+            // The checksum covers header and bits: the same checksum is the snapshot built from every input digest.
+            return reloaded.header.checksum === builtChecksum
               ? undefined
-              : `the written snapshot answers ${maybe} of ${uniqueCount} input digests "maybe"`;
+              : `the written snapshot's checksum ${reloaded.header.checksum} is not the built one's ${builtChecksum}`;
           },
           { onStaleRemoved },
         );
@@ -249,7 +255,7 @@ export async function publish(argv) {
     path: out ?? null,
     catalogVersion,
     linesRead: input.lines,
-    digestsRead: input.packed.byteLength / 32,
+    digestsRead: counts.digests,
     duplicates,
     insertedItemCount: uniqueCount,
     previousInsertedItemCount: refusal.previous ?? null,
@@ -344,15 +350,15 @@ async function writeRegistrySidecar(out, input, catalogVersion, bytes) {
   return writeSidecar(out, sidecar);
 }
 
-function explainBuildError(code, count, spec) {
+function explainBuildError(code, count, spec, message) {
   switch (code) {
     case "capacityExceeded":
-      return `${count} unique digests exceed --expected-items ${spec.expectedItemCount}`;
+      return `more unique digests than --expected-items ${spec.expectedItemCount} (${count} read so far)`;
     case "invalidFalsePositiveRate":
       return `--fpp must be strictly between 0 and 1, got ${spec.targetFalsePositiveRate}`;
     case "filterTooLarge":
       return "no filter of at most 2^30 bits meets that --fpp for that many items";
     default:
-      return "the filter could not be built";
+      return message ?? "the filter could not be built";
   }
 }

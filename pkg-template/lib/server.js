@@ -9,6 +9,8 @@ export { bucketLayoutStore } from "./server/bucket-store.js";
 export { createRequestHandler } from "./server/request-handler.js";
 export { MAX_DIGESTS_PER_REQUEST } from "./server/existence-api.js";
 export { toNodeListener } from "./server/node-listener.js";
+export { buildCatalogSnapshot, publishCatalog } from "./server/catalog-publish.js";
+export { directoryCatalog, postgresCatalog } from "./server/catalog-loaders.js";
 export {
   buildLayoutManifest,
   LAYOUT_MANIFEST_FORMAT,

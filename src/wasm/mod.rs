@@ -10,6 +10,8 @@
 
 mod alloc;
 #[cfg(feature = "delta-encode")]
+mod builder;
+#[cfg(feature = "delta-encode")]
 mod delta_apply;
 #[cfg(feature = "delta-encode")]
 mod delta_encode;

@@ -216,6 +216,10 @@ const MESSAGES = {
     invalidCatalogVersion: (f) => `${f.parameter} must be an integer from 0 to 2^53 - 1, got ${f.got}`,
     decoderFinished: () => "this decoder already finished; create a new one",
     hasherFinished: () => "this Sha256 already returned its digest; create a new one",
+    builderFinished: () => "this build already finished; start a new one",
+    unsortedInput: (f) =>
+      `digest ${f.index} of the stream is below the one before it: a sorted source must be in ascending byte order`
+      + " (pass sorted: false to have it sorted)",
     inputNotStaged: (f) => `the raw call expected ${f.expected} input bytes, more than inputBuffer() staged (${f.got})`,
     incompatibleFilters: (f) =>
       `filters must have the same bitCount and hashCount: ${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,

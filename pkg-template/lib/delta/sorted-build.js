@@ -1,0 +1,113 @@
+// The sorted-stream build (src/builder.rs) in the server module: pieces of
+// ascending packed digests in, an ABF1 file with the exact unique count
+// out; memory is the bit array plus one staged piece, however long the
+// stream. artifact-bloom/server's publishCatalog drives it; it lives with
+// the delta module so that the main module, which every page downloads,
+// carries none of it.
+
+import { RawSortedBuilder, sortUniqueStaged } from "../../artifact_bloom_delta.js";
+import { failureOf } from "../core/errors.js";
+import { success } from "../core/results.js";
+import { stageInput } from "./delta-inputs.js";
+
+/**
+ * A build in progress: `push(packed)` → `{ kind: "success", value: added }`
+ * or a failure (`unsortedInput`, `capacityExceeded`, `invalidDigest`,
+ * `outOfMemory`); `finish(catalogVersion)` → the ABF1 bytes; `free()`
+ * drops it (after a failure, or to abandon it).
+ *
+ * @internal
+ */
+export class _SortedBuild {
+  /** @type {RawSortedBuilder | undefined} */
+  #raw;
+
+  /**
+   * @param {RawSortedBuilder} raw
+   */
+  constructor(raw) {
+    this.#raw = raw;
+  }
+
+  /**
+   * @param {{ expectedItemCount: number; targetFalsePositiveRate: number }} spec
+   * @returns {{ kind: "success"; value: _SortedBuild } | { kind: "failure"; error: string; message: string }}
+   */
+  static start(spec) {
+    // Staging first instantiates the module (its first use).
+    stageInput(0);
+    return attempt(() => new _SortedBuild(new RawSortedBuilder(spec.expectedItemCount, spec.targetFalsePositiveRate)));
+  }
+
+  /**
+   * @param {Uint8Array} packed whole 32-byte records, ascending
+   * @returns {{ kind: "success"; value: number } | { kind: "failure"; error: string; message: string }}
+   */
+  push(packed) {
+    const raw = this.#live();
+    return attempt(() => {
+      stageInput(packed.byteLength).set(packed);
+      return raw.pushStaged(packed.byteLength);
+    });
+  }
+
+  /** Unique digests so far. */
+  get uniqueCount() {
+    return this.#live().uniqueCount();
+  }
+
+  /**
+   * @param {number} catalogVersion
+   * @returns {{ kind: "success"; value: Uint8Array } | { kind: "failure"; error: string; message: string }}
+   */
+  finish(catalogVersion) {
+    const raw = this.#live();
+    const result = attempt(() => raw.finishSnapshot(catalogVersion));
+    this.free();
+    return result;
+  }
+
+  /** Releases the build's memory. */
+  free() {
+    this.#raw?.free();
+    this.#raw = undefined;
+  }
+
+  /** @returns {RawSortedBuilder} */
+  #live() {
+    if (this.#raw === undefined) throw new TypeError("this build already finished or was freed");
+    return this.#raw;
+  }
+}
+
+/**
+ * One run of an external sort: `packed`'s digests ascending, each once (a
+ * new array); `invalidDigest`, `outOfMemory`.
+ *
+ * @internal
+ * @param {Uint8Array} packed
+ * @returns {{ kind: "success"; value: Uint8Array } | { kind: "failure"; error: string; message: string }}
+ */
+export function _sortUniqueRun(packed) {
+  return attempt(() => {
+    stageInput(packed.byteLength).set(packed);
+    return sortUniqueStaged(packed.byteLength);
+  });
+}
+
+/**
+ * A raw call's value, or its coded error as a failure (other errors throw).
+ *
+ * @template T
+ * @param {() => T} call
+ * @returns {{ kind: "success"; value: T } | { kind: "failure"; error: string; message: string }}
+ */
+function attempt(call) {
+  try {
+    return success(call());
+  } catch (error) {
+    const coded = failureOf(error);
+    if (coded === undefined) throw error;
+    return coded;
+  }
+}

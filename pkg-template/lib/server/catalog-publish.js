@@ -1,0 +1,146 @@
+// publishCatalog: a catalog version from a store into the static layout,
+// at the format's full scale with bounded memory (issue 34 §3; the seed's
+// "guarantee uniqueness via DISTINCT in the DB; deduplicate from a sorted
+// digest stream; provide an exact unique count"). A sorted (or DISTINCT
+// ORDER BY) source streams straight into the sorted build: memory is the
+// bit array plus one chunk. An unsorted one goes through an external sort
+// (catalog-stream.js): plus one run and a read buffer per run. Either way
+// the count is exact, and the result is publishToLayout's, deltas included.
+// The work is sliced: the event loop gets a turn between chunks.
+
+import { typeError } from "../core/errors.js";
+import { failure } from "../core/results.js";
+import { DEFAULT_RUN_BYTES, externalSort, packedChunks, StreamFailure } from "./catalog-stream.js";
+import { publishToLayout } from "./layout-publish.js";
+import { _SortedBuild } from "./server-delta.js";
+
+/**
+ * @import { LayoutStore } from "./layout-store.js"
+ */
+
+/**
+ * A catalog version: its number, its digests (64-hex-digit strings, 32-byte
+ * Uint8Arrays or packed 32-byte chunks, sync or async), and whether they
+ * arrive in ascending byte order (a `SELECT DISTINCT … ORDER BY digest`, a
+ * sorted file). Or a loader returning one (postgresCatalog,
+ * directoryCatalog), called with the publish's `signal`.
+ *
+ * @typedef {{ catalogVersion: number; digests: Iterable<unknown> | AsyncIterable<unknown>; sorted?: boolean }} CatalogVersionSource
+ * @typedef {CatalogVersionSource | ((context: { signal?: AbortSignal }) => Promise<CatalogVersionSource>)} CatalogSource
+ */
+
+/**
+ * Options: the layout's spec (`expectedItemCount`, `targetFalsePositiveRate`:
+ * keep them from version to version, so deltas exist), publishToLayout's
+ * (`deltaHistory`, `pruneAfterMs`, `now`), `signal` (checked between
+ * chunks: an abort rejects with its reason and publishes nothing),
+ * `tempDir` (for an unsorted source's runs; default the OS temp dir) and
+ * `runBytes` (one run, default 32 MiB).
+ *
+ * @typedef {{
+ *   expectedItemCount: number;
+ *   targetFalsePositiveRate: number;
+ *   deltaHistory?: number;
+ *   pruneAfterMs?: number;
+ *   now?: () => number;
+ *   signal?: AbortSignal;
+ *   tempDir?: string;
+ *   runBytes?: number;
+ * }} PublishCatalogOptions
+ */
+
+/**
+ * Builds the catalog version `source` and publishes it into the layout at
+ * `layout` (a directory or a LayoutStore) → publishToLayout's result, its
+ * value with `uniqueCount` (the exact number of distinct digests). Refusals
+ * are failures: `invalidDigest` (naming the stream index), `unsortedInput`
+ * (a source said sorted that is not), `capacityExceeded`, `outOfMemory`, and
+ * publishToLayout's (`versionNotNewer`, `versionConflict`, …).
+ *
+ * @example
+ * ```ts
+ * const result = await publishCatalog("var/catalog", postgresCatalog({ client, ... }), {
+ *   expectedItemCount: 80_000_000, targetFalsePositiveRate: 0.001,
+ * });
+ * ```
+ *
+ * @param {string | LayoutStore} layout
+ * @param {CatalogSource} source
+ * @param {PublishCatalogOptions} options
+ */
+export async function publishCatalog(layout, source, options) {
+  const built = await buildCatalogSnapshot(source, options);
+  if (built.kind === "failure") return built;
+  const { bytes, uniqueCount } = built.value;
+  const published = await publishToLayout(layout, bytes, {
+    ...(options.deltaHistory === undefined ? {} : { deltaHistory: options.deltaHistory }),
+    ...(options.pruneAfterMs === undefined ? {} : { pruneAfterMs: options.pruneAfterMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  return published.kind === "success" ? { ...published, value: { ...published.value, uniqueCount } } : published;
+}
+
+/**
+ * The ABF1 file of a catalog version, built as publishCatalog builds it
+ * (streamed, sorted or externally sorted, exact unique count) but not
+ * published: `{ bytes, catalogVersion, uniqueCount }`, or the same failures.
+ * For a single-file snapshot (`publish --out`) or a store of your own.
+ *
+ * @param {CatalogSource} source
+ * @param {PublishCatalogOptions} options
+ * @returns {Promise<{ kind: "success"; value: { bytes: Uint8Array; catalogVersion: number; uniqueCount: number } }
+ *   | { kind: "failure"; error: string; message: string }>}
+ */
+export async function buildCatalogSnapshot(source, options) {
+  if (options === null || typeof options !== "object") throw typeError("options", "an object", options);
+  const { signal, runBytes = DEFAULT_RUN_BYTES } = options;
+  if (!Number.isSafeInteger(runBytes) || runBytes < 32 || runBytes % 32 !== 0) {
+    throw typeError("runBytes", "a positive multiple of 32", runBytes);
+  }
+  signal?.throwIfAborted();
+  const resolved = typeof source === "function" ? await source({ signal }) : source;
+  if (resolved === null || typeof resolved !== "object" || resolved.digests === undefined) {
+    throw typeError("source", "{ catalogVersion, digests, sorted? } or a loader returning one", resolved);
+  }
+  const { catalogVersion, digests, sorted = false } = resolved;
+  const started = _SortedBuild.start({
+    expectedItemCount: options.expectedItemCount,
+    targetFalsePositiveRate: options.targetFalsePositiveRate,
+  });
+  if (started.kind === "failure") return started;
+  const build = started.value;
+  try {
+    const chunks = packedChunks(digests, signal);
+    const ordered = sorted ? chunks : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes, signal });
+    for await (const chunk of ordered) {
+      signal?.throwIfAborted();
+      const pushed = build.push(chunk);
+      if (pushed.kind === "failure") return pushed;
+      // A chunk is at most CHUNK_BYTES of digests (a few ms of work): then the event loop's turn.
+      await nextTurn();
+    }
+    signal?.throwIfAborted();
+    const uniqueCount = build.uniqueCount;
+    const file = build.finish(catalogVersion);
+    if (file.kind === "failure") return file;
+    return { kind: "success", value: { bytes: file.value, catalogVersion, uniqueCount } };
+  } catch (error) {
+    if (error instanceof StreamFailure) return failure(error.code, error.message);
+    throw error;
+  } finally {
+    build.free();
+  }
+}
+
+/** Yields to the event loop (a macrotask: timers and I/O run). */
+function nextTurn() {
+  const immediate = /** @type {((callback: () => void) => unknown) | undefined} */ (/** @type {any} */ (globalThis).setImmediate);
+  return new Promise((resolve) => (immediate ?? setTimeout)(() => resolve(undefined)));
+}
+
+/** The OS temp dir (Node, Deno and Bun have node:os). */
+async function osTempDir() {
+  const specifier = "node:os";
+  const os = /** @type {{ tmpdir(): string }} */ (await import(specifier));
+  return os.tmpdir();
+}
