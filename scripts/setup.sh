@@ -8,6 +8,7 @@
 #   bash scripts/setup.sh --registry # also Debian's docker-registry and skopeo, htpasswd, openssl, umoci
 #                                    # for the OCI registry tests and demo
 #   bash scripts/setup.sh --hosting  # also Debian's nginx and varnish for the static-hosting tests
+#   bash scripts/setup.sh --postgres # also Debian's postgresql for the catalog-loader tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -17,12 +18,14 @@ say() { printf '[setup] %s\n' "$*"; }
 want_browser=false
 want_registry=false
 want_hosting=false
+want_postgres=false
 for arg in "$@"; do
   case "$arg" in
     --browser) want_browser=true ;;
     --registry) want_registry=true ;;
     --hosting) want_hosting=true ;;
-    *) echo "setup: unknown option $arg (expected --browser, --registry, --hosting)" >&2; exit 2 ;;
+    --postgres) want_postgres=true ;;
+    *) echo "setup: unknown option $arg (expected --browser, --registry, --hosting, --postgres)" >&2; exit 2 ;;
   esac
 done
 
@@ -113,5 +116,15 @@ if $want_hosting && ! { command -v nginx >/dev/null && command -v varnishd >/dev
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq nginx varnish >/dev/null
+fi
+# 8. PostgreSQL's server binaries for the catalog-loader tests
+#    (js-tests/helpers/postgres.mjs runs initdb and pg_ctl itself, a cluster
+#    in a temp dir on a Unix socket; the packaged cluster is never used).
+if $want_postgres && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  say "installing postgresql with apt"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq postgresql >/dev/null
 fi
 say "ready"

@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-bash scripts/setup.sh --browser --registry --hosting || exit 2
+bash scripts/setup.sh --browser --registry --hosting --postgres || exit 2
 node scripts/build.mjs || exit 2
 bash js-tests/link-package.sh || exit 2
 
