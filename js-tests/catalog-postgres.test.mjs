@@ -19,7 +19,8 @@ const SPEC = { expectedItemCount: 40_000, targetFalsePositiveRate: 0.01 };
 const digests = splitDigests(packedDigests("postgres", 25_000));
 const hexOf = (digest) => Buffer.from(digest).toString("hex");
 // In CI the server must be there (scripts/test.sh installs it); elsewhere its absence skips.
-const skip = postgresBin() === undefined && process.env.CI !== "true" && "PostgreSQL not installed (bash scripts/setup.sh --postgres)";
+const skip =
+  postgresBin() === undefined && process.env.CI !== "true" && "PostgreSQL not installed (bash scripts/setup.sh --postgres)";
 
 function referenceFile(list, version) {
   const created = ArtifactBloomFilter.create(list, SPEC);
@@ -61,7 +62,10 @@ describe("postgresCatalog", { skip }, () => {
     for (let offset = 0; offset < list.length; offset += 1000) {
       const slice = list.slice(offset, offset + 1000);
       const values = slice.map((_, index) => `($${index + 1}, 1)`).join(", ");
-      await client.query(`INSERT INTO blobs (digest, size) VALUES ${values}`, slice.map((digest) => Buffer.from(digest)));
+      await client.query(
+        `INSERT INTO blobs (digest, size) VALUES ${values}`,
+        slice.map((digest) => Buffer.from(digest)),
+      );
     }
   }
 
@@ -110,7 +114,9 @@ describe("postgresCatalog", { skip }, () => {
     await writer.query("CREATE TABLE hex_blobs (digest text)");
     const list = digests.slice(0, 3000);
     for (let offset = 0; offset < list.length; offset += 500) {
-      const slice = list.slice(offset, offset + 500).map((digest, index) => (index % 2 ? hexOf(digest).toUpperCase() : hexOf(digest)));
+      const slice = list
+        .slice(offset, offset + 500)
+        .map((digest, index) => (index % 2 ? hexOf(digest).toUpperCase() : hexOf(digest)));
       const values = slice.map((_, index) => `($${index + 1}), ($${index + 1})`).join(", ");
       await writer.query(`INSERT INTO hex_blobs (digest) VALUES ${values}`, slice);
     }

@@ -86,7 +86,10 @@ describe("publishCatalog and buildCatalogSnapshot", () => {
 
   test("refusals are typed: a sorted source that is not, a bad digest (its index), over capacity", async () => {
     const sorted = distinct.slice(0, 10).sort(Buffer.compare);
-    const unsorted = await buildCatalogSnapshot({ catalogVersion: 1, digests: [sorted[0], sorted[2], sorted[1]], sorted: true }, SPEC);
+    const unsorted = await buildCatalogSnapshot(
+      { catalogVersion: 1, digests: [sorted[0], sorted[2], sorted[1]], sorted: true },
+      SPEC,
+    );
     assert.equal(unsorted.error, "unsortedInput");
     assert.match(unsorted.message, /digest 2 of the stream/);
     const bad = await buildCatalogSnapshot({ catalogVersion: 1, digests: [hexOf(sorted[0]), "not-a-digest"] }, SPEC);
@@ -95,7 +98,10 @@ describe("publishCatalog and buildCatalogSnapshot", () => {
     const small = { expectedItemCount: 5, targetFalsePositiveRate: 0.01 };
     const over = await buildCatalogSnapshot({ catalogVersion: 1, digests: sorted, sorted: true }, small);
     assert.equal(over.error, "capacityExceeded");
-    const duplicatesFit = await buildCatalogSnapshot({ catalogVersion: 1, digests: [...sorted.slice(0, 5), ...sorted.slice(0, 5)] }, small);
+    const duplicatesFit = await buildCatalogSnapshot(
+      { catalogVersion: 1, digests: [...sorted.slice(0, 5), ...sorted.slice(0, 5)] },
+      small,
+    );
     assert.equal(duplicatesFit.kind, "success", "capacity counts unique digests");
     assert.equal(duplicatesFit.value.uniqueCount, 5);
   });
@@ -112,7 +118,11 @@ describe("publishCatalog and buildCatalogSnapshot", () => {
       }
     }
     await assert.rejects(
-      publishCatalog(layout, { catalogVersion: 1, digests: digests() }, { ...SPEC, signal: controller.signal, runBytes: 32 * 4000, tempDir: temp }),
+      publishCatalog(
+        layout,
+        { catalogVersion: 1, digests: digests() },
+        { ...SPEC, signal: controller.signal, runBytes: 32 * 4000, tempDir: temp },
+      ),
       /stopped by the test/,
     );
     assert.deepEqual(await readdir(temp), []);

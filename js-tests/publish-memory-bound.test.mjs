@@ -38,7 +38,16 @@ describe("publish --binary of 4M digests: memory bounded by the filter and fixed
     await writeFile(join(dir.path, "big.bin"), list);
     await writeFile(join(dir.path, "small.bin"), unique.subarray(0, 1000 * 32));
     const publish = (input, out) =>
-      runCliWithPeak(["publish", "--binary", "--input", join(dir.path, input), ...SIZING, "--out", join(dir.path, out), "--json"]);
+      runCliWithPeak([
+        "publish",
+        "--binary",
+        "--input",
+        join(dir.path, input),
+        ...SIZING,
+        "--out",
+        join(dir.path, out),
+        "--json",
+      ]);
     const baseline = await publish("small.bin", "small.abf1");
     assert.equal(baseline.code, 0, baseline.stderr);
     const big = await publish("big.bin", "big.abf1");

@@ -180,52 +180,105 @@ class ChunkFiller {
  */
 export async function* hexDigestChunks(stream, counts, onProgress) {
   const filler = new ChunkFiller();
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let pending = ""; // the unfinished last line: at most MAX_LINE_LENGTH characters
+  // Lines are parsed as bytes (a digest line is ASCII): no string per line,
+  // so a 10M-line list costs what reading it does. `pending` holds the
+  // unfinished last line, at most MAX_LINE_LENGTH bytes.
+  let pending = new Uint8Array(0);
+  let first = true;
   const tooLong = () =>
     new UsageError(
       `line ${counts.lines + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
         + " (use --binary for packed 32-byte records)",
     );
+  /** One line (without its "\n") → a full chunk to hand on, or undefined. */
   const take = (line) => {
     if (line.length > MAX_LINE_LENGTH) throw tooLong();
     counts.lines += 1;
-    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-    const trimmed = text.trim();
-    if (trimmed === "" || trimmed.startsWith("#")) return undefined;
-    if (!isHexDigest(trimmed)) {
-      const shown = trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed;
-      throw new UsageError(`line ${counts.lines}: expected 64 hex digits (a SHA-256 digest), got "${shown}"`);
+    let start = 0;
+    let end = line.length;
+    while (start < end && isBlank(line[start])) start += 1;
+    while (end > start && isBlank(line[end - 1])) end -= 1;
+    if (start === end) return undefined;
+    if (end - start === 64) {
+      const digest = new Uint8Array(32);
+      let valid = true;
+      for (let i = 0; i < 32; i += 1) {
+        const high = HEX_VALUE[line[start + 2 * i]];
+        const low = HEX_VALUE[line[start + 2 * i + 1]];
+        if (high > 15 || low > 15) {
+          valid = false;
+          break;
+        }
+        digest[i] = (high << 4) | low;
+      }
+      if (valid) {
+        counts.digests += 1;
+        return filler.push(digest);
+      }
     }
-    counts.digests += 1;
-    return filler.push(hexToBytes(trimmed));
-  };
-  const decode = (chunk, more) => {
+    // Not a digest: a comment, or an error naming the line (text must be UTF-8).
+    let text;
     try {
-      return decoder.decode(chunk, { stream: more });
+      text = new TextDecoder("utf-8", { fatal: true }).decode(line.subarray(start, end));
     } catch {
-      throw new UsageError(`the input is not UTF-8 text near line ${counts.lines + 1}; use --binary for packed 32-byte records`);
+      throw new UsageError(`the input is not UTF-8 text near line ${counts.lines}; use --binary for packed 32-byte records`);
     }
+    if (text.startsWith("#")) return undefined;
+    const trimmed = text.trim();
+    if (trimmed === "") return undefined;
+    const shown = trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed;
+    throw new UsageError(`line ${counts.lines}: expected 64 hex digits (a SHA-256 digest), got "${shown}"`);
   };
-  for await (const chunk of stream) {
-    // `pending` is bounded, so joining it to the next chunk costs that chunk's length, never the line's.
-    const lines = (pending + decode(chunk, true)).split("\n");
-    pending = lines.pop();
-    for (const line of lines) {
+  for await (const received of stream) {
+    let chunk = received instanceof Uint8Array ? received : new TextEncoder().encode(String(received));
+    // A UTF-8 byte order mark at the very start is no part of the first line.
+    if (first && chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    first = false;
+    let lineStart = 0;
+    for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, lineStart)) {
+      let line = chunk.subarray(lineStart, index);
+      if (pending.length > 0) {
+        const joined = new Uint8Array(pending.length + line.length);
+        joined.set(pending);
+        joined.set(line, pending.length);
+        line = joined;
+        pending = new Uint8Array(0);
+      }
       const full = take(line);
       if (full !== undefined) yield full;
+      lineStart = index + 1;
     }
-    if (pending.length > MAX_LINE_LENGTH) throw tooLong();
+    const rest = chunk.subarray(lineStart);
+    if (pending.length + rest.length > MAX_LINE_LENGTH) throw tooLong();
+    const joined = new Uint8Array(pending.length + rest.length);
+    joined.set(pending);
+    joined.set(rest, pending.length);
+    pending = joined;
     onProgress?.(counts.digests, counts.lines);
   }
-  pending += decode(undefined, false);
-  if (pending !== "") {
+  if (pending.length > 0) {
     const full = take(pending);
     if (full !== undefined) yield full;
   }
   const rest = filler.rest();
   if (rest !== undefined) yield rest;
 }
+
+/** Space, tab, CR, vertical tab, form feed: what trims from a line's ends. */
+function isBlank(byte) {
+  return byte === 32 || byte === 9 || byte === 13 || byte === 11 || byte === 12;
+}
+
+/** Each byte's hex value, 255 for a byte that is not a hex digit. */
+const HEX_VALUE = (() => {
+  const table = new Uint8Array(256).fill(255);
+  for (let digit = 0; digit < 10; digit += 1) table[48 + digit] = digit;
+  for (let letter = 0; letter < 6; letter += 1) {
+    table[65 + letter] = 10 + letter;
+    table[97 + letter] = 10 + letter;
+  }
+  return table;
+})();
 
 /** readHexDigests's whole result: `{ packed, lines }` (small inputs: check's standard input, serve's list). */
 export async function readHexDigests(stream, onProgress) {
