@@ -790,6 +790,18 @@ const ROWS = [
     },
   ],
   ["SnapshotHolder", "onReplace", "callback", throws(/callback/), (v) => holder().onReplace(v)],
+  ["SnapshotHolder", "use", "use", throws(/use/), (v) => holder().use(v)],
+  [
+    "SnapshotHolder",
+    "lease",
+    "(none)",
+    ignored,
+    (v) => {
+      const { snapshot: leased, release } = v === NO_ARG ? holder().lease() : holder().lease(v);
+      release();
+      return leased.catalogVersion;
+    },
+  ],
   ["SnapshotHolder", "refreshFrom", "loader", throws(/loader/), (v) => holder().refreshFrom(v)],
   // A string is a URL to poll (a bad one fails each poll, counted); stopped at once.
   [
