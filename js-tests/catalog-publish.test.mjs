@@ -84,6 +84,35 @@ describe("publishCatalog and buildCatalogSnapshot", () => {
     assert.equal(again.error, "versionNotNewer", "publishToLayout's version rule");
   });
 
+  test("append: a store that only grows adds what arrived since; the result equals a full rebuild bit for bit", async () => {
+    const layout = join(dir.path, "append");
+    const first = await publishCatalog(
+      layout,
+      { catalogVersion: 1, digests: distinct.slice(0, 12_000) },
+      { ...SPEC, append: true },
+    );
+    assert.equal(first.kind, "success", first.message);
+    const next = await publishCatalog(layout, { catalogVersion: 2, digests: distinct.slice(12_000) }, { ...SPEC, append: true });
+    assert.equal(next.kind, "success", next.message);
+    assert.equal(next.value.uniqueCount, 20_000, "the continued version's count plus the new digests");
+    const manifest = JSON.parse(await readFile(join(layout, "manifest.json"), "utf8"));
+    assert.deepEqual(new Uint8Array(await readFile(join(layout, manifest.snapshot.url))), referenceFile(distinct, 2).bytes);
+    assert.equal(manifest.deltas.length, 1);
+    const other = await publishCatalog(
+      layout,
+      { catalogVersion: 3, digests: [] },
+      { ...SPEC, expectedItemCount: 50_000, append: true },
+    );
+    assert.equal(other.error, "layoutChanged");
+    const full = await publishCatalog(
+      layout,
+      { catalogVersion: 3, digests: splitDigests(packedDigests("catalog-more", 10_001)) },
+      { ...SPEC, append: true },
+    );
+    assert.equal(full.error, "capacityExceeded");
+    assert.match(full.message, /publish the whole catalog with a larger/);
+  });
+
   test("refusals are typed: a sorted source that is not, a bad digest (its index), over capacity", async () => {
     const sorted = distinct.slice(0, 10).sort(Buffer.compare);
     const unsorted = await buildCatalogSnapshot(

@@ -101,7 +101,7 @@ const MODULES = [
     name: "artifact_bloom_delta",
     cargo: ["--no-default-features", "--features", "delta-encode"],
     entry: "delta/index.js",
-    nodeEntry: "delta/index.js",
+    nodeEntry: "delta/node-entry.js",
     node: "delta/index",
     nodeShared: { "delta-main.js": "../node.cjs" },
     // lib/delta/delta-inputs.js instantiates it before it first stages an input.
@@ -387,6 +387,7 @@ for (const module of [...MODULES, SERVER_ENTRY]) {
   );
 }
 rmSync(join(pkg, "node-entry.js"));
+rmSync(join(pkg, "delta", "node-entry.js"));
 for (const module of MODULES) rmSync(join(pkg, nodeEmbeddingFile(module.name)));
 
 // Sizes, measured before the swap so a failure leaves the old pkg/ in place.

@@ -58,6 +58,24 @@ impl SortedBuilder {
         })
     }
 
+    /// A build that continues `filter` (a published version of a store
+    /// that only grows): its bits and count are kept, and the pieces add
+    /// the digests that arrived since — the caller vouches that they are
+    /// new (they are sorted and counted among themselves; a Bloom filter
+    /// cannot tell whether one was already in it). Capacity is the
+    /// filter's own expectedItemCount.
+    pub fn continuing(filter: ArtifactBloomFilter) -> Self {
+        let spec = *filter.spec();
+        SortedBuilder {
+            unique: filter.inserted_item_count(),
+            filter,
+            expected_item_count: spec.expected_item_count,
+            last: None,
+            seen: 0,
+            fresh: Vec::new(),
+        }
+    }
+
     /// Adds the next piece: whole 32-byte records, ascending, continuing the
     /// previous piece. Returns how many were new. A refused piece adds
     /// nothing (the build stays as it was before it).
@@ -172,6 +190,19 @@ mod tests {
         assert_eq!(builder.unique_count(), 4);
         builder.push(&unique[4..].concat()).unwrap();
         assert_eq!(builder.finish(), ArtifactBloomFilter::create_packed(&unique.concat(), &SPEC).unwrap());
+    }
+
+    #[test]
+    fn continuing_a_filter_with_the_new_digests_equals_the_full_build() {
+        let unique = sorted_unique(0..4000);
+        let (old, new): (Vec<_>, Vec<_>) = unique.iter().enumerate().partition(|(index, _)| index % 3 != 0);
+        let old: Vec<[u8; DIGEST_LENGTH]> = old.into_iter().map(|(_, d)| *d).collect();
+        let new: Vec<[u8; DIGEST_LENGTH]> = new.into_iter().map(|(_, d)| *d).collect();
+        let mut first = SortedBuilder::new(&SPEC).unwrap();
+        first.push(&old.concat()).unwrap();
+        let mut next = SortedBuilder::continuing(first.finish());
+        next.push(&new.concat()).unwrap();
+        assert_eq!(next.finish(), ArtifactBloomFilter::create_packed(&unique.concat(), &SPEC).unwrap());
     }
 
     #[test]

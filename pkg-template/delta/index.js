@@ -6,7 +6,3 @@
 // index.cjs, built from this file by scripts/build.mjs, which share the main
 // entry's node.cjs (one ArtifactBloomFilter class, one main wasm instance).
 export * from "../lib/delta.js";
-// Internal, for artifact-bloom/server (lib/server/server-delta.js, which the
-// Node build maps to this bundle): its sorted-stream build runs in this
-// module's wasm. Not in the types (lib/delta.js declares the entry).
-export { _SortedBuild, _sortUniqueRun } from "../lib/delta/sorted-build.js";

@@ -39,6 +39,16 @@ impl RawSortedBuilder {
         Ok(RawSortedBuilder { inner: Some(inner) })
     }
 
+    /// A build continuing the staged ABF1 file (SortedBuilder::continuing),
+    /// or the file's load error (`badMagic`, `checksumMismatch`, …).
+    #[wasm_bindgen(js_name = continuingStaged)]
+    pub fn continuing_staged(staged: usize) -> Result<RawSortedBuilder, JsValue> {
+        with_input(staged, |file| {
+            let snapshot = abf1::decode(file).map_err(|e| error::coded(&e))?;
+            Ok(RawSortedBuilder { inner: Some(SortedBuilder::continuing(snapshot.filter)) })
+        })
+    }
+
     /// Adds the `staged` bytes (ascending whole digests, continuing the
     /// previous piece) → how many were new; `unsortedInput` (with the
     /// stream index), `capacityExceeded`, `invalidDigest`, `outOfMemory`.

@@ -55,6 +55,7 @@ import init, {
   type HttpClientErrorCode,
   type OciRegistryErrorCode,
   type OciRegistryRepositoryOptions,
+  type TlsProblemKind,
   type RegistryCredentials,
   type RegistryRequestCounts,
   type SnapshotDeltaApplyError,
@@ -243,6 +244,7 @@ export async function useClientsAndDeltas(
   const registry = new OciRegistryRepository("https://registry.example", "team/app", ociOptions);
   const counts: RegistryRequestCounts | undefined = undefined;
   const ociCode: OciRegistryErrorCode = "unauthorized";
+  const tlsProblem: TlsProblemKind | undefined = new OciRegistryError("x", { code: "networkError" }).tlsProblem;
   const isRegistryError = (error: unknown): boolean => error instanceof OciRegistryError;
 
   const delta: SnapshotDeltaResult<Uint8Array, SnapshotDeltaEncodeError> = encodeSnapshotDelta(base, target);
@@ -269,6 +271,7 @@ export async function useClientsAndDeltas(
     registry,
     counts,
     ociCode,
+    tlsProblem,
     isRegistryError,
     applied,
     composed,

@@ -69,6 +69,11 @@ export async function fetchThroughCache(url, cachePath) {
     throw new UsageError(`cannot fetch --snapshot ${url}: ${error.message}`);
   }
   const baseCatalogVersion = base?.catalogVersion ?? null;
+  if (result.kind === "failure" && result.error === "stale" && base !== undefined) {
+    // A manifest older than the cache (an edge or origin behind): the cache stays, nothing was downloaded.
+    notes.push(`--snapshot ${url}: ${result.message}; using --snapshot-cache ${cachePath}`);
+    return { snapshot: base, notes, transfer: { from: "cache", bytes: 0, fullBytes: null, baseCatalogVersion } };
+  }
   if (result.kind === "failure" && result.error === "notModified" && base !== undefined) {
     // A manifest that changed but names the cached snapshot carries its new validator.
     if ("etag" in result) await writeValidator(cachePath, url, base.header.checksum, result);

@@ -6,6 +6,7 @@
 // carries none of it.
 
 import { RawSortedBuilder, sortUniqueStaged } from "../../artifact_bloom_delta.js";
+import { isUint8Array } from "../core/errors.js";
 import { failureOf } from "../core/errors.js";
 import { success } from "../core/results.js";
 import { stageInput } from "./delta-inputs.js";
@@ -37,6 +38,21 @@ export class _SortedBuild {
     // Staging first instantiates the module (its first use).
     stageInput(0);
     return attempt(() => new _SortedBuild(new RawSortedBuilder(spec.expectedItemCount, spec.targetFalsePositiveRate)));
+  }
+
+  /**
+   * A build continuing the ABF1 file `base` (its bits, count and spec): the
+   * pieces add the digests that arrived since it (a store that only grows).
+   *
+   * @param {Uint8Array} base
+   * @returns {{ kind: "success"; value: _SortedBuild } | { kind: "failure"; error: string; message: string }}
+   */
+  static continuing(base) {
+    if (!isUint8Array(base)) throw new TypeError("base: expected the ABF1 bytes of the version to continue");
+    return attempt(() => {
+      stageInput(base.byteLength).set(base);
+      return new _SortedBuild(RawSortedBuilder.continuingStaged(base.byteLength));
+    });
   }
 
   /**

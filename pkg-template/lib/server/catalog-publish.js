@@ -11,7 +11,10 @@
 import { typeError } from "../core/errors.js";
 import { failure } from "../core/results.js";
 import { DEFAULT_RUN_BYTES, externalSort, packedChunks, StreamFailure } from "./catalog-stream.js";
+import { parseLayoutManifest } from "../layout/manifest.js";
 import { publishToLayout } from "./layout-publish.js";
+import { directoryLayoutStore } from "./layout-store.js";
+import { readSnapshotHeader } from "./server-main.js";
 import { _SortedBuild } from "./server-delta.js";
 
 /**
@@ -34,8 +37,13 @@ import { _SortedBuild } from "./server-delta.js";
  * keep them from version to version, so deltas exist), publishToLayout's
  * (`deltaHistory`, `pruneAfterMs`, `now`), `signal` (checked between
  * chunks: an abort rejects with its reason and publishes nothing),
- * `tempDir` (for an unsorted source's runs; default the OS temp dir) and
- * `runBytes` (one run, default 32 MiB).
+ * `tempDir` (for an unsorted source's runs; default the OS temp dir),
+ * `runBytes` (one run, default 32 MiB), and for a store that only grows
+ * `append: true` (publishCatalog: the source holds only the digests added
+ * since the layout's current version, which is continued without a
+ * rebuild; the layout's spec must be the options', and a layout that
+ * fills up is `capacityExceeded`: publish the whole catalog with a larger
+ * one) — buildCatalogSnapshot takes that version's ABF1 bytes as `base`.
  *
  * @typedef {{
  *   expectedItemCount: number;
@@ -46,6 +54,8 @@ import { _SortedBuild } from "./server-delta.js";
  *   signal?: AbortSignal;
  *   tempDir?: string;
  *   runBytes?: number;
+ *   append?: boolean;
+ *   base?: Uint8Array;
  * }} PublishCatalogOptions
  */
 
@@ -69,7 +79,32 @@ import { _SortedBuild } from "./server-delta.js";
  * @param {PublishCatalogOptions} options
  */
 export async function publishCatalog(layout, source, options) {
-  const built = await buildCatalogSnapshot(source, options);
+  /** @type {Uint8Array | undefined} */
+  let base;
+  if (options?.append === true) {
+    const current = await currentSnapshot(typeof layout === "string" ? directoryLayoutStore(layout) : layout);
+    if (current.kind === "failure") return current;
+    base = current.value;
+    if (base !== undefined) {
+      const header = readSnapshotHeader(base);
+      if (header.kind === "failure") return failure("invalidLayout", `the layout's snapshot does not read: ${header.message}`);
+      const { expectedItemCount, targetFpp } = header.value;
+      if (expectedItemCount !== options.expectedItemCount || targetFpp !== options.targetFalsePositiveRate) {
+        return failure(
+          "layoutChanged",
+          `append continues the layout's snapshot (expectedItemCount ${expectedItemCount}, p = ${targetFpp}), `
+            + `not one of ${options.expectedItemCount}, p = ${options.targetFalsePositiveRate}: publish the full catalog to change the layout`,
+        );
+      }
+    }
+  }
+  const built = await buildCatalogSnapshot(source, base === undefined ? options : { ...options, base });
+  if (built.kind === "failure" && built.error === "capacityExceeded" && base !== undefined) {
+    return failure(
+      "capacityExceeded",
+      `the layout is full (expectedItemCount ${options.expectedItemCount}): publish the whole catalog with a larger one (a new full snapshot)`,
+    );
+  }
   if (built.kind === "failure") return built;
   const { bytes, uniqueCount } = built.value;
   const published = await publishToLayout(layout, bytes, {
@@ -103,10 +138,13 @@ export async function buildCatalogSnapshot(source, options) {
     throw typeError("source", "{ catalogVersion, digests, sorted? } or a loader returning one", resolved);
   }
   const { catalogVersion, digests, sorted = false } = resolved;
-  const started = _SortedBuild.start({
-    expectedItemCount: options.expectedItemCount,
-    targetFalsePositiveRate: options.targetFalsePositiveRate,
-  });
+  const started =
+    options.base === undefined
+      ? _SortedBuild.start({
+          expectedItemCount: options.expectedItemCount,
+          targetFalsePositiveRate: options.targetFalsePositiveRate,
+        })
+      : _SortedBuild.continuing(options.base);
   if (started.kind === "failure") return started;
   const build = started.value;
   try {
@@ -130,6 +168,23 @@ export async function buildCatalogSnapshot(source, options) {
   } finally {
     build.free();
   }
+}
+
+/**
+ * The layout's current snapshot file (the one its manifest names), or
+ * undefined when nothing is published yet.
+ *
+ * @param {LayoutStore} store
+ * @returns {Promise<{ kind: "success"; value: Uint8Array | undefined } | { kind: "failure"; error: string; message: string }>}
+ */
+async function currentSnapshot(store) {
+  const manifestBytes = await store.read("manifest.json");
+  if (manifestBytes === undefined) return { kind: "success", value: undefined };
+  const manifest = parseLayoutManifest(manifestBytes);
+  if (manifest.kind === "failure") return failure("invalidLayout", `manifest.json does not read: ${manifest.message}`);
+  const bytes = await store.read(manifest.value.snapshot.url);
+  if (bytes === undefined) return failure("invalidLayout", `the manifest's snapshot ${manifest.value.snapshot.url} is missing`);
+  return { kind: "success", value: bytes };
 }
 
 /** Yields to the event loop (a macrotask: timers and I/O run). */
