@@ -179,7 +179,7 @@ export async function measurePollCosts({ pkg, tree, hosts }) {
     for (const host of hosts) await host.settle?.();
     // Polls come minutes apart in use; here they would follow a publish
     // within its second, when a Last-Modified is a weak validator (RFC 9110
-    // §8.8.2.2: the client never sends it) and an etag-less host would be
+    // §8.8.2, "Comparison": the client never sends it) and an etag-less host would be
     // measured downloading what a real poller revalidates. 1.1 s puts the
     // answers' Date (whole seconds) at least one second past every mtime.
     await sleep(1100);

@@ -10,7 +10,7 @@ import { readBoundedText } from "../bounded-file.mjs";
 /** A validator file is a few hundred bytes; more is not one. */
 const VALIDATOR_LIMIT = 16 * 1024;
 /**
- * A Last-Modified this close to now may be weak (RFC 9110 §8.8.2.2: the
+ * A Last-Modified this close to now may be weak (RFC 9110 §8.8.2, "Comparison": the
  * file can change again within its second keeping the date): not kept.
  */
 const WEAK_DATE_MS = 2000;

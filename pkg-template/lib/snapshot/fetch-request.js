@@ -143,7 +143,7 @@ export function metaOf(settings, response) {
   const header = response.headers.get("last-modified");
   const lastModified = header ? new Date(header) : undefined;
   const date = Date.parse(response.headers.get("date") ?? "");
-  // RFC 9110 §8.8.2.2: a Last-Modified less than a second before the
+  // RFC 9110 §8.8.2, "Comparison": a Last-Modified less than a second before the
   // answer's Date is weak. The file may change again within that second
   // keeping its date, so If-Modified-Since with it could be answered 304
   // for a newer file (a manifest rewritten by two publishes in one
