@@ -49,7 +49,7 @@ describe("Node entry points", () => {
     // undefined for every export (issue 22). The bridge it imports is not
     // marked, so every interop gives its module object.
     const root = dirname(require.resolve("artifact-bloom/package.json"));
-    for (const face of ["node.mjs", "variants/index.mjs", "delta/index.mjs", "server/index.mjs"]) {
+    for (const face of ["node.mjs", "variants/index.mjs", "delta/index.mjs", "server/index.mjs", "oci/index.mjs"]) {
       const source = readFileSync(join(root, face), "utf8");
       const bridgeName = /^import bridge from "\.\/([^"]+-bridge\.cjs)";$/m.exec(source)?.[1];
       assert.ok(bridgeName, `${face} imports no bridge`);
@@ -134,7 +134,7 @@ describe("package.json of the built package", () => {
   test("each .d.cts is a copy of its .d.ts (one source of declarations)", () => {
     // The copy differs only in its relative specifiers ("./x.js" → "./x.cjs"),
     // so a CommonJS-typed entry imports only CommonJS-typed files.
-    for (const types of ["index.d.ts", "variants/index.d.ts", "delta/index.d.ts", "server/index.d.ts"]) {
+    for (const types of ["index.d.ts", "variants/index.d.ts", "delta/index.d.ts", "server/index.d.ts", "oci/index.d.ts"]) {
       const cts = types.replace(/\.d\.ts$/, ".d.cts");
       const asEsm = readFileSync(join(root, cts), "utf8").replace(/("\.\.?\/[^"]*)\.cjs"/g, '$1.js"');
       assert.equal(asEsm, readFileSync(join(root, types), "utf8"), cts);

@@ -82,7 +82,9 @@ const MODULES = [
     node: "node",
     // SnapshotHolder's lazily imported delta apply: the delta entry's own
     // bundle, so Node embeds and instantiates the delta module once.
-    nodeShared: { "delta-apply.js": "./delta/index.cjs" },
+    // The OCI client: the /oci entry's bundle (no wasm), so OciRegistryError
+    // is one class whichever entry a program imports it from.
+    nodeShared: { "delta-apply.js": "./delta/index.cjs", "oci-repository.js": "./oci/index.cjs" },
     // A process that imports the package and never queries compiles nothing:
     // compiling it is ≈ 5 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
     instantiated: "on first use",
@@ -121,6 +123,13 @@ const SERVER_ENTRY = {
   node: "server/index",
   nodeShared: { "server-main.js": "../node.cjs", "server-delta.js": "../delta/index.cjs" },
 };
+
+/**
+ * `artifact-bloom/oci`: the OCI Distribution client, pure JavaScript. Node
+ * bundles only; built first, since the main entry's node.cjs requires it
+ * (its OciRegistryError and OciRegistryRepository).
+ */
+const OCI_ENTRY = { label: "oci", nodeEntry: "oci/index.js", node: "oci/index" };
 
 /**
  * An esbuild plugin that leaves each module of `shared` (by file name) out
@@ -335,7 +344,7 @@ await buildWorkerdEntries(pkg, MODULES);
 // explicitly so static `import { X }` works on every Node ≥ 20.
 const require = createRequire(import.meta.url);
 const exportsOf = {};
-for (const module of [...MODULES, SERVER_ENTRY]) {
+for (const module of [OCI_ENTRY, ...MODULES, SERVER_ENTRY]) {
   const cjs = join(pkg, `${module.node}.cjs`);
   await esbuild.build({
     entryPoints: [join(pkg, module.nodeEntry)],
