@@ -185,7 +185,7 @@ describe("the registry limits in the usage are the client's", () => {
     const ran = await runCli(["publish", "--help"]);
     assert.equal(ran.code, 0);
     const limits =
-      /a manifest or index\s+(\d+) MiB \(the distribution spec's\), a tag page (\d+) MiB, a\s+token answer (\d+) MiB/.exec(
+      /a\s+manifest\s+or\s+index\s+(\d+)\s+MiB\s+\(the\s+distribution\s+spec's\),\s+a\s+tag\s+page\s+(\d+)\s+MiB,\s+a\s+token\s+answer\s+(\d+)\s+MiB/.exec(
         ran.stdout,
       );
     assert.ok(limits, ran.stdout);

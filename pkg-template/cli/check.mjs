@@ -1,12 +1,15 @@
 // `artifact-bloom check`: precheck files or digests against a snapshot.
 import { EXIT_OK, UsageError, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { TLS_OPTIONS, TLS_HELP } from "./option-groups.mjs";
+import { TLS_OPTIONS } from "./option-groups.mjs";
+import { helpText } from "./option-table.mjs";
 
-export const HELP = `Usage: artifact-bloom check PATH|URL [FILE|HEX|- ...] [--json]
-                            [--ca-file PEM | --tls-verify=false]
-
-Loads the snapshot at PATH — or fetches it from an http(s) URL: a layout's
+/** @type {import("./option-table.mjs").CommandSpec} */
+export const COMMAND = {
+  name: "check",
+  usage: ["PATH|URL FILE|HEX|- ..."],
+  allowPositionals: true,
+  about: `Loads the snapshot at PATH — or fetches it from an http(s) URL: a layout's
 manifest.json (publish --layout) is followed to the snapshot it names, any
 other URL is the snapshot itself — then for each argument prints "absent"
 (definitely not in the catalog: skip the remote lookup) or "maybe" (ask the
@@ -18,21 +21,23 @@ SHA-256 as a stream (node:crypto, the fastest hash in Node).
 Each item is one line: "VERDICT DIGEST  FILE". A file name holding a
 backslash, a newline or a carriage return is escaped as sha256sum does: the
 line starts with "\\" and the name has "\\\\", "\\n" and "\\r" for them, so
-one file is always one line (--json gives names as JSON strings).
-
-${EXIT_CODES_HELP}
+one file is always one line (--json gives names as JSON strings).`,
+  options: {
+    json: { type: "boolean", default: false, help: "print the snapshot's catalogVersion and the results as JSON" },
+    ...TLS_OPTIONS,
+  },
+  notes: [
+    `${EXIT_CODES_HELP}
 For check: 0 every item was checked, 1 the snapshot does not load,
 2 bad arguments, a line of standard input that is not a digest, an
-unreadable file, or a URL that cannot be fetched.
+unreadable file, or a URL that cannot be fetched.`,
+  ],
+};
 
-${TLS_HELP}`;
+const HELP = helpText(COMMAND);
 
 export async function check(argv) {
-  const parsed = parseCommand(argv, {
-    help: HELP,
-    allowPositionals: true,
-    options: { json: { type: "boolean", default: false }, ...TLS_OPTIONS },
-  });
+  const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
   const [path, ...items] = parsed.positionals;
   if (path === undefined) throw new UsageError(`check needs a snapshot PATH\n\n${HELP}`);

@@ -3,12 +3,15 @@
 import { resolve } from "node:path";
 import { EXIT_OK, UsageError, integerOption, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { ALLOW_VERSION_REUSE, VERSION_RULE_HELP } from "./option-groups.mjs";
+import { VERSION_RULE_NOTE, VERSION_RULE_OPTIONS } from "./option-groups.mjs";
+import { helpText } from "./option-table.mjs";
 
-export const HELP = `Usage: artifact-bloom merge A.abf1 B.abf1 [...] --catalog-version V --out OUT
-                            [--allow-version-reuse]
-
-OR-merges partial snapshots into one. Every input must have the same bitCount,
+/** @type {import("./option-table.mjs").CommandSpec} */
+export const COMMAND = {
+  name: "merge",
+  usage: ["A.abf1 B.abf1 [...]"],
+  allowPositionals: true,
+  about: `OR-merges partial snapshots into one. Every input must have the same bitCount,
 hashCount and hash protocol (build the shards with the same --expected-items
 and --fpp), else the merge fails with incompatibleFilters. OUT is written to a
 temporary file, fsynced, reloaded and renamed into place atomically (a
@@ -26,26 +29,26 @@ insertedItemCount of the result — the rule:
   - If that sum exceeds the layout's expectedItemCount, the merge is refused
     (exit 1) and says so with both numbers: no loader accepts a snapshot
     claiming more digests than it was sized for. Build the shards with a
-    larger --expected-items, or publish the union of their digest lists.
-
-${VERSION_RULE_HELP}
-
-${EXIT_CODES_HELP}
+    larger --expected-items, or publish the union of their digest lists.`,
+  options: {
+    "catalog-version": { type: "string", arg: "V", required: true, help: "the merged snapshot's catalogVersion (0 .. 2^53-1)" },
+    out: { type: "string", arg: "OUT", required: true, help: "the snapshot to write or replace" },
+    ...VERSION_RULE_OPTIONS,
+  },
+  notes: [
+    VERSION_RULE_NOTE,
+    `${EXIT_CODES_HELP}
 For merge: 0 merged, 1 an input does not load, the inputs are incompatible,
 their counts exceed expectedItemCount, or the version rule refused, 2 bad
 arguments, unreadable inputs or an output error (one line naming OUT and the
-cause).`;
+cause).`,
+  ],
+};
+
+const HELP = helpText(COMMAND);
 
 export async function merge(argv) {
-  const parsed = parseCommand(argv, {
-    help: HELP,
-    allowPositionals: true,
-    options: {
-      "catalog-version": { type: "string" },
-      out: { type: "string" },
-      [ALLOW_VERSION_REUSE]: { type: "boolean", default: false },
-    },
-  });
+  const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
   const inputs = parsed.positionals;
   if (inputs.length < 2) throw new UsageError(`merge needs at least two snapshots\n\n${HELP}`);

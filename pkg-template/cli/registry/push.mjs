@@ -6,15 +6,15 @@
 // ./push-run.mjs does it.
 import { EXIT_OK, UsageError, parseCommand } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
-import { REGISTRY_HELP, REGISTRY_OPTIONS, STALENESS_HELP, STALENESS_OPTIONS, STALENESS_SUMMARY_HELP } from "../option-groups.mjs";
+import { CREDENTIALS_NOTE, REGISTRY_OPTIONS, STALENESS_NOTE, STALENESS_OPTIONS } from "../option-groups.mjs";
+import { helpText } from "../option-table.mjs";
 
-export const HELP = `Usage: artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME:TAG --snapshot PATH_OR_URL
-       artifact-bloom push LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME@sha256:DIGEST --snapshot …
-                          [--plain-http] [--json] [--chunk-size BYTES] [--concurrency N]
-                          [--ca-file PEM | --tls-verify=false]
-                          [--verify-absent-above BYTES|none] [--snapshot-cache FILE]
-
-Pushes one image of the OCI image layout LAYOUT_DIR to NAME on the registry:
+/** @type {import("../option-table.mjs").CommandSpec} */
+export const COMMAND = {
+  name: "push",
+  usage: ["LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME:TAG", "LAYOUT_DIR[:ENTRY] HOST[:PORT]/NAME@sha256:DIGEST --snapshot …"],
+  allowPositionals: true,
+  about: `Pushes one image of the OCI image layout LAYOUT_DIR to NAME on the registry:
 the index.json entry named ENTRY (org.opencontainers.image.ref.name) when
 given, else the entry named TAG (or with that DIGEST), else the layout's
 only entry. With :TAG the image is tagged TAG (ENTRY and TAG may differ);
@@ -30,20 +30,33 @@ snapshot (from "artifact-bloom publish --from-registry"):
   maybe              HEAD; uploaded only if the registry answers 404
 
 Then every manifest is PUT (an index's children by digest, the root one
-by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.
-
-  --snapshot P|URL     the repository's ABF1 snapshot (a file, or http(s) URL)
-  --plain-http         talk http:// instead of https:// (to a registry that
-                       speaks TLS this fails with "the server speaks TLS")
-  --chunk-size BYTES   upload blobs larger than this in PATCH chunks of this
-                       size (each streamed from disk). Default: every blob
-                       streams from disk in ONE request (POST, then PUT)
-  --concurrency N      blob uploads and HEADs in flight (default 4)
-  --json               print the summary as JSON
-${STALENESS_HELP}
-${REGISTRY_HELP}
-
-Summary: blobs (config + layers), headRequests, headsSkipped (definitely
+by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.`,
+  options: {
+    snapshot: {
+      type: "string",
+      arg: "P|URL",
+      required: true,
+      help: "the repository's ABF1 snapshot (a file, or an http(s) URL: a layout's manifest.json or the snapshot itself)",
+    },
+    "plain-http": {
+      type: "boolean",
+      default: false,
+      help: 'talk http:// instead of https:// (to a registry that speaks TLS this fails with "the server speaks TLS")',
+    },
+    json: { type: "boolean", default: false, help: "print the summary as JSON" },
+    "chunk-size": {
+      type: "string",
+      arg: "BYTES",
+      help:
+        "upload blobs larger than this in PATCH chunks of this size (each streamed from disk). Default: every blob "
+        + "streams from disk in ONE request (POST, then PUT)",
+    },
+    concurrency: { type: "string", arg: "N", help: "blob uploads and HEADs in flight (default 4)" },
+    ...STALENESS_OPTIONS,
+    ...REGISTRY_OPTIONS,
+  },
+  notes: [
+    `Summary: blobs (config + layers), headRequests, headsSkipped (definitely
 absent: no HEAD), falsePositives (maybe, then 404, and not one of the
 snapshot's digests), staleDeleted (maybe, then 404, one of its digests),
 verifiedAbsent / absentButPresent (+Bytes: upload saved) for
@@ -59,30 +72,21 @@ failedBlobs names every blob that failed.
 
 Progress of blobs over 8 MiB goes to standard error: a live line per blob on
 a terminal, else a line every 5 s per blob (done/total, rate); "uploaded"
-only once the registry committed the blob.
-
-${STALENESS_SUMMARY_HELP}
-
-${EXIT_CODES_HELP}
+only once the registry committed the blob.`,
+    STALENESS_NOTE,
+    CREDENTIALS_NOTE,
+    `${EXIT_CODES_HELP}
 For push: 3 means the push failed (registry error, unreachable, credentials
 refused, digest mismatch); the summary lists only what was really uploaded,
 and the tag is not written. 2: bad arguments, reference, layout, snapshot or
-credential configuration; nothing was sent.`;
+credential configuration; nothing was sent.`,
+  ],
+};
+
+const HELP = helpText(COMMAND);
 
 export async function push(argv) {
-  const parsed = parseCommand(argv, {
-    help: HELP,
-    allowPositionals: true,
-    options: {
-      snapshot: { type: "string" },
-      "plain-http": { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
-      "chunk-size": { type: "string" },
-      concurrency: { type: "string" },
-      ...STALENESS_OPTIONS,
-      ...REGISTRY_OPTIONS,
-    },
-  });
+  const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
   const { values, positionals } = parsed;
   if (positionals.length !== 2) {
