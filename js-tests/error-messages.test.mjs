@@ -140,14 +140,15 @@ test("the main wasm holds no message text: the sentences live in lib/core/errors
 });
 
 // The other filters take the same path: the wasm sends a code and the filter's
-// name, and lib/variants/variant-messages.js holds the sentence. Every code declared
-// in src/variants/ (the `coded_errors!` blocks) must have one, and nothing else.
+// name, and lib/variants/variant-messages.js holds the sentence, its one home
+// (the Rust declares only codes). Every code declared in src/variants/ (the
+// `coded_errors!` blocks) must have one, and nothing else.
 test("every code of the other filters has its sentence in JS, and the wasm sends only codes", async () => {
   const { VARIANT_MESSAGES } = await import(new URL("lib/variants/variant-messages.js", PACKAGE).href);
   for (const filter of ["tlbf", "mergeable", "scalable", "sizing"]) {
     const source = readFileSync(fileURLToPath(new URL(`../src/variants/${filter}.rs`, import.meta.url)), "utf8");
     const block = source.slice(source.indexOf("coded_errors! {"));
-    const declared = [...block.slice(0, block.indexOf("\n}\n")).matchAll(/=> \("(\w+)",/g)].map((match) => match[1]);
+    const declared = [...block.slice(0, block.indexOf("\n}\n")).matchAll(/=> "(\w+)",/g)].map((match) => match[1]);
     assert.ok(declared.length >= 3, `found the codes of ${filter}`);
     assert.deepEqual(Object.keys(VARIANT_MESSAGES[filter]).sort(), declared.sort(), `${filter}: JS sentences vs Rust codes`);
   }
