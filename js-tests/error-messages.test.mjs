@@ -95,8 +95,9 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
     { code: "invalidHeader", field: "reserved", got: 7 },
   );
   // Delta calls are the delta module's and read staged input (the package's
-  // own staging, as lib/delta/delta-apply.js does).
-  (await import(new URL("artifact_bloom_delta_embedded.js", PACKAGE).href)).instantiate();
+  // own staging, as lib/delta/delta-apply.js does); its instance module hands
+  // the glue its instantiation, as the main one's does above.
+  await import(new URL("artifact_bloom_delta_instance.js", PACKAGE).href);
   const rawDelta = await import(new URL("artifact_bloom_delta.js", PACKAGE).href);
   const { stagingFor } = await import(new URL("lib/wasm/staging.js", PACKAGE).href);
   const { toWasm } = stagingFor(rawDelta.inputBuffer, rawDelta.wasmMemory);
