@@ -5,7 +5,7 @@
 //      wasm-bindgen (web target): the main module (default features: the
 //      artifact filter, ABF1, SHA-256), the variants
 //      module (`--no-default-features --features variants`: TLBF, mergeable,
-//      scalable, sizing) and the delta module (`--features delta-encode`:
+//      scalable, sizing) and the delta module (`--features delta`:
 //      ABD1 deltas: encode, compose and apply), so the main
 //      entry carries neither;
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
@@ -99,7 +99,7 @@ const MODULES = [
   {
     label: "delta",
     name: "artifact_bloom_delta",
-    cargo: ["--no-default-features", "--features", "delta-encode"],
+    cargo: ["--no-default-features", "--features", "delta"],
     entry: "delta/index.js",
     nodeEntry: "delta/node-entry.js",
     node: "delta/index",
