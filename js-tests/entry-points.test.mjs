@@ -158,7 +158,7 @@ describe("package.json of the built package", () => {
 });
 
 describe("the browser entry (web.js) in Node, as a bundler would load it", () => {
-  test("works at import, with no init call, and answers identically to the Node build", async () => {
+  test("works once imported, with no init call, and answers identically to the Node build", async () => {
     const root = dirname(require.resolve("artifact-bloom/package.json"));
     const web = await import(pathToFileURL(join(root, "web.js")).href);
     assert.notEqual(web.ArtifactBloomFilter, ArtifactBloomFilter, "a separate (web) module graph");

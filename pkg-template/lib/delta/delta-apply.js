@@ -17,7 +17,6 @@
 // `{ kind: "success", value }` or `{ kind: "failure", error, message }`; a
 // wrong argument type throws.
 
-// The main entry first: its instance must exist before its lib modules load.
 import { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./delta-main.js";
 import "./delta-messages.js";
 import {

@@ -10,7 +10,6 @@
 // (src/delta/). Results are `{ kind: "success", value }` or
 // `{ kind: "failure", error, message }`; a wrong argument type throws.
 
-// The main entry first: its instance must exist before its lib modules load.
 import { _encodeSnapshotUnsealed } from "./delta-main.js";
 import { composeDeltas, encodeDeltaOfFiles } from "../../artifact_bloom_delta.js";
 import { load } from "../core/checks.js";

@@ -4,7 +4,6 @@
 // back in the delta module (one staging state for the module, as the main
 // entry has one for its own).
 
-// The main entry first: its instance must exist before its lib modules load.
 import { _checkSnapshot } from "./delta-main.js";
 import "./delta-messages.js";
 // The delta module's instantiation handed to its glue, which calls it on
