@@ -242,6 +242,7 @@ describe("consumers of the packed tarball", () => {
       "artifact_bloom_instance.js",
       "artifact_bloom_embedded.js",
       "artifact_bloom_delta_embedded.js",
+      "artifact_bloom_delta_instance.js",
       "LICENSE-MIT",
       "LICENSE-APACHE",
       "README.md",
