@@ -3,14 +3,30 @@
 // bounded waits, and collect what each consumer answered.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-/** Inside the repo (git-ignored): bundlers and TypeScript resolve from the repo's node_modules by parent lookup. */
-export const WORK = join(REPO, "test-output", "consumers");
+/**
+ * Where a test process builds its consumer projects: a temp directory, since
+ * tests never write inside the checkout. Its node_modules is a link to the
+ * repository's, so the projects below it resolve the bundlers, TypeScript and
+ * the frameworks by parent lookup as they would inside the repository. One
+ * per process (node --test runs each file in its own), removed at exit (the
+ * link, not what it points at).
+ */
+export const CONSUMER_ROOT = consumerRoot();
+export const WORK = join(CONSUMER_ROOT, "consumers");
+
+function consumerRoot() {
+  const root = mkdtempSync(join(tmpdir(), "artifact-bloom-consumers-"));
+  symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"), "dir");
+  process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 export const BIN = join(REPO, "node_modules", ".bin");
 

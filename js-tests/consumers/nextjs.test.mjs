@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ArtifactBloomFilter } from "artifact-bloom";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
-import { BIN, REPO, TIMEOUT_MS, freshProject, packPackage, run } from "./harness.mjs";
+import { BIN, CONSUMER_ROOT, REPO, TIMEOUT_MS, freshProject, packPackage, run } from "./harness.mjs";
 
-const work = join(REPO, "test-output", "consumers-next");
+const work = join(CONSUMER_ROOT, "consumers-next");
 const nextVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "next", "package.json"), "utf8")).version;
 const env = { NEXT_TELEMETRY_DISABLED: "1" };
 

@@ -1,6 +1,6 @@
 // `artifact-bloom publish`: build an ABF1 snapshot from a digest list and
-// replace the previous one atomically. The sequence is the seed's Snapshot
-// Publisher: complete the new filter → validate it → replace.
+// replace the previous one atomically: complete the new filter → validate
+// it → replace.
 import { resolve } from "node:path";
 import { EXIT_OK, UsageError, integerOption, numberOption, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
