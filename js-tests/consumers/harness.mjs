@@ -1,7 +1,7 @@
 // Pieces of the consumers test: pack and install the package as a user
 // does, serve files on 127.0.0.1, run Node programs and Chromium pages with
 // bounded waits, and collect what each consumer answered.
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,10 +21,33 @@ export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CONSUMER_ROOT = consumerRoot();
 export const WORK = join(CONSUMER_ROOT, "consumers");
 
-function consumerRoot() {
+/**
+ * A temp root for consumer projects (see CONSUMER_ROOT), removed at exit.
+ * `realNodeModules`: its node_modules is a tree of hard links to the
+ * repository's files (a copy where the two are on different file systems)
+ * instead of one link, for a bundler that refuses packages whose real path
+ * lies outside its project root (Turbopack: "Could not find the Next.js
+ * package").
+ * @param {{ realNodeModules?: boolean }} [options]
+ */
+export function consumerRoot({ realNodeModules = false } = {}) {
   const root = mkdtempSync(join(tmpdir(), "artifact-bloom-consumers-"));
-  symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"), "dir");
   process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+  // The repository's lockfile marks the root as the workspace root, as the
+  // repository was (Turbopack takes its project root from the topmost
+  // lockfile and refuses packages outside it).
+  cpSync(join(REPO, "package-lock.json"), join(root, "package-lock.json"));
+  const source = join(REPO, "node_modules");
+  const target = join(root, "node_modules");
+  if (!realNodeModules) symlinkSync(source, target, "dir");
+  else {
+    try {
+      execFileSync("cp", ["-al", source, target], { stdio: "pipe" });
+    } catch {
+      rmSync(target, { recursive: true, force: true });
+      execFileSync("cp", ["-a", source, target], { stdio: "pipe" });
+    }
+  }
   return root;
 }
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
