@@ -18,13 +18,20 @@
 //     it is never used (the list read with it keeps answering, /stats
 //     `pending` says why): it waits for its snapshot.
 // Each pair of file identities is judged once, so a refusal is logged once.
+// A unit is swapped in only once `onSwap` (serve publishing it into its
+// layout) has finished, so the existence API and GET /snapshot change together.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { bytesToHex, readHexDigests } from "../common.mjs";
-import { loadSnapshot, readSnapshotHeader } from "artifact-bloom";
-import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
+import { readBoundedFile } from "../bounded-file.mjs";
+
+/**
+ * What the unit uses of the library (`artifact-bloom`, imported by serve.mjs):
+ * the ABF1 loader and header reader, and the largest file read as a snapshot.
+ * @typedef {{ loadSnapshot: Function, readSnapshotHeader: Function, snapshotLimit: number }} UnitLibrary
+ */
 
 // Building the catalog's Set yields to the event loop this often, so a
 // reload of a large catalog never blocks the requests answered meanwhile.
@@ -36,10 +43,10 @@ const CATALOG_YIELD_EVERY = 16_384;
  * snapshot it holds when asking for a delta; a file whose header does not
  * load gets a hash of its bytes.
  */
-async function loadSnapshotFile(path, info) {
+async function loadSnapshotFile(library, path, info) {
   // Never more than the largest snapshot: --snapshot may name /dev/zero or a pipe.
-  const bytes = await readBoundedFile(path, snapshotFileLimit(), "snapshot");
-  const header = readSnapshotHeader(bytes);
+  const bytes = await readBoundedFile(path, library.snapshotLimit, "snapshot");
+  const header = library.readSnapshotHeader(bytes);
   const etag =
     header.kind === "success"
       ? `"${header.value.checksum}"`
@@ -87,7 +94,7 @@ async function look(path) {
  * would answer "absent" for the members it lacks; one with more, or one the
  * filter calls absent, is another version's list.
  */
-function mismatchOf(snapshotFile, catalog) {
+function mismatchOf(library, snapshotFile, catalog) {
   const unique = catalog.present.size;
   const built = snapshotFile.header.insertedItemCount;
   if (unique < built) {
@@ -96,7 +103,7 @@ function mismatchOf(snapshotFile, catalog) {
   if (unique > built) {
     return `it holds ${unique} unique digests, the snapshot was built from ${built}`;
   }
-  const loaded = loadSnapshot(snapshotFile.bytes);
+  const loaded = library.loadSnapshot(snapshotFile.bytes);
   if (loaded.kind === "failure") return `the snapshot does not load (${loaded.error})`;
   try {
     const maybe = loaded.value.filter.countMaybe(catalog.packed);
@@ -118,6 +125,8 @@ function mismatchOf(snapshotFile, catalog) {
 
 export class ServedUnit {
   #paths;
+  /** @type {UnitLibrary} */
+  #library;
   #fixedVersion;
   #onSwap;
   #report;
@@ -145,11 +154,14 @@ export class ServedUnit {
   pending;
 
   /**
-   * @param {{ snapshot: string, catalog: string, fixedVersion?: number,
-   *   onSwap: (unit: Unit) => void, report: (kind: "reloadFailure" | "refusal" | "waiting", message: string) => void }} options
+   * `onSwap(unit)` runs before a unit is served; when it rejects, the unit is not served (a reload keeps the
+   * previous one and reports the error as a reloadFailure; the first load fails).
+   * @param {{ snapshot: string, catalog: string, fixedVersion?: number, library: UnitLibrary,
+   *   onSwap: (unit: Unit) => Promise<void>, report: (kind: "reloadFailure" | "refusal" | "waiting", message: string) => void }} options
    */
-  constructor({ snapshot, catalog, fixedVersion, onSwap, report }) {
+  constructor({ snapshot, catalog, fixedVersion, library, onSwap, report }) {
     this.#paths = { snapshot, catalog };
+    this.#library = library;
     this.#fixedVersion = fixedVersion;
     this.#onSwap = onSwap;
     this.#report = report;
@@ -165,7 +177,8 @@ export class ServedUnit {
       const info = await stat(path); // throws the real error (ENOENT, EACCES…)
       return { identity: identityOf(info), value: await loader(path, info) };
     };
-    const snapshot = await reading(this.#paths.snapshot, (path) => read(path, loadSnapshotFile));
+    const loadFile = (path, info) => loadSnapshotFile(this.#library, path, info);
+    const snapshot = await reading(this.#paths.snapshot, (path) => read(path, loadFile));
     const catalog = await reading(this.#paths.catalog, (path) => read(path, loadCatalog));
     this.snapshotLoads += 1;
     this.catalogLoads += 1;
@@ -174,13 +187,13 @@ export class ServedUnit {
     // The first unit too must be complete: a list that is not the
     // snapshot's would answer "absent" for the members it lacks. Until the
     // complete list is there, the existence API refuses (503) instead.
-    const mismatch = snapshot.value.header === undefined ? undefined : mismatchOf(snapshot.value, catalog.value);
+    const mismatch = snapshot.value.header === undefined ? undefined : mismatchOf(this.#library, snapshot.value, catalog.value);
     if (mismatch !== undefined) {
       this.pending = { kind: "waiting", message: this.#incompleteMessage(snapshot.value.header.catalogVersion, mismatch) };
       this.#report("waiting", this.pending.message);
     }
     this.#served = this.#judged = { snapshot, catalog };
-    this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present, incomplete: mismatch !== undefined });
+    await this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present, incomplete: mismatch !== undefined });
     return this.#unit;
   }
 
@@ -262,7 +275,7 @@ export class ServedUnit {
         return { identity, value: undefined };
       }
     };
-    const snapshot = await readChanged("snapshot", seen.snapshot, loadSnapshotFile);
+    const snapshot = await readChanged("snapshot", seen.snapshot, (path, info) => loadSnapshotFile(this.#library, path, info));
     const catalog = await readChanged("catalog", seen.catalog, loadCatalog);
     // A file that did not load is not retried until it changes again; the other keeps its last read.
     this.#judged = {
@@ -279,9 +292,21 @@ export class ServedUnit {
     }
     const verdict = this.#verdict(snapshot, catalog);
     if (verdict.swap) {
+      try {
+        await this.#swap({
+          version: verdict.version,
+          snapshot: snapshot.value,
+          present: catalog.value.present,
+          incomplete: false,
+        });
+      } catch (error) {
+        this.reloadFailures += 1;
+        this.pending = { kind: "reloadFailure", message: `${error.message}; still serving catalogVersion ${this.#unit.version}` };
+        this.#report("reloadFailure", this.pending.message);
+        return;
+      }
       this.#served = { snapshot, catalog };
       this.pending = undefined;
-      this.#swap({ version: verdict.version, snapshot: snapshot.value, present: catalog.value.present, incomplete: false });
     } else if (verdict.kind !== undefined) {
       if (verdict.kind === "refusal") this.versionRefusals += 1;
       this.pending = { kind: verdict.kind, message: verdict.message };
@@ -304,7 +329,7 @@ export class ServedUnit {
     const keeping = `still serving catalogVersion ${served.version}`;
     if (served.incomplete && !snapshotChanged && catalogChanged && file.header !== undefined) {
       // serve started from an incomplete list: the list being completed is the wait's end.
-      const mismatch = mismatchOf(file, catalog.value);
+      const mismatch = mismatchOf(this.#library, file, catalog.value);
       if (mismatch === undefined) return { swap: true, version: served.version };
       return { kind: "waiting", message: this.#incompleteMessage(file.header.catalogVersion, mismatch) };
     }
@@ -338,7 +363,7 @@ export class ServedUnit {
     // first step of publishing N+1, or a writer midway) is never used for N:
     // /stats says so. A refused snapshot is not judged again for a new list.
     if (!snapshotChanged) {
-      const mismatch = catalogChanged && file.header !== undefined ? mismatchOf(file, catalog.value) : undefined;
+      const mismatch = catalogChanged && file.header !== undefined ? mismatchOf(this.#library, file, catalog.value) : undefined;
       if (mismatch === undefined) return { quiet: true };
       const message = `${this.#incompleteMessage(served.version, mismatch)}; it waits for its snapshot`;
       return { kind: "waiting", message: `${message}; ${keeping} from the list read with it` };
@@ -377,7 +402,7 @@ export class ServedUnit {
           + ` since catalogVersion ${served.version}; replace the list (serve switches once both changed); ${keeping}`,
       };
     }
-    const mismatch = mismatchOf(file, catalog.value);
+    const mismatch = mismatchOf(this.#library, file, catalog.value);
     if (mismatch !== undefined) return { kind: "waiting", message: `${this.#incompleteMessage(version, mismatch)}; ${keeping}` };
     return { swap: true, version };
   }
@@ -387,9 +412,9 @@ export class ServedUnit {
     return `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from: ${mismatch}`;
   }
 
-  #swap(unit) {
+  async #swap(unit) {
+    await this.#onSwap(unit);
     this.#unit = unit;
-    this.#onSwap(unit);
   }
 }
 
