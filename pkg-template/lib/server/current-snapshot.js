@@ -19,11 +19,12 @@ import { errorResponse } from "./http-answers.js";
 /** The instance-manipulation token of an ABD1 delta (fetch-request.js's DELTA_IM: the clients send it). */
 export const DELTA_IM = "abd1";
 /**
- * Headers a browser on another origin may read: without ETag among them, a
- * page cannot name the snapshot it holds (an allowed origin gets
- * Access-Control-Allow-Origin from the `cors` option).
+ * The validators a page on another origin may read, on every snapshot and
+ * layout answer: without ETag among them, a page cannot name the version it
+ * holds. A proxy or host in front that adds Access-Control-Allow-Origin
+ * (the handler's own `cors` option aside) then needs no other setting.
  */
-const EXPOSED = "ETag, Last-Modified, IM, Delta-Base";
+export const EXPOSED_VALIDATORS = "ETag, Last-Modified, IM, Delta-Base";
 /**
  * A 226 fits only the client whose If-None-Match named its base: replayed to
  * another, it cannot load (an outage until the cache entry expires). Vary
@@ -63,7 +64,7 @@ export async function answerCurrentSnapshot(request, store, stats) {
     "cache-control": "no-store",
     etag,
     vary: "A-IM, If-None-Match",
-    "access-control-expose-headers": EXPOSED,
+    "access-control-expose-headers": EXPOSED_VALIDATORS,
     ...(modified === undefined ? {} : { "last-modified": modified.toUTCString() }),
   };
   const tags = entityTags(request.headers.get("if-none-match"));

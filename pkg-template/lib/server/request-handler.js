@@ -8,7 +8,7 @@
 
 import { typeError } from "../core/errors.js";
 import { LAYOUT_MANIFEST_MAX_BYTES } from "../layout/manifest.js";
-import { answerCurrentSnapshot } from "./current-snapshot.js";
+import { answerCurrentSnapshot, EXPOSED_VALIDATORS } from "./current-snapshot.js";
 import { answerExistence, checkCatalogOption, EXISTENCE_PATHS } from "./existence-api.js";
 import { BodyBudget, HandlerStats } from "./handler-stats.js";
 import { errorResponse, jsonResponse, withCors } from "./http-answers.js";
@@ -249,6 +249,7 @@ async function answerManifest(request, store) {
   const headers = {
     "cache-control": REVALIDATE,
     etag,
+    "access-control-expose-headers": EXPOSED_VALIDATORS,
     ...(modified === undefined ? {} : { "last-modified": modified.toUTCString() }),
   };
   if (notModified(request, etag, modified)) return new Response(null, { status: 304, headers });
@@ -275,6 +276,7 @@ async function answerImmutable(request, store, path, etag) {
   const headers = {
     "cache-control": IMMUTABLE,
     etag,
+    "access-control-expose-headers": EXPOSED_VALIDATORS,
     ...(file.modified === undefined ? {} : { "last-modified": file.modified.toUTCString() }),
   };
   if (notModified(request, etag, file.modified) || request.method === "HEAD") {
