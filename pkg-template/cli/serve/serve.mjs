@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { EXIT_OK, UsageError, integerOption, parseCommand, readingInput } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
-import { memoryLayoutStore } from "./serve-store.mjs";
+import { memoryLayoutStore, publishAsIs } from "./serve-store.mjs";
 import { staticFiles } from "./serve-static.mjs";
 
 /** The largest findMissing body read (64 MiB); more → 413. */
@@ -195,9 +195,14 @@ export async function startServer({
   let lastBreak = null;
   /** @type {number[]} */
   let kept = [];
-  const publish = async ({ snapshot: file }) => {
+  const publish = async ({ version, snapshot: file }) => {
     // pruneAfterMs 0: no client reads this layout's files by name between versions but serve's own handler.
     const published = await publishToLayout(store, file.bytes, { deltaHistory, pruneAfterMs: 0 });
+    if (published.kind === "failure" && published.error === "invalidSnapshot") {
+      await publishAsIs(store, file, version, library);
+      kept = [];
+      return;
+    }
     if (published.kind === "failure") throw new Error(`cannot serve ${resolve(snapshot)}: ${published.message}`);
     lastBreak = published.value.skippedBases[0]?.error ?? lastBreak;
     kept = published.value.manifest.deltas.map((delta) => delta.baseCatalogVersion).sort((a, b) => a - b);
