@@ -8,15 +8,11 @@
 // the sidecar come through the handler's `fallback` (serve-static.mjs).
 // The library is imported by the package's own name, after the arguments
 // are read, so `serve --help` loads no wasm.
-import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXIT_OK, UsageError, integerOption, parseCommand, readingInput } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
-import { ServedUnit } from "./serve-unit.mjs";
-import { memoryLayoutStore, publishAsIs } from "./serve-store.mjs";
-import { staticFiles } from "./serve-static.mjs";
 
 /** The largest findMissing body read (64 MiB); more → 413. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -152,13 +148,19 @@ const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /**
  * The library, by the package's own name (Node resolves it through the
- * "exports" of the package this file is in): the main entry and the server entry.
+ * "exports" of the package this file is in): the main entry and the server
+ * entry; and serve's modules that import it (through bounded-file.mjs), so
+ * that `serve --help` and refused arguments load none of it.
  */
 async function importLibrary() {
-  const [main, server] = await Promise.all([import("artifact-bloom"), import("artifact-bloom/server")]);
-  // The largest ABF1 file, asked of wasm by the main entry (node.mjs re-exports node.cjs: one instance).
-  const { _MAXIMUM_SNAPSHOT_BYTES } = createRequire(import.meta.url)("artifact-bloom");
-  return { main, server, snapshotLimit: _MAXIMUM_SNAPSHOT_BYTES + DELTA_FIXED_BYTES };
+  const [main, server, unit, store, pages] = await Promise.all([
+    import("artifact-bloom"),
+    import("artifact-bloom/server"),
+    import("./serve-unit.mjs"),
+    import("./serve-store.mjs"),
+    import("./serve-static.mjs"),
+  ]);
+  return { main, server, unit, store, pages, snapshotLimit: main.MAXIMUM_SNAPSHOT_BYTES + DELTA_FIXED_BYTES };
 }
 
 /**
@@ -187,7 +189,14 @@ export async function startServer({
   reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
   layout,
 }) {
-  const { main, server: library, snapshotLimit } = await importLibrary();
+  const {
+    main,
+    server: library,
+    unit: { ServedUnit },
+    store: { memoryLayoutStore, publishAsIs },
+    pages: { staticFiles },
+    snapshotLimit,
+  } = await importLibrary();
   const { createRequestHandler, directoryLayoutStore, publishToLayout, toNodeListener } = library;
   // What serve serves, published as a layout: GET /snapshot and its deltas come from it.
   const store = memoryLayoutStore();

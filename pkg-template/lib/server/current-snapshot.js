@@ -9,6 +9,7 @@
 // that the publisher (publishToLayout) wrote: no second copy of the history.
 
 import { parseLayoutManifest } from "../layout/manifest.js";
+import { DELTA_IM } from "../snapshot/fetch-request.js";
 import { errorResponse } from "./http-answers.js";
 
 /**
@@ -16,8 +17,6 @@ import { errorResponse } from "./http-answers.js";
  * @import { HandlerStats } from "./handler-stats.js"
  */
 
-/** The instance-manipulation token of an ABD1 delta (fetch-request.js's DELTA_IM: the clients send it). */
-export const DELTA_IM = "abd1";
 /**
  * The validators a page on another origin may read, on every snapshot and
  * layout answer: without ETag among them, a page cannot name the version it
