@@ -31,15 +31,12 @@ export class UsageError extends Error {
  * @returns {{ values: Record<string, any>, positionals: string[] } | undefined}
  */
 export function parseCommand(argv, spec) {
-  // (serve still hands a hand-written help and a parseArgs table.)
-  const legacy = /** @type {any} */ (spec);
-  const help = typeof legacy.help === "string" ? legacy.help : helpText(spec);
-  const options = typeof legacy.help === "string" ? legacy.options : parseArgsOptions(spec.options);
+  const help = helpText(spec);
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: { ...options, help: { type: "boolean", short: "h" } },
+      options: { ...parseArgsOptions(spec.options), help: { type: "boolean", short: "h" } },
       allowPositionals: spec.allowPositionals ?? false,
       strict: true,
     });

@@ -15,7 +15,6 @@ import {
   VERSION_RULE_NOTE,
   VERSION_RULE_OPTIONS,
 } from "./option-groups.mjs";
-import { helpText } from "./option-table.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
 const DEFAULT_MAX_SHRINK = 0.1;

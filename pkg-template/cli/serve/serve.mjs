@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXIT_OK, UsageError, integerOption, parseCommand, readingInput } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
+import { helpText } from "../option-table.mjs";
 
 /** The largest findMissing body read (64 MiB); more → 413. */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -35,31 +36,11 @@ const DELTA_FIXED_BYTES = 232;
  */
 const DEFAULT_RELOAD_WAIT_MS = 10_000;
 
-const LAYOUT_HELP = `  --layout DIR           also serve the static layout publish --layout DIR
-                         writes (docs/layout.md) under ${LAYOUT_PREFIX}: clients
-                         given ${LAYOUT_PREFIX}manifest.json follow it (one
-                         conditional GET per poll, deltas as plain files), and
-                         a cache in front needs no setting (docs/hosting.md)`;
-
-const DELTA_HELP = `  --delta-history K      earlier snapshot versions a delta is offered from
-                         (0 .. ${MAX_DELTA_HISTORY}, default ${DEFAULT_DELTA_HISTORY}; 0: never a delta)
-
-Deltas (RFC 3229, docs/ABD1.md "HTTP"): the ETag is the ABF1 checksum. A GET
-/snapshot with "A-IM: abd1" and "If-None-Match" holding the ETag of one of
-the last K versions this server served is answered "226 IM Used", "IM: abd1",
-with the ABD1 delta from that version to the current one (publishToLayout
-writes one from each of the last K versions). Kept, in memory: the layout's
-files, the last K + 1 snapshots and their deltas. Unknown or too old a version,
-a delta not smaller than the file, or a republish that is no delta away
-(another layout, a removed digest) → the full snapshot (200).
-`;
-
-export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
-                           [--host H] [--www DIR] [--catalog-version V]
-                           [--delta-history K] [--body-budget MIB]
-                           [--layout DIR]
-
-Serves, on 127.0.0.1 by default (loopback only):
+/** @type {import("../option-table.mjs").CommandSpec} */
+export const COMMAND = {
+  name: "serve",
+  usage: [""],
+  about: `Serves, on 127.0.0.1 by default (loopback only):
   GET  /snapshot                       the ABF1 bytes, with ETag and Last-Modified
                                        (If-None-Match → 304); an atomically
                                        replaced file is picked up on the next request;
@@ -89,30 +70,56 @@ Serves, on 127.0.0.1 by default (loopback only):
 
 Every route is answered by the library's handler (artifact-bloom/server,
 docs/server.md): serve publishes each version it serves into an in-memory
-layout with publishToLayout and mounts createRequestHandler on node:http.
-
-  --snapshot PATH        the ABF1 file to serve
-  --catalog PATH         the exact digest list (64 hex digits per line)
-  --catalog-version V    version of that list (default: the snapshot header's,
-                         following republished versions, see below). With the
-                         flag the list is fixed: a changed list is refused
-                         (restart serve to serve another version)
-  --port N               0 picks a free port (default 8080)
-  --host H               listen address (default 127.0.0.1: this machine only).
-                         Any other address (0.0.0.0, ::, a LAN address) exposes
-                         every route above to whoever can reach it, with no
-                         authentication and no TLS: the snapshot, whether any
-                         digest is in the catalog, and /stats (the digests
-                         recently asked about)
-  --www DIR              the page to serve at / (default: the page shipped in the package)
-  --body-budget MIB      findMissing body bytes buffered at once, all connections
-                         together (1 .. 4096, default ${DEFAULT_BODY_BUDGET_MIB}); a request that
-                         would pass it gets 503 with Retry-After: 1. Peak memory
-                         for bodies is about three times this (bytes, text, parse)
-${LAYOUT_HELP}
-${DELTA_HELP}
-
-Versions: the snapshot and the catalog list are served as ONE unit: an
+layout with publishToLayout and mounts createRequestHandler on node:http.`,
+  options: {
+    snapshot: { type: "string", arg: "PATH", required: true, help: "the ABF1 file to serve" },
+    catalog: { type: "string", arg: "PATH", required: true, help: "the exact digest list (64 hex digits per line)" },
+    "catalog-version": {
+      type: "string",
+      arg: "V",
+      help:
+        "version of that list (default: the snapshot header's, following republished versions, see below). With "
+        + "the flag the list is fixed: a changed list is refused (restart serve to serve another version)",
+    },
+    port: { type: "string", arg: "N", default: "8080", help: "0 picks a free port (default 8080)" },
+    host: {
+      type: "string",
+      arg: "H",
+      default: "127.0.0.1",
+      help:
+        "listen address (default 127.0.0.1: this machine only). Any other address (0.0.0.0, ::, a LAN address) "
+        + "exposes every route above to whoever can reach it, with no authentication and no TLS: the snapshot, "
+        + "whether any digest is in the catalog, and /stats (the digests recently asked about)",
+    },
+    www: { type: "string", arg: "DIR", help: "the page to serve at / (default: the page shipped in the package)" },
+    "body-budget": {
+      type: "string",
+      arg: "MIB",
+      default: String(DEFAULT_BODY_BUDGET_MIB),
+      help: `findMissing body bytes buffered at once, all connections together (1 .. 4096, default ${DEFAULT_BODY_BUDGET_MIB}); a request that would pass it gets 503 with Retry-After: 1. Peak memory for bodies is about three times this (bytes, text, parse)`,
+    },
+    layout: {
+      type: "string",
+      arg: "DIR",
+      help: `also serve the static layout publish --layout DIR writes (docs/layout.md) under ${LAYOUT_PREFIX}: clients given ${LAYOUT_PREFIX}manifest.json follow it (one conditional GET per poll, deltas as plain files), and a cache in front needs no setting (docs/hosting.md)`,
+    },
+    "delta-history": {
+      type: "string",
+      arg: "K",
+      default: String(DEFAULT_DELTA_HISTORY),
+      help: `earlier snapshot versions a delta is offered from (0 .. ${MAX_DELTA_HISTORY}, default ${DEFAULT_DELTA_HISTORY}; 0: never a delta)`,
+    },
+  },
+  notes: [
+    `Deltas (RFC 3229, docs/ABD1.md "HTTP"): the ETag is the ABF1 checksum. A GET
+/snapshot with "A-IM: abd1" and "If-None-Match" holding the ETag of one of
+the last K versions this server served is answered "226 IM Used", "IM: abd1",
+with the ABD1 delta from that version to the current one (publishToLayout
+writes one from each of the last K versions). Kept, in memory: the layout's
+files, the last K + 1 snapshots and their deltas. Unknown or too old a version,
+a delta not smaller than the file, or a republish that is no delta away
+(another layout, a removed digest) → the full snapshot (200).`,
+    `Versions: the snapshot and the catalog list are served as ONE unit: an
 answer labelled catalogVersion N comes from the list served with snapshot N.
 To publish version N+1, replace the catalog list by an atomic rename (write
 a temp file, then mv), then the snapshot (publish does it atomically). serve
@@ -136,13 +143,15 @@ keeps answering; existence requests for the served catalogVersion never wait
 for it. GET /snapshot and a request naming another catalogVersion wait for
 that one reload (shared by every request that needs it), at most
 ${DEFAULT_RELOAD_WAIT_MS / 1000} s, then get what is served (409 for another version). A file that does
-not load is reported on stderr and the previous unit keeps serving.
-
-Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.
-
-${EXIT_CODES_HELP}
+not load is reported on stderr and the previous unit keeps serving.`,
+    `Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.`,
+    `${EXIT_CODES_HELP}
 For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, or anything that
-stops it from starting (an unreadable file, a port that cannot be bound).`;
+stops it from starting (an unreadable file, a port that cannot be bound).`,
+  ],
+};
+
+const HELP = helpText(COMMAND);
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -315,20 +324,7 @@ async function checkDirectory(dir) {
 }
 
 export async function serve(argv) {
-  const parsed = parseCommand(argv, {
-    help: HELP,
-    options: {
-      snapshot: { type: "string" },
-      catalog: { type: "string" },
-      "catalog-version": { type: "string" },
-      port: { type: "string", default: "8080" },
-      host: { type: "string", default: "127.0.0.1" },
-      www: { type: "string" },
-      "delta-history": { type: "string", default: String(DEFAULT_DELTA_HISTORY) },
-      "body-budget": { type: "string", default: String(DEFAULT_BODY_BUDGET_MIB) },
-      layout: { type: "string" },
-    },
-  });
+  const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
   const { values } = parsed;
   if (!values.snapshot || !values.catalog) throw new UsageError(`--snapshot and --catalog are required\n\n${HELP}`);
