@@ -153,7 +153,7 @@ impl ArtifactBloomFilter {
 
     /// Gives a keyed filter decoded without its key the key (the caller has
     /// checked it against the key check): queries then answer.
-    pub(crate) fn set_key(&mut self, key: SnapshotKey) {
+    pub fn set_key(&mut self, key: SnapshotKey) {
         if let Hashing::Keyed { key: slot, .. } = &mut self.hashing {
             *slot = Some(Box::new(key));
         }

@@ -289,3 +289,36 @@ pub fn check_key(hashing: &Hashing, key: Option<&SnapshotKey>) -> Result<(), Loa
         (Hashing::Keyed { .. }, Some(_)) => Err(LoadError::WrongKey),
     }
 }
+
+/// The valid ABF1 file `file` with another hashing's header fields
+/// (`hashProtocolVersion` and the key check in `reserved`) and the checksum
+/// that follows; the payload is unchanged. For a publisher whose bits were
+/// built by protocol 1 over the digests' MACs (the sorted build): `hashing`
+/// must be what placed those bits. `file` must load (steps 1–8) first.
+pub fn with_hashing(file: &[u8], hashing: &Hashing) -> Result<Vec<u8>, LoadError> {
+    let mut header = parse_header(file)?;
+    let total = header.total_length();
+    if (file.len() as u64) != total {
+        let got = file.len() as u64;
+        return Err(if got < total {
+            LoadError::Truncated { needed: total, got }
+        } else {
+            LoadError::LengthMismatch { expected: total, got }
+        });
+    }
+    let (Some(hashed_header), Some(payload)) = (file.get(..CHECKSUMMED_HEADER_LENGTH), file.get(OFFSET_PAYLOAD..))
+    else {
+        return Err(LoadError::Truncated { needed: total, got: file.len() as u64 });
+    };
+    verify_checksum(&header, checksum_of(hashed_header, payload))?;
+    (header.hash_protocol_version, header.reserved) = hashing.header_fields();
+    let mut out = fallible::with_capacity(file.len())?;
+    let head = header.to_bytes();
+    out.extend_from_slice(&head);
+    out.extend_from_slice(payload);
+    let checksum = checksum_of(&head[..CHECKSUMMED_HEADER_LENGTH], payload);
+    if let Some(slot) = out.get_mut(OFFSET_CHECKSUM..HEADER_LENGTH) {
+        slot.copy_from_slice(&checksum);
+    }
+    Ok(out)
+}

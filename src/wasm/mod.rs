@@ -25,6 +25,8 @@ mod format;
 mod hashing;
 mod input;
 #[cfg(feature = "artifact")]
+mod keyed;
+#[cfg(feature = "artifact")]
 mod snapshot;
 #[cfg(feature = "variants")]
 mod variants;
