@@ -271,11 +271,16 @@
  * - `batchSize`: digests per `existsManyAtVersionAsync` call (default 1000).
  * - `concurrency`: repository calls in flight at once during `findMissingAsync` (default 16).
  * - `now`: clock in epoch milliseconds, for `snapshot.age_seconds` (default `Date.now`).
+ * - `key`: the secret of a keyed layout (16 to 1024 bytes). The service's
+ *   filters hash with the key they were loaded with; this only asserts, at
+ *   construction, that the snapshot in service is keyed with this key (an
+ *   Error with code `wrongKey`, `keyRequired` or `notKeyed` otherwise). Not kept.
  *
  * @typedef {{
  *   readonly batchSize?: number;
  *   readonly concurrency?: number;
  *   readonly now?: () => number;
+ *   readonly key?: Uint8Array;
  * }} ArtifactExistenceServiceOptions
  */
 
@@ -376,11 +381,17 @@
  *   catalogVersion (rollback). Default false.
  * - `now`: clock in epoch milliseconds (default `Date.now`).
  * - `onError`: receives exceptions thrown by `onReplace` listeners and `onRefresh`.
+ * - `key`: the secret of a keyed layout (16 to 1024 bytes): the initial
+ *   snapshot must be keyed with it (an Error with code `wrongKey`,
+ *   `keyRequired` or `notKeyed` otherwise), and polling loads with it
+ *   (unless `startPolling` names its own). Held privately: never in
+ *   toJSON, inspect, a message or a URL.
  *
  * @typedef {{
  *   readonly allowSameOrOlder?: boolean;
  *   readonly now?: () => number;
  *   readonly onError?: (error: unknown) => void;
+ *   readonly key?: Uint8Array;
  * }} SnapshotHolderOptions
  */
 
@@ -408,6 +419,8 @@
  *   and no memory waits for a fixed grace period. Not with
  *   `freeReplacedAfterMs`. Default false.
  * - `onRefresh`: called after each completed poll.
+ * - `key`: the secret of a keyed layout (default: the holder's `key`); a
+ *   delta's target is checked against its base's key.
  *
  * @typedef {{
  *   readonly intervalMs: number;
@@ -420,6 +433,7 @@
  *   readonly freeReplacedAfterMs?: number;
  *   readonly freeReplaced?: boolean;
  *   readonly onRefresh?: (result: SnapshotRefreshResult) => void;
+ *   readonly key?: Uint8Array;
  * }} SnapshotPollingOptions
  */
 

@@ -10,3 +10,6 @@
 import "../../artifact_bloom_instance.js";
 
 export { encodeSnapshot, loadSnapshot, readSnapshotHeader } from "../snapshot/snapshot.js";
+// Internal: keyed snapshots (a publisher's MACs, the key option's checks).
+export { _keyedFiles } from "../snapshot/keyed-files.js";
+export { assertKeyOf as _assertKeyOf, checkKey as _checkKey } from "../snapshot/snapshot-key.js";

@@ -67,3 +67,25 @@ export function unlockRaw(filter, key) {
     return /** @type {{ kind: "failure"; error: "keyRequired" | "wrongKey" | "notKeyed"; message: string }} */ (coded);
   }
 }
+
+/**
+ * Throws unless `filter` answers under `key`: keyed with that very key, or
+ * unkeyed when `key` is undefined — the coded Error of load step 9
+ * (`keyRequired`, `wrongKey`, `notKeyed`). For holders and services given a
+ * key with snapshots loaded elsewhere; the filter is left as it was.
+ *
+ * @internal
+ * @param {string} parameter what the snapshot is, in the message
+ * @param {import("../filter/filter.js").ArtifactBloomFilter} filter
+ * @param {Uint8Array} key a key checkKey accepted
+ * @returns {void}
+ */
+export function assertKeyOf(parameter, filter, key) {
+  try {
+    unlockFilter(filter._raw(), rawKeyOf(key));
+  } catch (error) {
+    const coded = /** @type {Error} */ (error);
+    if (failureOf(error) !== undefined) coded.message = `${parameter}: ${coded.message}`;
+    throw error;
+  }
+}
