@@ -27,7 +27,9 @@ export const manifest = withKeyedProtocol(JSON.parse(readFileSync(new URL("manif
  */
 function withKeyedProtocol(seed) {
   const files = seed.files.map((entry) =>
-    entry.file === "hash-proto-2.abf1" ? { ...entry, expect: "keyRequired", why: `${entry.why}, a keyed snapshot loaded without its key` } : entry,
+    entry.file === "hash-proto-2.abf1"
+      ? { ...entry, expect: "keyRequired", why: `${entry.why}, a keyed snapshot loaded without its key` }
+      : entry,
   );
   return { ...seed, files };
 }
