@@ -147,3 +147,22 @@ test("a loaded keyed snapshot's JSON and inspect output hold no key material", (
   assert.ok(!shown.includes(Array.from(key).join(", ")), "no byte list of the key");
   loaded.value.filter.free();
 });
+
+test("the browser entry (web.js: wasm and WebCrypto hashing, no node:crypto) loads keyed vectors the same way", async () => {
+  const web = await import(new URL("../pkg/web.js", import.meta.url).href);
+  for (const vector of vectors.cases) {
+    const file = fromHex(vector.file);
+    const whole = web.loadSnapshot(file, { key });
+    const streamed = await web.loadSnapshotStream(chunked(file, 100), { key });
+    for (const result of [whole, streamed]) {
+      assert.equal(result.kind, "success", result.message);
+      assert.deepEqual(
+        vector.queries.map((q) => result.value.filter.mightContain(fromHex(q.digest))),
+        vector.queries.map((q) => q.maybe),
+      );
+      result.value.filter.free();
+    }
+    assert.equal(web.loadSnapshot(file).error, "keyRequired");
+    assert.equal((await web.loadSnapshotStream(chunked(file, 100), { key: wrongKey })).error, "wrongKey");
+  }
+});

@@ -23,8 +23,7 @@ export { _fetchSnapshotWith } from "./lib/snapshot/snapshot-fetch.js";
 export { _encodeSnapshotUnsealed } from "./lib/snapshot/snapshot.js";
 export { checkSnapshot as _checkSnapshot } from "./lib/snapshot/snapshot-checks.js";
 export { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./lib/snapshot/snapshot-of-bits.js";
-// Internal, for artifact-bloom/server's Node build (lib/server/server-main.js): keyed snapshots.
-export { _keyedFiles } from "./lib/snapshot/keyed-files.js";
+// Internal, for artifact-bloom/server's Node build (lib/server/server-main.js): the key option's checks.
 export { assertKeyOf as _assertKeyOf, checkKey as _checkKey } from "./lib/snapshot/snapshot-key.js";
 // Internal, for the CLI (cli/library.mjs): the registry client and what the
 // registry commands build on, from this bundle, so that the errors the CLI

@@ -14,7 +14,8 @@
 
 use core::fmt;
 
-use sha2::{Digest, Sha256};
+use sha2::digest::generic_array::GenericArray;
+use sha2::{compress256, Digest, Sha256};
 
 use crate::error::{Coded, Fields};
 use crate::probe::DIGEST_LENGTH;
@@ -33,6 +34,10 @@ pub const KEY_CHECK_LABEL: &[u8] = b"artifact-bloom ABF1 hashProtocolVersion 2 k
 
 /// SHA-256's block size, HMAC's `B`.
 const BLOCK_LENGTH: usize = 64;
+
+/// SHA-256's initial hash value (FIPS 180-4 §5.3.3).
+const SHA256_IV: [u32; 8] =
+    [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 /// A key of the wrong length (the key itself is never part of the error).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,13 +63,18 @@ impl Coded for InvalidKey {
 
 crate::error::display_coded!(InvalidKey);
 
-/// An HMAC-SHA-256 key ready to use: the inner and outer hash states after
-/// their padded key blocks, and the key's 32-byte fingerprint (the MAC of
+/// An HMAC-SHA-256 key ready to use: the SHA-256 states after the inner and
+/// outer padded key blocks, and the key's 32-byte fingerprint (the MAC of
 /// [`KEY_CHECK_LABEL`]), whose first four bytes are the file's key check.
+///
+/// Every message MACed here (a 32-byte digest, the 51-byte label, a 32-byte
+/// inner hash) fits with its padding in the one block after the key block,
+/// so a MAC is exactly two compressions, with no streaming hasher: the
+/// least code in the main wasm, which every page downloads.
 #[derive(Clone)]
 pub struct SnapshotKey {
-    inner: Sha256,
-    outer: Sha256,
+    inner: [u32; 8],
+    outer: [u32; 8],
     fingerprint: [u8; 32],
 }
 
@@ -78,34 +88,32 @@ impl SnapshotKey {
         // zero-padded to a block.
         let mut block = [0u8; BLOCK_LENGTH];
         if key.len() > BLOCK_LENGTH {
-            block[..32].copy_from_slice(&Sha256::digest(key));
-        } else {
-            block[..key.len()].copy_from_slice(key);
+            block[..32].copy_from_slice(&crate::hashing::sha256(key));
+        } else if let Some(start) = block.get_mut(..key.len()) {
+            start.copy_from_slice(key);
         }
-        let padded = |pad: u8| -> Sha256 {
-            let mut state = Sha256::new();
-            state.update(block.map(|byte| byte ^ pad));
-            state
+        let padded = |pad: u8| -> [u32; 8] {
+            let mut words = SHA256_IV;
+            compress256(&mut words, core::slice::from_ref(GenericArray::from_slice(&block.map(|byte| byte ^ pad))));
+            words
         };
         let mut key = SnapshotKey { inner: padded(0x36), outer: padded(0x5c), fingerprint: [0; 32] };
         block.fill(0);
-        key.fingerprint = key.mac_of(KEY_CHECK_LABEL);
+        key.fingerprint = key.mac_short(KEY_CHECK_LABEL);
         Ok(key)
     }
 
-    /// HMAC-SHA-256 of `message` under this key.
-    pub fn mac_of(&self, message: &[u8]) -> [u8; 32] {
-        let mut inner = self.inner.clone();
-        inner.update(message);
-        let mut outer = self.outer.clone();
-        outer.update(inner.finalize());
-        outer.finalize().into()
+    /// The probe input of protocol 2 for `digest`: HMAC-SHA-256(key, digest).
+    // Not inlined: one copy in the main wasm, whatever calls it.
+    #[inline(never)]
+    pub fn mac(&self, digest: &[u8; DIGEST_LENGTH]) -> [u8; DIGEST_LENGTH] {
+        self.mac_short(digest)
     }
 
-    /// The probe input of protocol 2 for `digest`: its MAC.
-    #[inline]
-    pub fn mac(&self, digest: &[u8; DIGEST_LENGTH]) -> [u8; DIGEST_LENGTH] {
-        self.mac_of(digest)
+    /// HMAC-SHA-256 of a message of at most [`SHORT_MESSAGE`] bytes.
+    fn mac_short(&self, message: &[u8]) -> [u8; 32] {
+        let inner = finish_block(self.inner, message);
+        finish_block(self.outer, &inner)
     }
 
     /// The 32-bit key check an ABF1 protocol-2 header stores at offset 28.
@@ -116,6 +124,7 @@ impl SnapshotKey {
 
     /// Each packed digest replaced by its MAC, written to `out` (the same
     /// length; a partial trailing record is left as it is).
+    #[inline(never)]
     pub fn mac_packed(&self, packed: &[u8], out: &mut [u8]) {
         for (from, to) in packed.chunks_exact(DIGEST_LENGTH).zip(out.chunks_exact_mut(DIGEST_LENGTH)) {
             if let Ok(digest) = <&[u8; DIGEST_LENGTH]>::try_from(from) {
@@ -123,6 +132,32 @@ impl SnapshotKey {
             }
         }
     }
+}
+
+/// The longest message that fits, with SHA-256's padding (a 0x80 byte and the
+/// 8-byte length), in one block.
+const SHORT_MESSAGE: usize = BLOCK_LENGTH - 9;
+const _: () = assert!(KEY_CHECK_LABEL.len() <= SHORT_MESSAGE && DIGEST_LENGTH <= SHORT_MESSAGE);
+
+/// SHA-256 of (one block already compressed into `state`) followed by `tail`
+/// (at most [`SHORT_MESSAGE`] bytes; longer is cut there, which no caller
+/// does): the padded last block, compressed (FIPS 180-4 §5.1.1: 0x80, zeros,
+/// the big-endian bit length of everything hashed), as big-endian bytes.
+fn finish_block(mut state: [u32; 8], tail: &[u8]) -> [u8; 32] {
+    let tail = tail.get(..SHORT_MESSAGE).unwrap_or(tail);
+    let mut block = [0u8; BLOCK_LENGTH];
+    if let Some(start) = block.get_mut(..tail.len()) {
+        start.copy_from_slice(tail);
+    }
+    block[tail.len()] = 0x80;
+    let bits = ((BLOCK_LENGTH + tail.len()) as u64) * 8;
+    block[BLOCK_LENGTH - 8..].copy_from_slice(&bits.to_be_bytes());
+    compress256(&mut state, core::slice::from_ref(GenericArray::from_slice(&block)));
+    let mut out = [0u8; 32];
+    for (bytes, word) in out.chunks_exact_mut(4).zip(state) {
+        bytes.copy_from_slice(&word.to_be_bytes());
+    }
+    out
 }
 
 /// Two keys are equal when their fingerprints are (the MAC of a fixed label
@@ -168,9 +203,21 @@ impl Hashing {
     }
 }
 
-/// HMAC-SHA-256 in one call (tests and vectors).
+/// HMAC-SHA-256 of any message in one call, by the streaming hasher (tests
+/// and vectors: an implementation the two-compression path is checked
+/// against). Same key rule as [`SnapshotKey::new`].
 pub fn hmac_sha256(key: &[u8], message: &[u8]) -> Result<[u8; 32], InvalidKey> {
-    SnapshotKey::new(key).map(|key| key.mac_of(message))
+    if !(MINIMUM_KEY_LENGTH..=MAXIMUM_KEY_LENGTH).contains(&key.len()) {
+        return Err(InvalidKey { length: key.len() });
+    }
+    let mut block = [0u8; BLOCK_LENGTH];
+    if key.len() > BLOCK_LENGTH {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else if let Some(start) = block.get_mut(..key.len()) {
+        start.copy_from_slice(key);
+    }
+    let inner = Sha256::new().chain_update(block.map(|byte| byte ^ 0x36)).chain_update(message).finalize();
+    Ok(Sha256::new().chain_update(block.map(|byte| byte ^ 0x5c)).chain_update(inner).finalize().into())
 }
 
 #[cfg(test)]
@@ -223,6 +270,20 @@ mod tests {
         let shown = format!("{:?}", Hashing::keyed(key.clone()));
         assert!(shown.contains(&key.key_check().to_string()));
         assert!(!shown.contains("secret") && !shown.contains("inner") && !shown.contains("0123"));
+    }
+
+    #[test]
+    fn the_fast_path_is_hmac() {
+        for length in [16usize, 31, 64, 65, 200] {
+            let key_bytes: Vec<u8> = (0..length).map(|i| (i * 7 + length) as u8).collect();
+            let key = SnapshotKey::new(&key_bytes).unwrap();
+            for seed in 0..50u8 {
+                let digest: [u8; 32] = Sha256::digest([seed]).into();
+                assert_eq!(key.mac(&digest), hmac_sha256(&key_bytes, &digest).unwrap(), "key length {length}");
+            }
+            let label = hmac_sha256(&key_bytes, KEY_CHECK_LABEL).unwrap();
+            assert_eq!(key.key_check(), u32::from_le_bytes([label[0], label[1], label[2], label[3]]));
+        }
     }
 
     #[test]

@@ -1,16 +1,14 @@
-//! Raw binding of hash protocol 2 (`crate::keyed`): a key derived once, the
-//! key step of every load (step 9, docs/ABF1.md "Keyed snapshots"), the MACs
-//! a publisher sorts and builds from, and the header rewrite that turns such
-//! a build into a keyed file. Keys arrive as `&[u8]` (at most 1 KiB: a fixed
+//! Raw binding of hash protocol 2 (`crate::keyed`) in the main module: a key
+//! derived once, and the key step of every load (step 9, docs/ABF1.md "Keyed
+//! snapshots"). What only a publisher needs (MACs to sort, the header
+//! rewrite) is in the delta module (`super::keyed_build`). Keys arrive as `&[u8]` (at most 1 KiB: a fixed
 //! small size, so wasm-bindgen's own copy is fine); none is ever returned,
 //! stored outside a `SnapshotKey`, or put in an error.
 
 use super::error;
 use super::filter::RawFilter;
-use super::input::with_input;
 use crate::abf1;
 use crate::keyed::{Hashing, SnapshotKey};
-use crate::probe::DIGEST_LENGTH;
 use wasm_bindgen::prelude::*;
 
 /// A key ready for HMAC (both padded blocks hashed once).
@@ -32,46 +30,6 @@ impl RawSnapshotKey {
     pub fn new(key: &[u8]) -> Result<RawSnapshotKey, JsValue> {
         SnapshotKey::new(key).map(|inner| RawSnapshotKey { inner }).map_err(|e| error::coded(&e))
     }
-
-    /// The staged packed digests, each replaced by its MAC (a publisher's
-    /// sort and build then run protocol 1 on these).
-    #[wasm_bindgen(js_name = macPacked)]
-    pub fn mac_packed(&self, staged: usize) -> Result<Vec<u8>, JsValue> {
-        with_input(staged, |packed| {
-            if packed.len() % DIGEST_LENGTH != 0 {
-                return Err(error::packed_length("packed", packed.len()));
-            }
-            let mut out = crate::fallible::with_capacity(packed.len())
-                .map_err(|e| error::out_of_memory(e, "for the digests' MACs"))?;
-            out.resize(packed.len(), 0);
-            self.inner.mac_packed(packed, &mut out);
-            Ok(out)
-        })
-    }
-
-    /// The staged ABF1 file (bits built by protocol 1 from MACs under this
-    /// key) rewritten as the protocol-2 file those bits are.
-    #[wasm_bindgen(js_name = sealSnapshot)]
-    pub fn seal_snapshot(&self, staged: usize) -> Result<Vec<u8>, JsValue> {
-        let hashing = Hashing::keyed(self.inner.clone());
-        with_input(staged, |file| abf1::with_hashing(file, &hashing).map_err(|e| error::coded(&e)))
-    }
-}
-
-/// The staged protocol-2 file rewritten as protocol 1 (same bits: a sorted
-/// build continues it with MACs), after step 9 with `key`.
-#[wasm_bindgen(js_name = unsealSnapshot)]
-pub fn unseal_snapshot(staged: usize, key: &RawSnapshotKey) -> Result<Vec<u8>, JsValue> {
-    with_input(staged, |file| {
-        let header = abf1::parse_header(file).map_err(|e| error::coded(&e))?;
-        let hashing = if header.hash_protocol_version == crate::keyed::KEYED_HASH_PROTOCOL_VERSION {
-            Hashing::Keyed { key_check: header.reserved, key: None }
-        } else {
-            Hashing::Plain
-        };
-        abf1::check_key(&hashing, Some(key.inner())).map_err(|e| error::coded(&e))?;
-        abf1::with_hashing(file, &Hashing::Plain).map_err(|e| error::coded(&e))
-    })
 }
 
 /// Step 9 on a decoded filter: `key` (or none) against its hashing; a keyed

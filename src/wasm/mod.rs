@@ -26,6 +26,8 @@ mod hashing;
 mod input;
 #[cfg(feature = "artifact")]
 mod keyed;
+#[cfg(feature = "delta-encode")]
+mod keyed_build;
 #[cfg(feature = "artifact")]
 mod snapshot;
 #[cfg(feature = "variants")]

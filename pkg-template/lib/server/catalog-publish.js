@@ -14,8 +14,8 @@ import { DEFAULT_RUN_BYTES, externalSort, packedChunks, StreamFailure } from "./
 import { parseLayoutManifest } from "../layout/manifest.js";
 import { publishToLayout } from "./layout-publish.js";
 import { directoryLayoutStore } from "./layout-store.js";
-import { _checkKey, _keyedFiles, readSnapshotHeader } from "./server-main.js";
-import { _SortedBuild } from "./server-delta.js";
+import { _checkKey, readSnapshotHeader } from "./server-main.js";
+import { _keyedBuild, _SortedBuild } from "./server-delta.js";
 
 /**
  * @import { LayoutStore } from "./layout-store.js"
@@ -146,7 +146,7 @@ export async function buildCatalogSnapshot(source, options) {
     throw typeError("source", "{ catalogVersion, digests, sorted? } or a loader returning one", resolved);
   }
   const { catalogVersion, digests, sorted = false } = resolved;
-  const keyed = options.key === undefined ? undefined : _keyedFiles(options.key);
+  const keyed = options.key === undefined ? undefined : _keyedBuild(options.key);
   try {
     return await buildFrom(catalogVersion, digests, sorted, options, keyed);
   } finally {
@@ -161,7 +161,7 @@ export async function buildCatalogSnapshot(source, options) {
  * @param {Iterable<unknown> | AsyncIterable<unknown>} digests
  * @param {boolean} sorted
  * @param {PublishCatalogOptions} options
- * @param {ReturnType<typeof _keyedFiles> | undefined} keyed
+ * @param {ReturnType<typeof _keyedBuild> | undefined} keyed
  * @returns {Promise<{ kind: "success"; value: { bytes: Uint8Array; catalogVersion: number; uniqueCount: number } }
  *   | { kind: "failure"; error: string; message: string }>}
  */
@@ -217,7 +217,7 @@ async function buildFrom(catalogVersion, digests, sorted, options, keyed) {
  * external sort keeps what it is given).
  *
  * @param {AsyncIterable<Uint8Array>} chunks
- * @param {ReturnType<typeof _keyedFiles>} keyed
+ * @param {ReturnType<typeof _keyedBuild>} keyed
  * @returns {AsyncGenerator<Uint8Array>}
  */
 async function* macChunks(chunks, keyed) {

@@ -10,6 +10,5 @@
 import "../../artifact_bloom_instance.js";
 
 export { encodeSnapshot, loadSnapshot, readSnapshotHeader } from "../snapshot/snapshot.js";
-// Internal: keyed snapshots (a publisher's MACs, the key option's checks).
-export { _keyedFiles } from "../snapshot/keyed-files.js";
+// Internal: the key option's checks (keyed snapshots).
 export { assertKeyOf as _assertKeyOf, checkKey as _checkKey } from "../snapshot/snapshot-key.js";
