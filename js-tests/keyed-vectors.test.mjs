@@ -7,6 +7,7 @@
 // key never shows in a message, JSON or inspect output.
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -22,6 +23,12 @@ const wrongKey = fromHex(vectors.wrongKey);
 async function* chunked(file, size) {
   for (let at = 0; at < file.length; at += size) yield file.slice(at, at + size);
 }
+
+test("the vector file is what scripts/keyed-vectors.mjs writes from the spec", () => {
+  const script = new URL("../scripts/keyed-vectors.mjs", import.meta.url);
+  const out = execFileSync(process.execPath, [script.pathname, "--check"], { encoding: "utf8", timeout: 60_000 });
+  assert.match(out, /up to date/);
+});
 
 test("the vectors' MACs and key check are node:crypto's HMAC-SHA-256", () => {
   assert.equal(createHmac("sha256", key).update(vectors.keyCheckLabel).digest().readUInt32LE(0), vectors.keyCheck);
