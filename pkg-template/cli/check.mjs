@@ -27,6 +27,7 @@ unreadable file, or a URL that cannot be fetched.
 
 ${TLS_HELP}`;
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function check(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,

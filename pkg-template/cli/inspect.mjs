@@ -24,6 +24,7 @@ for a checksum or length problem the header it claims is still shown),
 
 ${TLS_HELP}`;
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function inspect(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,

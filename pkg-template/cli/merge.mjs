@@ -36,6 +36,7 @@ their counts exceed expectedItemCount, or the version rule refused, 2 bad
 arguments, unreadable inputs or an output error (one line naming OUT and the
 cause).`;
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function merge(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,

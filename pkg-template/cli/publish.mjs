@@ -88,6 +88,7 @@ or an output error (PATH is a directory, its directory is missing, no
 permission, no space): one line naming PATH and the cause; 3 the
 --from-registry enumeration failed (nothing was written).`;
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function publish(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
