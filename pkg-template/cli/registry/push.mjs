@@ -69,6 +69,7 @@ refused, digest mismatch); the summary lists only what was really uploaded,
 and the tag is not written. 2: bad arguments, reference, layout, snapshot or
 credential configuration; nothing was sent.`;
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function push(argv) {
   const parsed = parseCommand(argv, {
     help: HELP,
