@@ -19,14 +19,14 @@ const CONFIG = join(root, "tsconfig.cli.json");
 // the strict check when that lands.
 const NOT_YET_STRICT = [join(root, "pkg", "cli", "serve") + sep];
 
-const read = ts.readConfigFile(CONFIG, ts.sys.readFile);
-if (read.error) fail([read.error]);
-const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, CONFIG);
-if (parsed.errors.length > 0) fail(parsed.errors);
 if (!ts.sys.fileExists(join(root, "pkg", "package.json"))) {
   process.stderr.write("check-cli-types: no pkg/package.json; run `node scripts/build.mjs` first\n");
   process.exit(2);
 }
+const read = ts.readConfigFile(CONFIG, ts.sys.readFile);
+if (read.error) fail([read.error]);
+const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, CONFIG);
+if (parsed.errors.length > 0) fail(parsed.errors);
 const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
 const diagnostics = ts.getPreEmitDiagnostics(program).filter((diagnostic) => {
   const file = diagnostic.file?.fileName;
