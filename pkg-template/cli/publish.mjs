@@ -97,6 +97,7 @@ permission, no space): one line naming PATH and the cause; 3 the
   ],
 };
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function publish(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
