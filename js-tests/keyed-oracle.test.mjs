@@ -25,7 +25,7 @@ const N = 10_000;
 const key = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 255);
 const members = Array.from({ length: N }, (_, i) => sha256(`oracle:member:${i}`));
 const packedMembers = Buffer.concat(members);
-const KEY_CHECK_LABEL = "artifact-bloom ABF1 hashProtocolVersion 2 key check";
+const KEY_CHECK_LABEL = "artifact-bloom ABF1 hashProtocolVersion 3 key check";
 
 /**
  * `file` with another hashProtocolVersion and reserved field, checksum
@@ -63,7 +63,7 @@ test("without the key, members answer 'maybe' at no more than the false-positive
   // Prober 2: a random key of its own (the key check it needs is its own key's).
   const guess = new Uint8Array(32).fill(0x5a);
   const guessCheck = createHmac("sha256", guess).update(KEY_CHECK_LABEL).digest().readUInt32LE(0);
-  const asGuess = loadSnapshot(rewritten(file, 2, guessCheck), { key: guess }).value;
+  const asGuess = loadSnapshot(rewritten(file, 3, guessCheck), { key: guess }).value;
   const byGuess = asGuess.filter.countMaybe(packedMembers);
   asGuess.filter.free();
 

@@ -57,7 +57,7 @@ describe("deltas between keyed versions", () => {
     assert.equal(delta.kind, "success", delta.message);
     const applied = applySnapshotDelta(base, delta.value);
     assert.equal(applied.kind, "success", applied.message);
-    assert.equal(applied.value.header.hashProtocolVersion, 2);
+    assert.equal(applied.value.header.hashProtocolVersion, 3);
     assert.equal(applied.value.header.checksum, target.header.checksum);
     assert.deepEqual(encodeSnapshot(applied.value.filter, { catalogVersion: 2 }), v2);
     // The target inherits the base's key: it answers, members all "maybe".

@@ -1,5 +1,5 @@
 // Publishing keyed snapshots: buildCatalogSnapshot / publishCatalog with a
-// key (MACs before the external sort, the built file sealed as protocol 2,
+// key (MACs before the external sort, the built file sealed as protocol 3,
 // an append continuing the keyed layout) give the bytes ArtifactBloomFilter
 // gives for the same unique digests and key; publishToLayout refuses a
 // snapshot whose key is not the layout's, and a key rotation is a new full

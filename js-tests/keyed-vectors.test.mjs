@@ -1,4 +1,4 @@
-// Keyed snapshots (ABF1 hashProtocolVersion 2, docs/ABF1.md "Keyed
+// Keyed snapshots (ABF1 hashProtocolVersion 3, docs/ABF1.md "Keyed
 // snapshots") against tests/vectors/abf1-keyed.json, which
 // scripts/keyed-vectors.mjs computes from the spec alone (node:crypto's
 // HMAC, the layout rule and the probe walk in BigInt): the package writes the
@@ -47,7 +47,7 @@ for (const vector of vectors.cases) {
       ArtifactBloomFilter.createPacked(Buffer.concat(digests), spec, { key }),
     ]) {
       assert.equal(built.kind, "success");
-      assert.equal(built.value.getHashProtocolVersion(), 2);
+      assert.equal(built.value.getHashProtocolVersion(), 3);
       assert.equal(hex(encodeSnapshot(built.value, { catalogVersion: vector.catalogVersion })), vector.file);
       built.value.free();
     }
@@ -58,10 +58,10 @@ for (const vector of vectors.cases) {
     plain.value.free();
   });
 
-  test(`${vector.name}: the header says protocol 2 and carries the key check, never the key`, () => {
+  test(`${vector.name}: the header says protocol 3 and carries the key check, never the key`, () => {
     const header = readSnapshotHeader(file);
     assert.equal(header.kind, "success");
-    assert.equal(header.value.hashProtocolVersion, 2);
+    assert.equal(header.value.hashProtocolVersion, 3);
     assert.equal(header.value.reserved, vectors.keyCheck);
     assert.equal(Buffer.from(file).indexOf(Buffer.from(key)), -1);
   });
@@ -121,7 +121,7 @@ test("a key for an unkeyed snapshot is notKeyed; a keyed filter's union needs th
   assert.equal(ArtifactBloomFilter.union(keyed, other).error, "incompatibleFilters");
   assert.equal(ArtifactBloomFilter.union(keyed, plain).error, "incompatibleFilters");
   const same = ArtifactBloomFilter.union(keyed, keyed);
-  assert.equal(same.value.getHashProtocolVersion(), 2);
+  assert.equal(same.value.getHashProtocolVersion(), 3);
   for (const filter of [plain, keyed, other, same.value]) filter.free();
 });
 

@@ -22,7 +22,7 @@ import {
 
 // The codes a loader reports only after the header parsed (steps 6–9 of the
 // spec's table); readSnapshotHeader must succeed on exactly those files.
-const AFTER_HEADER_CODES = new Set(["truncated", "lengthMismatch", "checksumMismatch", "keyRequired"]);
+const AFTER_HEADER_CODES = new Set(["truncated", "lengthMismatch", "checksumMismatch"]);
 
 /** Loads and returns the success value, failing the test with the code otherwise. */
 function mustLoad(bytes) {

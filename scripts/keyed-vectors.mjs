@@ -1,4 +1,4 @@
-// Writes tests/vectors/abf1-keyed.json: test vectors for ABF1 hash protocol 2
+// Writes tests/vectors/abf1-keyed.json: test vectors for ABF1 hash protocol 3
 // (keyed snapshots, docs/ABF1.md "Keyed snapshots"), computed here from the
 // spec alone — node:crypto's HMAC-SHA-256 and SHA-256, the layout rule, the
 // probe walk and the header written out in BigInt — and not by the package,
@@ -12,7 +12,9 @@ import { createHash, createHmac } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 
 const OUT = new URL("../tests/vectors/abf1-keyed.json", import.meta.url);
-const KEY_CHECK_LABEL = "artifact-bloom ABF1 hashProtocolVersion 2 key check";
+const KEY_CHECK_LABEL = "artifact-bloom ABF1 hashProtocolVersion 3 key check";
+/** hashProtocolVersion of a keyed snapshot (2 is left unassigned: the reference's vectors use it). */
+const KEYED_HASH_PROTOCOL_VERSION = 3;
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest();
 const hmac = (key, message) => createHmac("sha256", key).update(message).digest();
@@ -32,7 +34,7 @@ function layout(n, p) {
   return best;
 }
 
-/** The k positions of protocol 1 for a 32-byte input (protocol 2 passes the MAC). */
+/** The k positions of protocol 1 for a 32-byte input (protocol 3 passes the MAC). */
 function positions(input, m, k) {
   const big = BigInt(m);
   let index = input.readBigUInt64BE(0) % big;
@@ -45,7 +47,7 @@ function positions(input, m, k) {
   return out;
 }
 
-/** A whole protocol-2 ABF1 file. */
+/** A whole protocol-3 ABF1 file. */
 function keyedFile(key, digests, n, p, catalogVersion) {
   const { m, k } = layout(n, p);
   const payload = Buffer.alloc(m / 8);
@@ -55,7 +57,7 @@ function keyedFile(key, digests, n, p, catalogVersion) {
   const header = Buffer.alloc(96);
   header.write("ABF1", 0, "latin1");
   header.writeUInt16LE(1, 4);
-  header.writeUInt16LE(2, 6);
+  header.writeUInt16LE(KEYED_HASH_PROTOCOL_VERSION, 6);
   header.writeBigUInt64LE(BigInt(catalogVersion), 8);
   header.writeBigUInt64LE(BigInt(m), 16);
   header.writeUInt32LE(k, 24);
@@ -68,7 +70,7 @@ function keyedFile(key, digests, n, p, catalogVersion) {
   return { file: Buffer.concat([header, payload]), m, k, payload };
 }
 
-/** The answer protocol 2 gives for `digest` on `payload`. */
+/** The answer protocol 3 gives for `digest` on `payload`. */
 const answer = (key, payload, m, k, digest) =>
   positions(hmac(key, digest), m, k).every((bit) => (payload[bit >> 3] >> (bit & 7)) & 1);
 
@@ -98,7 +100,7 @@ function vectorCase(name, n, p, count, catalogVersion) {
 
 const vectors = {
   about:
-    "ABF1 hashProtocolVersion 2 (keyed) vectors, written by scripts/keyed-vectors.mjs from docs/ABF1.md alone. Load every file with `key`: it loads; without a key: keyRequired; with `wrongKey`: wrongKey. `queries[].maybe` is the keyed filter's answer.",
+    "ABF1 hashProtocolVersion 3 (keyed) vectors, written by scripts/keyed-vectors.mjs from docs/ABF1.md alone. Load every file with `key`: it loads; without a key: keyRequired; with `wrongKey`: wrongKey. `queries[].maybe` is the keyed filter's answer.",
   key: hex(key),
   keyCheckLabel: KEY_CHECK_LABEL,
   keyCheck: hmac(key, KEY_CHECK_LABEL).readUInt32LE(0),

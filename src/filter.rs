@@ -113,7 +113,7 @@ impl ArtifactBloomFilter {
         ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec, hashing: Hashing::Plain }
     }
 
-    /// [`ArtifactBloomFilter::create`] under hash protocol 2: each digest's
+    /// [`ArtifactBloomFilter::create`] under hash protocol 3: each digest's
     /// bits are those of its HMAC under `key` (docs/ABF1.md, "Keyed snapshots").
     pub fn create_keyed<D: AsRef<[u8]>>(digests: &[D], spec: &BloomSpec, key: SnapshotKey) -> Result<Self, BloomError> {
         let layout = create_layout(spec)?;
@@ -133,7 +133,7 @@ impl ArtifactBloomFilter {
         Ok(filter)
     }
 
-    /// [`ArtifactBloomFilter::begin_packed`] under hash protocol 2 with `key`.
+    /// [`ArtifactBloomFilter::begin_packed`] under hash protocol 3 with `key`.
     pub fn begin_packed_keyed(total_length: u64, spec: &BloomSpec, key: SnapshotKey) -> Result<Self, BloomError> {
         Ok(Self::begin_packed(total_length, spec)?.with_hashing(Hashing::keyed(key)))
     }

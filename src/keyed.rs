@@ -1,6 +1,6 @@
-//! Hash protocol 2, keyed snapshots (docs/ABF1.md, "Keyed snapshots").
+//! Hash protocol 3, keyed snapshots (docs/ABF1.md, "Keyed snapshots").
 //!
-//! A protocol-2 filter places the bits of a digest `d` where protocol 1 would
+//! A protocol-3 filter places the bits of a digest `d` where protocol 1 would
 //! place those of `HMAC-SHA-256(key, d)`: whoever lacks the key cannot tell
 //! which bits a digest sets, so a public snapshot answers nothing for them.
 //! HMAC (RFC 2104) is written here over the `sha2` crate the formats already
@@ -21,7 +21,7 @@ use crate::error::{Coded, Fields};
 use crate::probe::DIGEST_LENGTH;
 
 /// The `hashProtocolVersion` of keyed snapshots.
-pub const KEYED_HASH_PROTOCOL_VERSION: u16 = 2;
+pub const KEYED_HASH_PROTOCOL_VERSION: u16 = 3;
 /// Shortest key accepted: 128 bits, so the key check's 32 bits and the
 /// filter's bits cannot be brute-forced back to a guessable key.
 pub const MINIMUM_KEY_LENGTH: usize = 16;
@@ -30,7 +30,7 @@ pub const MINIMUM_KEY_LENGTH: usize = 16;
 pub const MAXIMUM_KEY_LENGTH: usize = 1024;
 /// The message whose MAC is the key check. Longer than 32 bytes, so it is
 /// never a digest: the check reveals no digest's probe positions.
-pub const KEY_CHECK_LABEL: &[u8] = b"artifact-bloom ABF1 hashProtocolVersion 2 key check";
+pub const KEY_CHECK_LABEL: &[u8] = b"artifact-bloom ABF1 hashProtocolVersion 3 key check";
 
 /// SHA-256's block size, HMAC's `B`.
 const BLOCK_LENGTH: usize = 64;
@@ -103,7 +103,7 @@ impl SnapshotKey {
         Ok(key)
     }
 
-    /// The probe input of protocol 2 for `digest`: HMAC-SHA-256(key, digest).
+    /// The probe input of protocol 3 for `digest`: HMAC-SHA-256(key, digest).
     // Not inlined: one copy in the main wasm, whatever calls it.
     #[inline(never)]
     pub fn mac(&self, digest: &[u8; DIGEST_LENGTH]) -> [u8; DIGEST_LENGTH] {
@@ -116,7 +116,7 @@ impl SnapshotKey {
         finish_block(self.outer, &inner)
     }
 
-    /// The 32-bit key check an ABF1 protocol-2 header stores at offset 28.
+    /// The 32-bit key check an ABF1 protocol-3 header stores at offset 28.
     pub fn key_check(&self) -> u32 {
         let [a, b, c, d, ..] = self.fingerprint;
         u32::from_le_bytes([a, b, c, d])
@@ -180,7 +180,7 @@ impl fmt::Debug for SnapshotKey {
 pub enum Hashing {
     /// Protocol 1: the digest itself.
     Plain,
-    /// Protocol 2: its HMAC under the key whose check is `key_check`. `key`
+    /// Protocol 3: its HMAC under the key whose check is `key_check`. `key`
     /// is `None` for a file decoded but not yet given its key
     /// ([`crate::abf1::Snapshot::unlock`]); such a filter answers every
     /// query "maybe" (never a false "absent") and the package never hands

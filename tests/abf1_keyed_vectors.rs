@@ -1,4 +1,4 @@
-//! ABF1 hash protocol 2 (keyed snapshots): the vectors of
+//! ABF1 hash protocol 3 (keyed snapshots): the vectors of
 //! `tests/vectors/abf1-keyed.json`, written by `scripts/keyed-vectors.mjs`
 //! from docs/ABF1.md alone (node:crypto's HMAC, the layout rule and the probe
 //! walk in BigInt), so these check the Rust core against an independent

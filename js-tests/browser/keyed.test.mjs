@@ -1,4 +1,4 @@
-// Keyed snapshots (ABF1 hashProtocolVersion 2) in a real browser: the
+// Keyed snapshots (ABF1 hashProtocolVersion 3) in a real browser: the
 // browser build (pkg/web.js, `await init()`, and pkg/delta/index.js) in
 // Debian's Chromium, where a load's checksum is WebCrypto's or wasm's, not
 // node:crypto's. The same self-contained scenario runs in the page and in

@@ -43,7 +43,11 @@ const WIDTH = 79;
 /** The column where an option's text starts (as in the hand-written helps before). */
 const TEXT_COLUMN = 23;
 
-/** `--name ARG` (or the spelling the entry gives). */
+/**
+ * `--name ARG` (or the spelling the entry gives).
+ * @param {string} name
+ * @param {OptionSpec} option
+ */
 function flagOf(name, option) {
   if (option.spelled !== undefined) return option.spelled;
   const short = option.short === undefined ? "" : `-${option.short}, `;

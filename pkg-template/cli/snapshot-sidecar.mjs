@@ -178,8 +178,10 @@ async function boundedResponseText(response, limit) {
 /**
  * `serve`'s GET /snapshot.meta.json: the sidecar beside the served snapshot
  * file, as it is on disk now (404 when there is none).
+ * @template T
  * @param {string} snapshotPath serve's --snapshot
- * @param {(status: number, body: string | Uint8Array, headers?: object) => void} answer
+ * @param {(status: number, body: string | Uint8Array, headers?: Record<string, string>) => T} answer
+ * @returns {Promise<T>} what `answer` made of it
  */
 export async function answerSidecar(snapshotPath, answer) {
   let bytes;

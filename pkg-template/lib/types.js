@@ -173,7 +173,7 @@
  * @property {(progress: SnapshotProgress) => void} [onProgress] Called after each chunk; `total` is known once 96 bytes arrived.
  * @property {AbortSignal} [signal] Aborting rejects the load with the signal's reason.
  * @property {SnapshotMeta} [meta] Copied onto the snapshot (e.g. the file's mtime as `lastModified`).
- * @property {Uint8Array} [key] The secret of a keyed snapshot (ABF1 hashProtocolVersion 2): 16 to 1024
+ * @property {Uint8Array} [key] The secret of a keyed snapshot (ABF1 hashProtocolVersion 3): 16 to 1024
  *   bytes (32 random bytes recommended), the key it was published with. A keyed snapshot loaded
  *   without it is the failure `keyRequired`, with another key `wrongKey`; a key given for an
  *   unkeyed snapshot is `notKeyed`. The key is checked before any request (a TypeError or

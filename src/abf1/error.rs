@@ -40,7 +40,7 @@ pub enum LoadError {
     TooLarge { declared: u64, limit: u64 },
     /// The bit array (`requested` bytes) could not be reserved.
     OutOfMemory { requested: u64 },
-    /// Step 9: a keyed (protocol-2) snapshot loaded without a key.
+    /// Step 9: a keyed (protocol-3) snapshot loaded without a key.
     KeyRequired,
     /// Step 9: the key's check is not the file's (another key made it).
     WrongKey,

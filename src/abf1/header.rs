@@ -127,7 +127,7 @@ pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
         const _: () = assert!(MAXIMUM_HASH_COUNT == 32);
         return invalid("hashCount", "from 1 to 32", None, integer(u64::from(h.hash_count)));
     }
-    // Protocol 2 keeps its key check there (docs/ABF1.md, "Keyed snapshots").
+    // Protocol 3 keeps its key check there (docs/ABF1.md, "Keyed snapshots").
     if h.reserved != 0 && h.hash_protocol_version != KEYED_HASH_PROTOCOL_VERSION {
         return invalid("reserved", "0", None, integer(u64::from(h.reserved)));
     }

@@ -74,7 +74,7 @@ pub struct Snapshot {
 }
 
 /// Loads a complete ABF1 file without a key, checking all 9 steps in the
-/// spec's order: a keyed (protocol-2) file is `keyRequired`.
+/// spec's order: a keyed (protocol-3) file is `keyRequired`.
 pub fn decode(bytes: &[u8]) -> Result<Snapshot, LoadError> {
     decode_keyed(bytes, None)
 }
@@ -141,7 +141,7 @@ pub fn encode_unsealed(filter: &ArtifactBloomFilter, catalog_version: u64) -> Re
         return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
     }
     let spec = filter.spec();
-    // Protocol 1 with reserved 0, or protocol 2 with the key check there.
+    // Protocol 1 with reserved 0, or protocol 3 with the key check there.
     let (hash_protocol_version, reserved) = filter.hashing().header_fields();
     let header = Header {
         format_version: FORMAT_VERSION,
@@ -265,7 +265,7 @@ pub(crate) fn assemble(header: Header, bits: BitArray) -> Snapshot {
 
 impl Snapshot {
     /// Step 9 (docs/ABF1.md, "Keyed snapshots"): the key a caller holds
-    /// against the file's protocol. A protocol-2 file needs `key`
+    /// against the file's protocol. A protocol-3 file needs `key`
     /// (`keyRequired`) whose key check is the header's (`wrongKey`); a
     /// protocol-1 file refuses one (`notKeyed`: a client that expects a
     /// keyed snapshot must notice a publisher that stopped keying). The

@@ -290,9 +290,9 @@ fn codes_and_fields() {
             "unsupportedFormatVersion (expected 1, got 2)",
         ),
         (
-            LoadError::UnsupportedHashProtocol(3),
+            LoadError::UnsupportedHashProtocol(2),
             "unsupportedHashProtocol",
-            "unsupportedHashProtocol (expected 1, keyed 2, got 3)",
+            "unsupportedHashProtocol (expected 1, keyed 3, got 2)",
         ),
         (invalid, "invalidHeader", "invalidHeader (field reserved, rule 0, got 7)"),
         (
@@ -379,7 +379,7 @@ mod keyed {
     }
 
     #[test]
-    fn header_holds_protocol_2_and_the_key_check() {
+    fn header_holds_protocol_3_and_the_key_check() {
         let filter = ArtifactBloomFilter::create_keyed(&members(50, "k"), &spec(100), key(1)).unwrap();
         let bytes = encode(&filter, 7).unwrap();
         let header = parse_header(&bytes).unwrap();
@@ -387,10 +387,13 @@ mod keyed {
         assert_eq!(header.reserved, key(1).key_check());
         // The key appears nowhere in the file.
         assert!(!bytes.windows(32).any(|w| w == [1u8; 32]));
-        // Protocol 1 still refuses a non-zero reserved field; 3 is unsupported.
+        // Protocol 1 still refuses a non-zero reserved field; 2 (left
+        // unassigned: the reference's vectors use it) and 4 are unsupported.
         assert_eq!(invalid_field(&with_field(OFFSET_RESERVED, &1u32.to_le_bytes())), "reserved");
-        let three = with_field(OFFSET_HASH_PROTOCOL_VERSION, &3u16.to_le_bytes());
-        assert_eq!(parse_header(&three), Err(LoadError::UnsupportedHashProtocol(3)));
+        for unassigned in [2u16, 4] {
+            let other = with_field(OFFSET_HASH_PROTOCOL_VERSION, &unassigned.to_le_bytes());
+            assert_eq!(parse_header(&other), Err(LoadError::UnsupportedHashProtocol(unassigned)));
+        }
     }
 
     #[test]

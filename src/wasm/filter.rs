@@ -74,7 +74,7 @@ impl RawFilter {
         ArtifactBloomFilter::begin_packed(total_length, &spec).map(RawFilter::wrap).map_err(bloom_error)
     }
 
-    /// [`RawFilter::begin_packed`] under hash protocol 2 with `key`.
+    /// [`RawFilter::begin_packed`] under hash protocol 3 with `key`.
     #[wasm_bindgen(js_name = beginPackedKeyed)]
     pub fn begin_packed_keyed(
         total_length: f64,
@@ -89,7 +89,7 @@ impl RawFilter {
             .map_err(bloom_error)
     }
 
-    /// Whether the filter hashes by protocol 2 (its single queries then go
+    /// Whether the filter hashes by protocol 3 (its single queries then go
     /// through [`RawFilter::might_contain_digest`]).
     #[wasm_bindgen(js_name = isKeyed)]
     pub fn is_keyed(&self) -> bool {

@@ -50,6 +50,13 @@ pub fn maximum_catalog_version() -> f64 {
     MAXIMUM
 }
 
+/// The hashProtocolVersion of a keyed snapshot (docs/ABF1.md, "Keyed
+/// snapshots"); protocol 1 is the unkeyed one.
+#[wasm_bindgen(js_name = keyedHashProtocolVersion)]
+pub fn keyed_hash_protocol_version() -> u32 {
+    u32::from(crate::keyed::KEYED_HASH_PROTOCOL_VERSION)
+}
+
 /// `{ headerBytes, payloadOffset }`: step 8's SHA-256 is over file bytes
 /// `[0, headerBytes)` followed by `[payloadOffset, end)`.
 #[wasm_bindgen(js_name = snapshotChecksumCoverage)]

@@ -1,4 +1,4 @@
-//! Raw binding of hash protocol 2 (`crate::keyed`) in the main module: a key
+//! Raw binding of hash protocol 3 (`crate::keyed`) in the main module: a key
 //! derived once, and the key step of every load (step 9, docs/ABF1.md "Keyed
 //! snapshots"). What only a publisher needs (MACs to sort, the header
 //! rewrite) is in the delta module (`super::keyed_build`). Keys arrive as `&[u8]` (at most 1 KiB: a fixed

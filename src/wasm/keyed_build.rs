@@ -2,7 +2,7 @@
 //! "Keyed snapshots"), in the delta module beside the sorted build, so the
 //! main module every page downloads carries none of it: the digests' MACs
 //! (sorted and built by protocol 1 like digests) and the header rewrite
-//! between that protocol-1 build and the protocol-2 file its bits are. The
+//! between that protocol-1 build and the protocol-3 file its bits are. The
 //! key arrives as `&[u8]` (at most 1 KiB: wasm-bindgen's own copy is fine)
 //! and lives only in the `SnapshotKey`; no error carries it.
 
@@ -43,14 +43,14 @@ impl RawCatalogKey {
     }
 
     /// The staged ABF1 file (bits built by protocol 1 from MACs under this
-    /// key) as the protocol-2 file those bits are.
+    /// key) as the protocol-3 file those bits are.
     #[wasm_bindgen(js_name = sealSnapshot)]
     pub fn seal_snapshot(&self, staged: usize) -> Result<Vec<u8>, JsValue> {
         let hashing = Hashing::keyed(self.inner.clone());
         with_input(staged, |file| abf1::with_hashing(file, &hashing).map_err(|e| error::coded(&e)))
     }
 
-    /// The staged protocol-2 file as protocol 1 (the same bits: a sorted
+    /// The staged protocol-3 file as protocol 1 (the same bits: a sorted
     /// build continues it with MACs), after step 9 with this key
     /// (`wrongKey`, `notKeyed`).
     #[wasm_bindgen(js_name = unsealSnapshot)]

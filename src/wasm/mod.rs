@@ -26,7 +26,7 @@ mod hashing;
 mod input;
 #[cfg(feature = "artifact")]
 mod keyed;
-#[cfg(feature = "delta-encode")]
+#[cfg(feature = "delta")]
 mod keyed_build;
 #[cfg(feature = "artifact")]
 mod snapshot;

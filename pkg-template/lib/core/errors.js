@@ -195,7 +195,7 @@ const MESSAGES = {
     outOfMemory: memoryMessage,
     // Step 9 (keyed snapshots). No key material in any of them.
     keyRequired: () =>
-      "the snapshot is keyed (hashProtocolVersion 2): load it with the key it was published with (the key option)",
+      "the snapshot is keyed (hashProtocolVersion 3): load it with the key it was published with (the key option)",
     wrongKey: () =>
       "the key does not match the snapshot's key check: it was published with another key (after a key rotation, load it with the new key)",
     notKeyed: () =>

@@ -1,7 +1,7 @@
 // Internal, for a publisher of keyed snapshots (artifact-bloom/server's
 // publishCatalog), in the delta module beside the sorted build: the digests'
 // MACs, and the header rewrite between a protocol-1 file built from those
-// MACs and the protocol-2 file those bits are (docs/ABF1.md "Keyed
+// MACs and the protocol-3 file those bits are (docs/ABF1.md "Keyed
 // snapshots"). The sorted build knows nothing of keys: it sorts,
 // de-duplicates and builds protocol 1 over whatever 32-byte records it gets
 // — here MACs, as unique as the digests they come from.
@@ -40,12 +40,12 @@ export function _keyedBuild(key) {
      */
     mac: (packed) => raw.macPacked(staged(packed)),
     /**
-     * A valid protocol-1 file whose bits were built from MACs under the key, as protocol 2.
+     * A valid protocol-1 file whose bits were built from MACs under the key, as protocol 3.
      * @param {Uint8Array} file
      */
     seal: (file) => attempt(() => raw.sealSnapshot(staged(file))),
     /**
-     * A protocol-2 file under the key as the protocol-1 file of the same bits (a sorted build continues it).
+     * A protocol-3 file under the key as the protocol-1 file of the same bits (a sorted build continues it).
      * @param {Uint8Array} file
      */
     unseal: (file) => attempt(() => raw.unsealSnapshot(staged(file))),

@@ -15,7 +15,7 @@ import { RawFilter, dedupPacked, planLayout } from "../../artifact_bloom.js";
 import { failure, success } from "../core/results.js";
 import { codeOf, digestError, freedError, isUint8Array, rangeError, typeError } from "../core/errors.js";
 import { toWasm } from "../wasm/main-memory.js";
-import { DIGEST_LENGTH, MAXIMUM_EXPECTED_ITEM_COUNT } from "../wasm/format-rules.js";
+import { DIGEST_LENGTH, KEYED_HASH_PROTOCOL_VERSION, MAXIMUM_EXPECTED_ITEM_COUNT } from "../wasm/format-rules.js";
 import { CHUNK_BYTES, insertDigests, insertPacked, isDigest } from "./packing.js";
 import { RAW, WasmResource } from "../wasm/resource.js";
 import { checkKey, rawKeyOf } from "../snapshot/snapshot-key.js";
@@ -96,7 +96,7 @@ function checkPacked(packed) {
  * reserves the bits), filled by `fill`, then wrapped. Coded errors become
  * failures; a build that fails frees its raw filter.
  *
- * With `key`, the filter hashes by protocol 2 (docs/ABF1.md "Keyed snapshots").
+ * With `key`, the filter hashes by protocol 3 (docs/ABF1.md "Keyed snapshots").
  *
  * @param {number} totalLength
  * @param {BloomSpec} spec
@@ -166,7 +166,7 @@ function keyOption(options) {
  * @extends {WasmResource<"ArtifactBloomFilter">}
  */
 export class ArtifactBloomFilter extends WasmResource {
-  /** Hash protocol 2: single queries pass the whole digest (its MAC needs all 32 bytes). */
+  /** Hash protocol 3: single queries pass the whole digest (its MAC needs all 32 bytes). */
   #keyed;
 
   /**
@@ -203,7 +203,7 @@ export class ArtifactBloomFilter extends WasmResource {
    * `digests` not an array), then `outOfMemory`.
    *
    * With `options.key` (16 to 1024 secret bytes) the filter is keyed (ABF1
-   * hashProtocolVersion 2): each digest's bits are those of its
+   * hashProtocolVersion 3): each digest's bits are those of its
    * HMAC-SHA-256 under the key, so its snapshot tells nothing to whoever
    * lacks the key; queries take plain digests as usual.
    *
@@ -386,13 +386,14 @@ export class ArtifactBloomFilter extends WasmResource {
   }
 
   /**
-   * The ABF1 hashProtocolVersion the filter hashes by: 1, or 2 for a keyed
-   * filter (built or loaded with a key). Never reveals the key.
+   * The ABF1 hashProtocolVersion the filter hashes by: 1, or
+   * KEYED_HASH_PROTOCOL_VERSION (3) for a keyed filter (built or loaded with
+   * a key). Never reveals the key.
    *
-   * @returns {1 | 2}
+   * @returns {number}
    */
   getHashProtocolVersion() {
-    return this._raw() && this.#keyed ? 2 : 1;
+    return this._raw() && this.#keyed ? KEYED_HASH_PROTOCOL_VERSION : 1;
   }
 
   /**

@@ -48,7 +48,7 @@ import { _keyedBuild, _SortedBuild } from "./server-delta.js";
  * 2, docs/ABF1.md "Keyed snapshots"): each digest is replaced by its
  * HMAC-SHA-256 under the key before the sort and the build (so a keyed
  * source is always sorted externally: MACs are in no order), and the built
- * file is sealed as protocol 2; publishToLayout gets the key too.
+ * file is sealed as protocol 3; publishToLayout gets the key too.
  *
  * @typedef {{
  *   expectedItemCount: number;

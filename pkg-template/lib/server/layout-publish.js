@@ -41,7 +41,7 @@ export const DEFAULT_PRUNE_AFTER_MS = 60 * 60 * 1000;
  *   deleted this long after it was first found so (default one hour).
  * - `now`: the clock, ms since the epoch (default `Date.now`).
  * - `key`: the layout's secret (16 to 1024 bytes) when it publishes keyed
- *   snapshots (ABF1 hashProtocolVersion 2): the new snapshot must be keyed
+ *   snapshots (ABF1 hashProtocolVersion 3): the new snapshot must be keyed
  *   with it (else `invalidSnapshot`: `keyRequired`, `wrongKey`, `notKeyed`),
  *   and earlier versions load with it for their deltas (one under another
  *   key — a rotation — is a skipped base, `wrongKey`: its clients download
@@ -307,7 +307,7 @@ function readTarget(snapshot, key) {
     // layout never receives an unkeyed version by mistake, nor the reverse.
     if (key !== undefined) _assertKeyOf("snapshot", snapshot.filter, key);
     else if (snapshot.filter.getHashProtocolVersion() !== 1) {
-      return failure("invalidSnapshot", "the snapshot is keyed (hashProtocolVersion 2): publish it with options.key");
+      return failure("invalidSnapshot", "the snapshot is keyed (hashProtocolVersion 3): publish it with options.key");
     }
     bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
   } catch (error) {

@@ -11,7 +11,7 @@
  *
  * @typedef {AsyncIterable<Uint8Array> & {
  *   method?: string; url?: string; headers: Record<string, string | string[] | undefined>;
- *   socket?: { encrypted?: boolean };
+ *   socket?: unknown;
  * }} NodeRequest
  * @typedef {{
  *   writeHead(status: number, headers: Record<string, string>): unknown;
@@ -45,7 +45,10 @@ export function toNodeListener(handler) {
 async function serve(handler, incoming, outgoing) {
   const method = incoming.method ?? "GET";
   const host = String(incoming.headers.host ?? "localhost");
-  const url = `${incoming.socket?.encrypted ? "https" : "http"}://${host}${incoming.url ?? "/"}`;
+  // (A TLSSocket has `encrypted: true`; the type says `unknown` so that
+  // node:http's Socket, which shares no declared property with it, fits.)
+  const encrypted = /** @type {{ encrypted?: boolean } | undefined} */ (incoming.socket)?.encrypted;
+  const url = `${encrypted ? "https" : "http"}://${host}${incoming.url ?? "/"}`;
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);

@@ -1,4 +1,4 @@
-// Keyed snapshots (ABF1 hashProtocolVersion 2, docs/ABF1.md "Keyed
+// Keyed snapshots (ABF1 hashProtocolVersion 3, docs/ABF1.md "Keyed
 // snapshots"): the `key` option's checks and load step 9. The key is a
 // secret: it is copied into wasm (where only HMAC states derived from it
 // live), never stored on a JS object a caller can see, and never described
@@ -56,9 +56,10 @@ export function rawKeyOf(key) {
  */
 export function unlockRaw(filter, key) {
   try {
-    if (key !== undefined && "keyOf" in key) unlockFilterLike(filter, key.keyOf);
+    if (key === undefined) unlockFilter(filter, undefined);
+    else if ("keyOf" in key) unlockFilterLike(filter, key.keyOf);
     // The wasm key is moved into the call (wasm-bindgen frees it there).
-    else unlockFilter(filter, key === undefined ? undefined : rawKeyOf(key));
+    else unlockFilter(filter, rawKeyOf(key));
     return undefined;
   } catch (error) {
     const coded = failureOf(error);

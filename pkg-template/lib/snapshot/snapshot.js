@@ -44,7 +44,7 @@ export { loadSnapshotStream } from "./snapshot-stream.js";
  * const { catalogVersion, filter } = loaded.value;
  * ```
  *
- * A keyed snapshot (hashProtocolVersion 2) needs `meta.key`, the key it was
+ * A keyed snapshot (hashProtocolVersion 3) needs `meta.key`, the key it was
  * published with: without it the load is the failure `keyRequired`, with
  * another `wrongKey`; a key given for an unkeyed snapshot is `notKeyed`.
  *

@@ -8,6 +8,7 @@
 import {
   abf1HeaderLength,
   digestLength,
+  keyedHashProtocolVersion,
   maximumCatalogVersion,
   maximumExpectedItemCount,
   maximumSnapshotBytes,
@@ -23,6 +24,8 @@ export const DIGEST_LENGTH = digestLength();
 export const MAXIMUM_EXPECTED_ITEM_COUNT = maximumExpectedItemCount();
 /** The largest ABF1 file in bytes: the header and 2^30 bits (96 + 2^27). */
 export const MAXIMUM_SNAPSHOT_BYTES = maximumSnapshotBytes();
+/** The hashProtocolVersion of a keyed snapshot (protocol 1 is the unkeyed one). */
+export const KEYED_HASH_PROTOCOL_VERSION = keyedHashProtocolVersion();
 /** The largest catalogVersion a snapshot may carry (2^53 − 1). */
 export const MAXIMUM_CATALOG_VERSION = maximumCatalogVersion();
 
