@@ -5,6 +5,7 @@ import { createReadStream } from "node:fs";
 import { loadSnapshot } from "artifact-bloom";
 import { readSnapshotFile } from "./bounded-file.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, bytesToHex, hexToBytes, isHexDigest, readHexDigests, readingInput } from "./common.mjs";
+import { readKeyFile, withKey } from "./key-file.mjs";
 import { fetchSnapshotUrl, isSnapshotUrl } from "./snapshot-url.mjs";
 
 /**
@@ -34,9 +35,10 @@ async function digestOfFile(path) {
  * @returns {Promise<number>} the exit code
  */
 export async function runCheck(path, items, values) {
+  const key = await readKeyFile(values);
   const loaded = isSnapshotUrl(path)
-    ? await fetchSnapshotUrl(path, { label: "PATH", values })
-    : loadSnapshot(await readSnapshotFile(path));
+    ? await fetchSnapshotUrl(path, { label: "PATH", values, ...withKey(key) })
+    : loadSnapshot(await readSnapshotFile(path), withKey(key));
   if (loaded.kind === "failure") {
     process.stderr.write(`check: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
     return EXIT_PROBLEMS;

@@ -1,7 +1,7 @@
 // `artifact-bloom check`: precheck files or digests against a snapshot.
 import { EXIT_OK, UsageError, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { TLS_OPTIONS } from "./option-groups.mjs";
+import { KEY_OPTIONS, TLS_OPTIONS } from "./option-groups.mjs";
 import { helpText } from "./option-table.mjs";
 
 /** @type {import("./option-table.mjs").CommandSpec} */
@@ -24,6 +24,7 @@ line starts with "\\" and the name has "\\\\", "\\n" and "\\r" for them, so
 one file is always one line (--json gives names as JSON strings).`,
   options: {
     json: { type: "boolean", default: false, help: "print the snapshot's catalogVersion and the results as JSON" },
+    ...KEY_OPTIONS,
     ...TLS_OPTIONS,
   },
   notes: [

@@ -26,9 +26,10 @@ export function looksLikeDelta(bytes, loaded) {
  * @param {string} path
  * @param {Uint8Array} bytes
  * @param {string | undefined} basePath
+ * @param {Uint8Array | undefined} [key] the base's key, for a keyed base
  * @returns {Promise<Record<string, any>>}
  */
-export async function inspectDelta(path, bytes, basePath) {
+export async function inspectDelta(path, bytes, basePath, key) {
   /** @type {Record<string, any>} */
   const report = { path, kind: "delta", bytes: bytes.byteLength };
   const verified = readSnapshotDeltaHeader(bytes, { verify: true });
@@ -43,7 +44,7 @@ export async function inspectDelta(path, bytes, basePath) {
   }
   report.verdict = "ok";
   if (basePath === undefined) return report;
-  const base = loadSnapshot(await readSnapshotFile(basePath));
+  const base = loadSnapshot(await readSnapshotFile(basePath), key === undefined ? {} : { key });
   if (base.kind === "failure") {
     return Object.assign(report, {
       verdict: "invalidBase",

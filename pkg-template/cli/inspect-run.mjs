@@ -4,6 +4,7 @@ import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "artifact-b
 import { alertFillRatio, fppFromFillRatio } from "artifact-bloom/variants";
 import { readSnapshotFile } from "./bounded-file.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, UsageError } from "./common.mjs";
+import { readKeyFile, withKey } from "./key-file.mjs";
 import { fetchSnapshotUrl, isSnapshotUrl } from "./snapshot-url.mjs";
 
 /**
@@ -12,19 +13,20 @@ import { fetchSnapshotUrl, isSnapshotUrl } from "./snapshot-url.mjs";
  * @returns {Promise<number>} the exit code
  */
 export async function runInspect(path, values) {
+  const key = await readKeyFile(values);
   if (isSnapshotUrl(path)) {
     if (values.base !== undefined) throw new UsageError("--base is for an ABD1 delta file; a URL is fetched as a snapshot");
-    const fetched = await fetchSnapshotUrl(path, { label: "PATH", values });
+    const fetched = await fetchSnapshotUrl(path, { label: "PATH", values, ...withKey(key) });
     // What arrived: the snapshot's ABF1 length (the delta a poll would use is not inspected here).
     const length = fetched.kind === "success" ? ABF1_HEADER_LENGTH + fetched.value.header.payloadLength : undefined;
     return printReport(snapshotReport(path, length, fetched, undefined), values.json);
   }
   const bytes = await readSnapshotFile(path);
-  const loaded = loadSnapshot(bytes);
+  const loaded = loadSnapshot(bytes, withKey(key));
   // Only a file that is not a snapshot can be a delta: the delta build is loaded for it alone.
   const delta = loaded.kind === "failure" ? await import("./inspect-delta.mjs") : undefined;
   if (delta?.looksLikeDelta(bytes, loaded)) {
-    const report = await delta.inspectDelta(path, bytes, values.base);
+    const report = await delta.inspectDelta(path, bytes, values.base, key);
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDeltaReport(report));
     return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
   }

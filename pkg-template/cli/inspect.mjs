@@ -1,7 +1,7 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
 import { EXIT_OK, UsageError, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { TLS_OPTIONS } from "./option-groups.mjs";
+import { KEY_OPTIONS, TLS_OPTIONS } from "./option-groups.mjs";
 import { helpText } from "./option-table.mjs";
 
 /** @type {import("./option-table.mjs").CommandSpec} */
@@ -26,6 +26,7 @@ positions; no base needed).`,
       arg: "OLD",
       help: "for a delta: also apply it to the snapshot OLD; the verdict is then the apply's (wrongBase, resultChecksumMismatch, ...)",
     },
+    ...KEY_OPTIONS,
     ...TLS_OPTIONS,
   },
   notes: [

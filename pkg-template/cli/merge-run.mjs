@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { readSnapshotFile } from "./bounded-file.mjs";
 import { EXIT_OK, EXIT_PROBLEMS, errorCode, errorMessage } from "./common.mjs";
+import { readKeyFile, withKey } from "./key-file.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 import { versionRuleProblem } from "./version-guard.mjs";
 import { ALLOW_VERSION_REUSE } from "./option-groups.mjs";
@@ -26,6 +27,8 @@ function distinctEstimate(filter) {
  * @returns {Promise<number>} the exit code
  */
 export async function runMerge(inputs, catalogVersion, out, values) {
+  // Keyed inputs (all under one key) merge into a keyed snapshot.
+  const key = await readKeyFile(values);
   /** @type {ArtifactBloomFilter | undefined} */
   let merged;
   /** @type {Map<string, string>} */
@@ -40,7 +43,7 @@ export async function runMerge(inputs, catalogVersion, out, values) {
         continue;
       }
       seen.set(hash, path);
-      const loaded = loadSnapshot(new Uint8Array(bytes));
+      const loaded = loadSnapshot(new Uint8Array(bytes), withKey(key));
       if (loaded.kind === "failure") {
         process.stderr.write(`merge: ${path} does not load: ${loaded.error}: ${loaded.message}\n`);
         return EXIT_PROBLEMS;
@@ -99,7 +102,7 @@ export async function runMerge(inputs, catalogVersion, out, values) {
         reloaded.catalogVersion === catalogVersion
           ? undefined
           : `the merged snapshot has catalogVersion ${reloaded.catalogVersion}, not ${catalogVersion}`,
-      { onStaleRemoved },
+      { onStaleRemoved, ...withKey(key) },
     );
     if (problem !== undefined) {
       process.stderr.write(`merge: ${problem}\n`);

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { EXIT_OK, UsageError, integerOption, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import { VERSION_RULE_NOTE, VERSION_RULE_OPTIONS } from "./option-groups.mjs";
+import { KEY_OPTIONS, VERSION_RULE_NOTE, VERSION_RULE_OPTIONS } from "./option-groups.mjs";
 import { helpText } from "./option-table.mjs";
 
 /** @type {import("./option-table.mjs").CommandSpec} */
@@ -34,6 +34,7 @@ insertedItemCount of the result — the rule:
     "catalog-version": { type: "string", arg: "V", required: true, help: "the merged snapshot's catalogVersion (0 .. 2^53-1)" },
     out: { type: "string", arg: "OUT", required: true, help: "the snapshot to write or replace" },
     ...VERSION_RULE_OPTIONS,
+    ...KEY_OPTIONS,
   },
   notes: [
     VERSION_RULE_NOTE,

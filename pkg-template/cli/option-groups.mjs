@@ -196,4 +196,16 @@ repository, or when the tags differ from the ones it saw (one GET tags/list
 per 100 tags; a tag moved to another image is not seen). A missing sidecar
 is one note.`;
 
+/** The secret of keyed snapshots (every command that builds or loads one). */
+export const KEY_OPTIONS = /** @type {Record<string, OptionSpec>} */ ({
+  "key-file": {
+    type: "string",
+    arg: "FILE",
+    help:
+      "the secret key of keyed snapshots (ABF1 hashProtocolVersion 3: whoever lacks the key learns nothing from the "
+      + "file), 16 to 1024 bytes, read from FILE as raw bytes or hex digits (openssl rand -hex 32 > FILE); never "
+      + "printed. A keyed snapshot loaded without it is keyRequired, with another key wrongKey",
+  },
+});
+
 export const SIDECAR_SUFFIX = ".meta.json";

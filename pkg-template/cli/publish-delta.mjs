@@ -46,9 +46,10 @@ export function deltaRequest(values, out) {
  * The base snapshot, read before anything is replaced: `{ snapshot }` or
  * `{ code, reason }` when there is none to make a delta from.
  * @param {{ from: string }} request
+ * @param {Uint8Array} [key] the key of a keyed base
  * @returns {Promise<DeltaBase>}
  */
-export async function readDeltaBase(request) {
+export async function readDeltaBase(request, key) {
   let bytes;
   try {
     bytes = await readBoundedFile(request.from, snapshotFileLimit(), "snapshot");
@@ -59,7 +60,7 @@ export async function readDeltaBase(request) {
       reason: `cannot read ${request.from}: ${errorMessage(error)}`,
     };
   }
-  const loaded = loadSnapshot(bytes);
+  const loaded = loadSnapshot(bytes, key === undefined ? {} : { key });
   if (loaded.kind === "failure") {
     return {
       code: "invalidBase",

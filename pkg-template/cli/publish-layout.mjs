@@ -58,13 +58,15 @@ export async function layoutSnapshotFile(request) {
  * when the layout refuses. A store error is a one-line UsageError (exit 2).
  * @param {{ dir: string; deltaHistory: number; pruneAfterMs: number }} request
  * @param {Uint8Array} bytes the new ABF1 snapshot
+ * @param {Uint8Array} [key] the layout's key, for keyed snapshots
  */
-export async function writeLayout(request, bytes) {
+export async function writeLayout(request, bytes, key) {
   let result;
   try {
     result = await publishToLayout(request.dir, bytes, {
       deltaHistory: request.deltaHistory,
       pruneAfterMs: request.pruneAfterMs,
+      ...(key === undefined ? {} : { key }),
     });
   } catch (error) {
     const { code, message } = /** @type {NodeJS.ErrnoException} */ (error);

@@ -20,6 +20,7 @@ import { createProgress } from "./progress.mjs";
 import { deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
 import { layoutLines, layoutRequest, layoutSnapshotFile, writeLayout } from "./publish-layout.mjs";
 import { readRegistryDigests } from "./registry/registry-catalog.mjs";
+import { readKeyFile, withKey } from "./key-file.mjs";
 import { readCurrentSnapshot, replaceSnapshotFile } from "./replace.mjs";
 import { buildSidecar, writeSidecar } from "./snapshot-sidecar.mjs";
 import { versionRuleProblem } from "./version-guard.mjs";
@@ -31,12 +32,13 @@ import { versionRuleProblem } from "./version-guard.mjs";
  * @returns {Promise<number>} the exit code
  */
 export async function runPublish(values, { catalogVersion, expectedItemCount, targetFalsePositiveRate, out, maxShrink }) {
+  const key = await readKeyFile(values);
   const wantLayout = layoutRequest(values);
   const wantDelta = deltaRequest(values, out);
   // The capacity limit is the library's (asked of its wasm), known once it is loaded.
   integerOption(values, "expected-items", 1, MAXIMUM_EXPECTED_ITEM_COUNT);
   // Read now: OLD may be PATH itself, which the publish replaces.
-  const deltaBase = wantDelta === undefined ? undefined : await readDeltaBase(wantDelta);
+  const deltaBase = wantDelta === undefined ? undefined : await readDeltaBase(wantDelta, key);
 
   const fromRegistry = values["from-registry"] !== undefined;
   if (fromRegistry && values.input !== undefined) throw new UsageError("--from-registry and --input are exclusive");
@@ -68,7 +70,7 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
   else if (stream === undefined) throw new TypeError("publish: no digest input (neither --from-registry nor a stream)");
   else if (values.binary) digests = binaryDigestChunks(stream, counts, (n) => reading(`${n} digests`));
   else digests = hexDigestChunks(stream, counts, (n, line) => reading(`${n} digests, line ${line}`));
-  const spec = { expectedItemCount, targetFalsePositiveRate };
+  const spec = { expectedItemCount, targetFalsePositiveRate, ...withKey(key) };
   let built;
   try {
     built = await buildCatalogSnapshot({ catalogVersion, digests, sorted: false }, spec);
@@ -95,7 +97,7 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
     process.stderr.write(`publish: ${refusal.problem}\n`);
     return EXIT_PROBLEMS;
   }
-  const loaded = loadSnapshot(bytes);
+  const loaded = loadSnapshot(bytes, withKey(key));
   if (loaded.kind === "failure") throw new UsageError(`the built snapshot does not load: ${loaded.error}: ${loaded.message}`);
   const { filter } = loaded.value;
   const builtChecksum = loaded.value.header.checksum;
@@ -110,7 +112,7 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
   }
 
   // The layout before --out: a layout that refuses leaves --out untouched too.
-  const layout = wantLayout === undefined ? undefined : await writeLayout(wantLayout, bytes);
+  const layout = wantLayout === undefined ? undefined : await writeLayout(wantLayout, bytes, key);
   if (layout?.problem !== undefined) {
     process.stderr.write(`publish: ${layout.problem}\n`);
     filter.free();
@@ -134,7 +136,7 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
               ? undefined
               : `the written snapshot's checksum ${reloaded.header.checksum} is not the built one's ${builtChecksum}`;
           },
-          { onStaleRemoved },
+          { onStaleRemoved, ...withKey(key) },
         );
   if (problem !== undefined) {
     process.stderr.write(`publish: ${problem}\n`);

@@ -192,8 +192,9 @@ async function syncDirectory(directory) {
  * @param {Uint8Array} bytes the ABF1 file
  * @param {(snapshot: import("../index.d.ts").ArtifactIndexSnapshot & { header: import("../index.d.ts").SnapshotHeader })
  *   => string | undefined} check
- * @param {{ open?: typeof openFile, onStaleRemoved?: (name: string) => void }} [options]
- *   `open` opens the temporary file (tests inject failing writers through it)
+ * @param {{ open?: typeof openFile, onStaleRemoved?: (name: string) => void, key?: Uint8Array }} [options]
+ *   `open` opens the temporary file (tests inject failing writers through it);
+ *   `key` reloads a keyed snapshot
  * @returns {Promise<string | undefined>} the problem, or undefined once replaced
  */
 export function replaceSnapshotFile(out, bytes, check, options) {
@@ -201,7 +202,7 @@ export function replaceSnapshotFile(out, bytes, check, options) {
     out,
     bytes,
     (written) => {
-      const reloaded = loadSnapshot(written);
+      const reloaded = loadSnapshot(written, options?.key === undefined ? {} : { key: options.key });
       if (reloaded.kind === "failure") return `the written snapshot does not load: ${reloaded.error}: ${reloaded.message}`;
       try {
         return check(reloaded.value);

@@ -38,15 +38,16 @@ export function isSnapshotUrl(source) {
  * "failure", error, message }`); throws a one-line UsageError when nothing
  * usable arrived (network, HTTP status, timeout).
  * @param {string} url
- * @param {{ label: string, values?: Record<string, unknown> }} context `label`
- *   names the argument in messages ("--snapshot", "PATH")
+ * @param {{ label: string, values?: Record<string, unknown>, key?: Uint8Array }} context `label`
+ *   names the argument in messages ("--snapshot", "PATH"); `key` loads a keyed snapshot
  */
-export async function fetchSnapshotUrl(url, { label, values = {} }) {
+export async function fetchSnapshotUrl(url, { label, values = {}, key }) {
   const fetchImpl = await fetchForTlsOptions(values);
   let result;
   try {
     result = await fetchSnapshot(url, {
       maxBytes: snapshotFileLimit(),
+      ...(key === undefined ? {} : { key }),
       ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
     });
   } catch (error) {

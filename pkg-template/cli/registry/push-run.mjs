@@ -6,6 +6,7 @@ import { repositoryOverClient } from "artifact-bloom/oci";
 import { EXIT_OK, EXIT_REGISTRY, EXIT_USAGE, UsageError, hexToBytes, integerOption, errorMessage } from "../common.mjs";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 import { readSidecar } from "../snapshot-sidecar.mjs";
+import { readKeyFile, withKey } from "../key-file.mjs";
 import { fetchSnapshotUrl, isSnapshotUrl } from "../snapshot-url.mjs";
 import { putManifest } from "./oci-upload.mjs";
 import { checkSnapshotSidecar, precheckBlobs, verifyAbsentThreshold } from "./push-staleness.mjs";
@@ -22,11 +23,12 @@ const MIB = 1024 * 1024;
  * Loads the snapshot from a file or URL (fetched with the --ca-file / --tls-verify policy); any failure is a UsageError.
  * @param {string} source the --snapshot argument
  * @param {Record<string, any>} values the parsed options
+ * @param {Uint8Array | undefined} key the key of a keyed snapshot (--key-file)
  */
-async function loadSnapshotFrom(source, values) {
+async function loadSnapshotFrom(source, values, key) {
   let result;
   if (isSnapshotUrl(source)) {
-    result = await fetchSnapshotUrl(source, { label: "--snapshot", values });
+    result = await fetchSnapshotUrl(source, { label: "--snapshot", values, ...withKey(key) });
   } else {
     let bytes;
     let info;
@@ -36,7 +38,7 @@ async function loadSnapshotFrom(source, values) {
       if (error instanceof UsageError) throw new UsageError(`--snapshot: ${error.message}`);
       throw new UsageError(`cannot read --snapshot ${source}: ${errorMessage(error)}`);
     }
-    result = loadSnapshot(bytes, { lastModified: info.mtime, source });
+    result = loadSnapshot(bytes, { lastModified: info.mtime, source, ...withKey(key) });
   }
   if (result.kind === "failure") throw new UsageError(`--snapshot ${source}: ${result.error}: ${result.message}`);
   return result.value;
@@ -61,8 +63,9 @@ export async function runPush(layoutDir, referenceText, values) {
   checkReferenceName(reference);
 
   const { display, image, remoteReference } = await resolvePushTarget(layoutDir, reference);
-  const fetched = cachePath === undefined ? undefined : await fetchThroughCache(values.snapshot, cachePath);
-  const snapshot = fetched?.snapshot ?? (await loadSnapshotFrom(values.snapshot, values));
+  const key = await readKeyFile(values);
+  const fetched = cachePath === undefined ? undefined : await fetchThroughCache(values.snapshot, cachePath, key);
+  const snapshot = fetched?.snapshot ?? (await loadSnapshotFrom(values.snapshot, values, key));
   const client = await clientFromOptions(registryUrl, reference.name, values);
   // The sidecar of a URL snapshot comes through the same TLS policy as the snapshot.
   const tlsFetch = await fetchForTlsOptions(values);

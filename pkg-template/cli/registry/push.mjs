@@ -6,7 +6,7 @@
 // ./push-run.mjs does it.
 import { EXIT_OK, UsageError, parseCommand } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
-import { CREDENTIALS_NOTE, REGISTRY_OPTIONS, STALENESS_NOTE, STALENESS_OPTIONS } from "../option-groups.mjs";
+import { CREDENTIALS_NOTE, KEY_OPTIONS, REGISTRY_OPTIONS, STALENESS_NOTE, STALENESS_OPTIONS } from "../option-groups.mjs";
 import { helpText } from "../option-table.mjs";
 
 /** @type {import("../option-table.mjs").CommandSpec} */
@@ -53,6 +53,7 @@ by TAG or DIGEST), each checked against the registry's Docker-Content-Digest.`,
     },
     concurrency: { type: "string", arg: "N", help: "blob uploads and HEADs in flight (default 4)" },
     ...STALENESS_OPTIONS,
+    ...KEY_OPTIONS,
     ...REGISTRY_OPTIONS,
   },
   notes: [

@@ -18,8 +18,9 @@ import { readValidator, writeValidator } from "./snapshot-cache-validator.mjs";
  * The cached snapshot, or undefined when FILE is missing or does not load
  * (then the full file is fetched and FILE replaced).
  * @param {string} path
+ * @param {Uint8Array} [key] the key of keyed snapshots
  */
-async function readCached(path) {
+async function readCached(path, key) {
   let bytes;
   try {
     bytes = await readBoundedFile(path, snapshotFileLimit(), "snapshot");
@@ -28,7 +29,7 @@ async function readCached(path) {
     if (errorCode(error) === "ENOENT") return { snapshot: undefined, note: undefined };
     throw new UsageError(`cannot read --snapshot-cache ${path}: ${errorMessage(error)}`);
   }
-  const loaded = loadSnapshot(bytes, { source: path });
+  const loaded = loadSnapshot(bytes, { source: path, ...(key === undefined ? {} : { key }) });
   if (loaded.kind === "failure") {
     return { snapshot: undefined, note: `--snapshot-cache ${path} does not load (${loaded.error}); fetching the full snapshot` };
   }
@@ -39,14 +40,19 @@ async function readCached(path) {
  * Writes the snapshot's ABF1 bytes to `path` atomically, as publish replaces a snapshot (replace.mjs).
  * @param {string} path
  * @param {import("artifact-bloom").ArtifactIndexSnapshot} snapshot
+ * @param {Uint8Array} [key] its key, if keyed (the written file is reloaded with it)
  */
-async function writeCached(path, snapshot) {
+async function writeCached(path, snapshot, key) {
   const bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
   // A file-system error is replaceSnapshotFile's one-line UsageError ("cannot write PATH: …").
-  const problem = await replaceSnapshotFile(path, bytes, (written) =>
-    written.catalogVersion === snapshot.catalogVersion
-      ? undefined
-      : `the written file has catalogVersion ${written.catalogVersion}, not ${snapshot.catalogVersion}`,
+  const problem = await replaceSnapshotFile(
+    path,
+    bytes,
+    (written) =>
+      written.catalogVersion === snapshot.catalogVersion
+        ? undefined
+        : `the written file has catalogVersion ${written.catalogVersion}, not ${snapshot.catalogVersion}`,
+    key === undefined ? {} : { key },
   );
   if (problem !== undefined) throw new UsageError(`cannot write --snapshot-cache ${path}: ${problem}`);
 }
@@ -56,10 +62,11 @@ async function writeCached(path, snapshot) {
  * `transfer`: { from: "cache" | "delta" | "full", bytes, fullBytes, baseCatalogVersion, deltaFailure? }.
  * @param {string} url
  * @param {string} cachePath
+ * @param {Uint8Array} [key] the key of keyed snapshots
  */
-export async function fetchThroughCache(url, cachePath) {
+export async function fetchThroughCache(url, cachePath, key) {
   const notes = [];
-  const cached = await readCached(cachePath);
+  const cached = await readCached(cachePath, key);
   if (cached.note !== undefined) notes.push(cached.note);
   const base = cached.snapshot;
   // The host's validator for the cached snapshot, kept beside it: a static
@@ -67,7 +74,8 @@ export async function fetchThroughCache(url, cachePath) {
   const validator = base === undefined ? undefined : await readValidator(cachePath, url, base.header.checksum);
   let result;
   try {
-    result = await deltaFetchSnapshot(url, base === undefined ? {} : { base, ...validator });
+    const keyed = key === undefined ? {} : { key };
+    result = await deltaFetchSnapshot(url, base === undefined ? keyed : { base, ...validator, ...keyed });
   } catch (error) {
     base?.filter.free();
     throw new UsageError(`cannot fetch --snapshot ${url}: ${errorMessage(error)}`);
@@ -104,7 +112,7 @@ export async function fetchThroughCache(url, cachePath) {
   } else {
     throw new UsageError(`--snapshot ${url}: ${result.error}: ${result.message}`);
   }
-  await writeCached(cachePath, snapshot);
+  await writeCached(cachePath, snapshot, key);
   await writeValidator(cachePath, url, snapshot.header.checksum, snapshot);
   return {
     snapshot,
