@@ -149,7 +149,12 @@ export async function buildCatalogSnapshot(source, options) {
   const build = started.value;
   try {
     const chunks = packedChunks(digests, signal);
-    const ordered = sorted ? chunks : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes, signal });
+    // A run holds at most expectedItemCount digests' bytes: a small catalog reserves small buffers.
+    const { expectedItemCount } = options;
+    const runCap = expectedItemCount >= 1 ? Math.min(runBytes, Math.ceil(expectedItemCount) * 32) : runBytes;
+    const ordered = sorted
+      ? chunks
+      : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes: runCap, signal });
     for await (const chunk of ordered) {
       signal?.throwIfAborted();
       const pushed = build.push(chunk);

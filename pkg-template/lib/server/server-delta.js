@@ -3,4 +3,4 @@
 // delta entry's own bundle (../delta/index.cjs): one delta wasm instance in
 // a process, whichever entries it imports.
 export { encodeSnapshotDelta } from "../delta/delta-encode.js";
-export { _SortedBuild, _sortUniqueRun } from "../delta/sorted-build.js";
+export { _SortedBuild } from "../delta/sorted-build.js";
