@@ -1,25 +1,27 @@
 // One run of publishCatalog's external sort, in JavaScript over the run's
-// own buffers (no copy into wasm, whose memory never shrinks): a counting
-// sort on the first two bytes (SHA-256 digests spread evenly over the
-// 65,536 buckets: ~16 records a bucket at 1M a run), then each bucket in
-// place — a small one by insertion, a large one (many equal digests, or
-// input that is no hash output) through an index array, 4 bytes a record,
-// never an object per record — then equal neighbours dropped. It runs in
-// slices with a turn of the event loop (and an abort check) between them,
-// so a run never blocks the process for long.
+// own buffers (no copy into wasm, whose memory never shrinks). A radix sort
+// on the first two bytes in two cache-friendly passes — by the first byte
+// into `out` (256 places written at a time), then within each of those by
+// the second back into `run` (within ~128 KiB at 1M records a run) — so
+// records of a two-byte bucket lie together (SHA-256 digests spread evenly:
+// ~16 a bucket at 1M a run). Then each bucket's indices are sorted — by
+// insertion on the next four bytes when small, by the typed array's sort
+// when large (many equal digests, or input that is no hash output) — and
+// its records gathered into `out` in that order, an equal neighbour
+// dropped. No scratch beyond the two buffers and a few small arrays. It
+// runs in slices with a turn of the event loop (and an abort check) between
+// them, so a run never blocks the process for long.
 
 /** Records handled between two turns of the event loop (a few ms). */
-const SLICE_RECORDS = 32768;
-/** The same for the passes that only count or compare. */
-const CHEAP_SLICE_RECORDS = 4 * SLICE_RECORDS;
-/** A bucket larger than this is sorted through an index array, not by insertion. */
+const SLICE_RECORDS = 65536;
+/** A bucket larger than this is sorted by the typed array's sort, not by insertion. */
 const INSERTION_LIMIT = 48;
 const BUCKETS = 65536;
 
 /**
  * Sorts the first `count` records of `run` into `out` ascending, each once;
  * returns how many records `out` starts with. `run` is scratch afterwards.
- * Both buffers start at a multiple of 4 bytes (they are read as words).
+ * Both start at a multiple of 4 bytes (records are copied as words).
  *
  * @param {Uint8Array} run
  * @param {number} count
@@ -28,73 +30,100 @@ const BUCKETS = 65536;
  * @returns {Promise<number>}
  */
 export async function sortUniqueRun(run, count, out, signal) {
+  const runWords = new Uint32Array(run.buffer, run.byteOffset, count * 8);
+  const outWords = new Uint32Array(out.buffer, out.byteOffset, count * 8);
   const starts = new Uint32Array(BUCKETS + 1);
   for (let i = 0; i < count; i += 1) {
     starts[((run[i * 32] << 8) | run[i * 32 + 1]) + 1] += 1;
-    if (i % CHEAP_SLICE_RECORDS === CHEAP_SLICE_RECORDS - 1) await pause(signal);
-  }
-  for (let key = 1; key <= BUCKETS; key += 1) starts[key] += starts[key - 1];
-  const runWords = new Uint32Array(run.buffer, run.byteOffset, count * 8);
-  const outWords = new Uint32Array(out.buffer, out.byteOffset, count * 8);
-  const next = starts.slice(0, BUCKETS);
-  for (let i = 0; i < count; i += 1) {
-    const target = next[(run[i * 32] << 8) | run[i * 32 + 1]]++ * 8;
-    const source = i * 8;
-    for (let w = 0; w < 8; w += 1) outWords[target + w] = runWords[source + w];
     if (i % SLICE_RECORDS === SLICE_RECORDS - 1) await pause(signal);
   }
+  for (let key = 1; key <= BUCKETS; key += 1) starts[key] += starts[key - 1];
+  // By the first byte: run → out.
+  const nextByFirst = new Uint32Array(256);
+  for (let first = 0; first < 256; first += 1) nextByFirst[first] = starts[first << 8];
+  for (let i = 0; i < count; i += 1) {
+    copyRecord(runWords, i, outWords, nextByFirst[run[i * 32]]++);
+    if (i % SLICE_RECORDS === SLICE_RECORDS - 1) await pause(signal);
+  }
+  // By both bytes: out → run (each record stays within its first byte's range).
+  const next = starts.slice(0, BUCKETS);
+  for (let i = 0; i < count; i += 1) {
+    copyRecord(outWords, i, runWords, next[(out[i * 32] << 8) | out[i * 32 + 1]]++);
+    if (i % SLICE_RECORDS === SLICE_RECORDS - 1) await pause(signal);
+  }
+  // Each bucket sorted by its indices, gathered into out, duplicates dropped.
+  const order = new Uint32Array(INSERTION_LIMIT);
+  const keys = new Uint32Array(INSERTION_LIMIT);
+  let unique = 0;
   let sinceTurn = 0;
-  for (let key = 0; key < BUCKETS; key += 1) {
-    const from = starts[key];
-    const to = starts[key + 1];
-    if (to - from > 1) sortBucket(out, outWords, from, to, runWords);
-    sinceTurn += to - from;
+  for (let bucket = 0; bucket < BUCKETS; bucket += 1) {
+    const from = starts[bucket];
+    const to = starts[bucket + 1];
+    const size = to - from;
+    if (size === 0) continue;
+    let sorted = order;
+    if (size > INSERTION_LIMIT) {
+      sorted = new Uint32Array(size);
+      for (let i = 0; i < size; i += 1) sorted[i] = from + i;
+      sorted.sort((a, b) => compareRecords(run, a * 32, run, b * 32));
+    } else {
+      insertionSort(run, from, to, order, keys);
+    }
+    for (let i = 0; i < size; i += 1) {
+      const record = sorted[i];
+      if (unique > 0 && compareRecords(run, record * 32, out, (unique - 1) * 32) === 0) continue;
+      copyRecord(runWords, record, outWords, unique);
+      unique += 1;
+    }
+    sinceTurn += size;
     if (sinceTurn >= SLICE_RECORDS) {
       sinceTurn = 0;
       await pause(signal);
     }
   }
-  let unique = 0;
-  for (let i = 0; i < count; i += 1) {
-    if (unique > 0 && compareRecords(out, i * 32, out, (unique - 1) * 32) === 0) continue;
-    if (unique !== i) outWords.copyWithin(unique * 8, i * 8, i * 8 + 8);
-    unique += 1;
-    if (i % CHEAP_SLICE_RECORDS === CHEAP_SLICE_RECORDS - 1) await pause(signal);
-  }
   return unique;
 }
 
 /**
- * Sorts records [from, to) of `bytes` in place (they share their first two
- * bytes). A small bucket by insertion; a large one through an index array
- * sorted by comparison and `scratch` (the run buffer, free by now).
+ * Record `from` of `source` to record `to` of `target` (8 words each).
  *
- * @param {Uint8Array} bytes
- * @param {Uint32Array} words the same memory as 32-bit words
+ * @param {Uint32Array} source
+ * @param {number} from
+ * @param {Uint32Array} target
+ * @param {number} to
+ */
+function copyRecord(source, from, target, to) {
+  const s = from * 8;
+  const t = to * 8;
+  for (let w = 0; w < 8; w += 1) target[t + w] = source[s + w];
+}
+
+/**
+ * The indices of records [from, to) of `run` (which share their first two
+ * bytes) in ascending order into order[0, to - from): by bytes 2–5 as a
+ * 32-bit key, the whole record on a tie.
+ *
+ * @param {Uint8Array} run
  * @param {number} from
  * @param {number} to
- * @param {Uint32Array} scratch at least `to` records of room
+ * @param {Uint32Array} order
+ * @param {Uint32Array} keys order's keys
  */
-function sortBucket(bytes, words, from, to, scratch) {
-  if (to - from > INSERTION_LIMIT) {
-    const order = new Uint32Array(to - from);
-    for (let i = 0; i < order.length; i += 1) order[i] = from + i;
-    order.sort((a, b) => compareRecords(bytes, a * 32, bytes, b * 32));
-    for (let i = 0; i < order.length; i += 1) scratch.set(words.subarray(order[i] * 8, order[i] * 8 + 8), (from + i) * 8);
-    words.set(scratch.subarray(from * 8, to * 8), from * 8);
-    return;
-  }
-  const held = new Uint32Array(8);
-  const heldBytes = new Uint8Array(held.buffer);
-  for (let i = from + 1; i < to; i += 1) {
-    if (compareRecords(bytes, (i - 1) * 32, bytes, i * 32) <= 0) continue;
-    held.set(words.subarray(i * 8, i * 8 + 8));
+function insertionSort(run, from, to, order, keys) {
+  for (let i = 0; i < to - from; i += 1) {
+    const record = from + i;
+    const at = record * 32;
+    const key = ((run[at + 2] << 24) | (run[at + 3] << 16) | (run[at + 4] << 8) | run[at + 5]) >>> 0;
     let j = i;
-    while (j > from && compareRecords(bytes, (j - 1) * 32, heldBytes, 0) > 0) {
-      words.copyWithin(j * 8, (j - 1) * 8, j * 8);
+    while (j > 0) {
+      const before = keys[j - 1];
+      if (before < key || (before === key && compareRecords(run, order[j - 1] * 32, run, at) <= 0)) break;
+      order[j] = order[j - 1];
+      keys[j] = before;
       j -= 1;
     }
-    words.set(held, j * 8);
+    order[j] = record;
+    keys[j] = key;
   }
 }
 
