@@ -42,13 +42,15 @@ export async function sortUniqueRun(run, count, out, signal) {
   const nextByFirst = new Uint32Array(256);
   for (let first = 0; first < 256; first += 1) nextByFirst[first] = starts[first << 8];
   for (let i = 0; i < count; i += 1) {
-    copyRecord(runWords, i, outWords, nextByFirst[run[i * 32]]++);
+    const target = nextByFirst[run[i * 32]]++ * 8;
+    for (let w = 0, source = i * 8; w < 8; w += 1) outWords[target + w] = runWords[source + w];
     if (i % SLICE_RECORDS === SLICE_RECORDS - 1) await pause(signal);
   }
   // By both bytes: out → run (each record stays within its first byte's range).
   const next = starts.slice(0, BUCKETS);
   for (let i = 0; i < count; i += 1) {
-    copyRecord(outWords, i, runWords, next[(out[i * 32] << 8) | out[i * 32 + 1]]++);
+    const target = next[(out[i * 32] << 8) | out[i * 32 + 1]]++ * 8;
+    for (let w = 0, source = i * 8; w < 8; w += 1) runWords[target + w] = outWords[source + w];
     if (i % SLICE_RECORDS === SLICE_RECORDS - 1) await pause(signal);
   }
   // Each bucket sorted by its indices, gathered into out, duplicates dropped.
@@ -72,7 +74,7 @@ export async function sortUniqueRun(run, count, out, signal) {
     for (let i = 0; i < size; i += 1) {
       const record = sorted[i];
       if (unique > 0 && compareRecords(run, record * 32, out, (unique - 1) * 32) === 0) continue;
-      copyRecord(runWords, record, outWords, unique);
+      for (let w = 0, source = record * 8, target = unique * 8; w < 8; w += 1) outWords[target + w] = runWords[source + w];
       unique += 1;
     }
     sinceTurn += size;
@@ -82,20 +84,6 @@ export async function sortUniqueRun(run, count, out, signal) {
     }
   }
   return unique;
-}
-
-/**
- * Record `from` of `source` to record `to` of `target` (8 words each).
- *
- * @param {Uint32Array} source
- * @param {number} from
- * @param {Uint32Array} target
- * @param {number} to
- */
-function copyRecord(source, from, target, to) {
-  const s = from * 8;
-  const t = to * 8;
-  for (let w = 0; w < 8; w += 1) target[t + w] = source[s + w];
 }
 
 /**
