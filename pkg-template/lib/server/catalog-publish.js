@@ -4,7 +4,7 @@
 // digest stream; provide an exact unique count"). A sorted (or DISTINCT
 // ORDER BY) source streams straight into the sorted build: memory is the
 // bit array plus one chunk. An unsorted one goes through an external sort
-// (catalog-stream.js): plus one run and a read buffer per run. Either way
+// (catalog-stream.js): plus two run buffers, then the merge's read buffers. Either way
 // the count is exact, and the result is publishToLayout's, deltas included.
 // The work is sliced: the event loop gets a turn between chunks.
 
