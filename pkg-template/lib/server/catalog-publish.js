@@ -145,7 +145,10 @@ export async function buildCatalogSnapshot(source, options) {
           targetFalsePositiveRate: options.targetFalsePositiveRate,
         })
       : _SortedBuild.continuing(options.base);
-  if (started.kind === "failure") return started;
+  if (started.kind === "failure") {
+    await closeUnread(digests);
+    return started;
+  }
   const build = started.value;
   try {
     const chunks = packedChunks(digests, signal);
@@ -190,6 +193,17 @@ async function currentSnapshot(store) {
   const bytes = await store.read(manifest.value.snapshot.url);
   if (bytes === undefined) return failure("invalidLayout", `the manifest's snapshot ${manifest.value.snapshot.url} is missing`);
   return { kind: "success", value: bytes };
+}
+
+/**
+ * Tells a source that will not be read that it is done (postgresCatalog's
+ * transaction ends and its client is free again).
+ *
+ * @param {Iterable<unknown> | AsyncIterable<unknown>} digests
+ */
+async function closeUnread(digests) {
+  if (typeof (/** @type {any} */ (digests)[Symbol.asyncIterator]) !== "function") return;
+  await /** @type {AsyncIterable<unknown>} */ (digests)[Symbol.asyncIterator]().return?.();
 }
 
 /** Yields to the event loop (a macrotask: timers and I/O run). */
