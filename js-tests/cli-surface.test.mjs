@@ -178,14 +178,14 @@ describe("exit codes are documented the same way by every command", () => {
 
 describe("the registry limits in the usage are the client's", () => {
   // The usage states them without loading the library (cli-lazy-library.test.mjs),
-  // so they are written out in cli/registry/; these are the numbers the client enforces.
+  // so they are written out in cli/option-groups.mjs; these are the numbers the client enforces.
   test("publish --help: the answer-size limits and the default --timeout-ms", async () => {
     const packageDir = dirname(require.resolve("artifact-bloom/package.json"));
     const { RESPONSE_LIMITS } = await import(pathToFileURL(join(packageDir, "lib/repositories/oci-limits.js")).href);
     const ran = await runCli(["publish", "--help"]);
     assert.equal(ran.code, 0);
     const limits =
-      /a manifest or index\s+(\d+) MiB \(the distribution spec's\), a tag page (\d+) MiB, a\s+token answer (\d+) MiB/.exec(
+      /a\s+manifest\s+or\s+index\s+(\d+)\s+MiB\s+\(the\s+distribution\s+spec's\),\s+a\s+tag\s+page\s+(\d+)\s+MiB,\s+a\s+token\s+answer\s+(\d+)\s+MiB/.exec(
         ran.stdout,
       );
     assert.ok(limits, ran.stdout);
@@ -193,6 +193,6 @@ describe("the registry limits in the usage are the client's", () => {
     const { manifest, tagPage, token } = RESPONSE_LIMITS;
     assert.deepEqual(limits.slice(1), [manifest.bytes, tagPage.bytes, token.bytes].map(mib));
     const timeout = /--timeout-ms N\s+per-request timeout \(default (\d+)\)/.exec(ran.stdout);
-    assert.equal(Number(timeout?.[1]), require("artifact-bloom")._DEFAULT_TIMEOUT_MS);
+    assert.equal(Number(timeout?.[1]), require("artifact-bloom/oci").DEFAULT_TIMEOUT_MS);
   });
 });

@@ -95,8 +95,9 @@ test("a coded error thrown by the wasm carries its numbers as properties, not on
     { code: "invalidHeader", field: "reserved", got: 7 },
   );
   // Delta calls are the delta module's and read staged input (the package's
-  // own staging, as lib/delta/delta-apply.js does).
-  (await import(new URL("artifact_bloom_delta_embedded.js", PACKAGE).href)).instantiate();
+  // own staging, as lib/delta/delta-apply.js does); its instance module hands
+  // the glue its instantiation, as the main one's does above.
+  await import(new URL("artifact_bloom_delta_instance.js", PACKAGE).href);
   const rawDelta = await import(new URL("artifact_bloom_delta.js", PACKAGE).href);
   const { stagingFor } = await import(new URL("lib/wasm/staging.js", PACKAGE).href);
   const { toWasm } = stagingFor(rawDelta.inputBuffer, rawDelta.wasmMemory);
@@ -140,14 +141,15 @@ test("the main wasm holds no message text: the sentences live in lib/core/errors
 });
 
 // The other filters take the same path: the wasm sends a code and the filter's
-// name, and lib/variants/variant-messages.js holds the sentence. Every code declared
-// in src/variants/ (the `coded_errors!` blocks) must have one, and nothing else.
+// name, and lib/variants/variant-messages.js holds the sentence, its one home
+// (the Rust declares only codes). Every code declared in src/variants/ (the
+// `coded_errors!` blocks) must have one, and nothing else.
 test("every code of the other filters has its sentence in JS, and the wasm sends only codes", async () => {
   const { VARIANT_MESSAGES } = await import(new URL("lib/variants/variant-messages.js", PACKAGE).href);
   for (const filter of ["tlbf", "mergeable", "scalable", "sizing"]) {
     const source = readFileSync(fileURLToPath(new URL(`../src/variants/${filter}.rs`, import.meta.url)), "utf8");
     const block = source.slice(source.indexOf("coded_errors! {"));
-    const declared = [...block.slice(0, block.indexOf("\n}\n")).matchAll(/=> \("(\w+)",/g)].map((match) => match[1]);
+    const declared = [...block.slice(0, block.indexOf("\n}\n")).matchAll(/=> "(\w+)",/g)].map((match) => match[1]);
     assert.ok(declared.length >= 3, `found the codes of ${filter}`);
     assert.deepEqual(Object.keys(VARIANT_MESSAGES[filter]).sort(), declared.sort(), `${filter}: JS sentences vs Rust codes`);
   }

@@ -501,6 +501,20 @@ const ROWS = [
     { type: "custom", check: (o) => (o.ok === 96 ? undefined : describeOutcome(o)) },
     () => pkg.ABF1_HEADER_LENGTH,
   ],
+  [
+    "MAXIMUM_EXPECTED_ITEM_COUNT",
+    "(constant)",
+    "(none)",
+    { type: "custom", check: (o) => (o.ok === 2 ** 30 ? undefined : describeOutcome(o)) },
+    () => pkg.MAXIMUM_EXPECTED_ITEM_COUNT,
+  ],
+  [
+    "MAXIMUM_SNAPSHOT_BYTES",
+    "(constant)",
+    "(none)",
+    { type: "custom", check: (o) => (o.ok === 96 + 2 ** 27 ? undefined : describeOutcome(o)) },
+    () => pkg.MAXIMUM_SNAPSHOT_BYTES,
+  ],
 
   // hashFiles (in Node: node:crypto in this thread). An empty list is valid;
   // strings are refused (a name is not a file).

@@ -21,6 +21,8 @@ const BUNDLES = {
   "delta/index.cjs": ["artifact_bloom_delta"],
   // No wasm of its own: it takes the main and delta modules from node.cjs and delta/index.cjs.
   "server/index.cjs": [],
+  // The OCI client is pure JavaScript (node.cjs takes its classes from it).
+  "oci/index.cjs": [],
 };
 
 for (const [bundle, modules] of Object.entries(BUNDLES)) {

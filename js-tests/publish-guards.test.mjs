@@ -303,7 +303,7 @@ describe("merge: overlapping shards follow the documented rule", () => {
 
 test("publish --help and merge --help state the rules", async () => {
   const publish = (await runCli(["publish", "--help"])).stdout;
-  for (const flag of [/--allow-empty/, /--max-shrink F/, /default 0\.1/, /--allow-shrink/, /writer .*is gone|once its writer/])
+  for (const flag of [/--allow-empty/, /--max-shrink F/, /default\s+0\.1/, /--allow-shrink/, /writer .*is gone|once its writer/])
     assert.match(publish, flag);
   const merge = (await runCli(["merge", "--help"])).stdout;
   for (const rule of [/identical/, /SUM of the inputs' counts/, /upper bound/, /exceeds the layout's expectedItemCount/])

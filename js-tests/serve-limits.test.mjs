@@ -12,11 +12,8 @@ import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs"
 import { SERVE_WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
 const DELTAS = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve-deltas.mjs", import.meta.url));
-const LIBRARY = fileURLToPath(new URL("node_modules/artifact-bloom/cli/library.mjs", import.meta.url));
 
 test("A-IM: abd1 with a zero or malformed qvalue is not acceptable; a positive one is", async () => {
-  // The token is the library's, bound once the CLI has loaded it.
-  await (await import(LIBRARY)).loadLibrary();
   const { acceptsDelta } = await import(DELTAS);
   for (const header of [
     "abd1; q=0",

@@ -1,7 +1,8 @@
-// The main wasm module is compiled on first use, not at import
+// Each wasm module (the main one, the variants', the delta one) is compiled
+// on first use, not at import, the one way the package instantiates
 // (scripts/wasm-glue.mjs): loading the package through any entry compiles
-// and instantiates nothing, the first call that reaches into wasm does it
-// once, and the format constants read at import (folded into
+// and instantiates nothing, the first call that reaches into a module does
+// it once, and the format constants read at import (folded into
 // lib/wasm/format-rules.js by the build) are the numbers the module gives.
 // Each case runs in a fresh process that counts WebAssembly compiles and
 // instantiations from before the package loads.
@@ -41,9 +42,9 @@ built.value.free();
 console.log(JSON.stringify({ atImport, afterUse: counts, answer, headerLength: api.ABF1_HEADER_LENGTH }));
 `;
 
-/** Runs `load` (which binds `api`) between COUNTER and FIRST_USE in a fresh ES-module process. */
-function firstUse(load) {
-  const out = execFileSync(process.execPath, ["--input-type=module", "-e", `${COUNTER}${load}${FIRST_USE}`], {
+/** Runs `load` (which binds `api`) between COUNTER and `use` (FIRST_USE by default) in a fresh ES-module process. */
+function firstUse(load, use = FIRST_USE) {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", `${COUNTER}${load}${use}`], {
     cwd: HERE,
     encoding: "utf8",
   });
@@ -73,6 +74,41 @@ for (const [entry, [load, modules]] of Object.entries(ENTRIES)) {
     assert.deepEqual(run.afterUse, { compiled: modules, instantiated: modules });
     assert.equal(run.answer, true);
     assert.equal(typeof run.headerLength, "number");
+  });
+}
+
+// The variants and delta modules: the first call that reaches into the
+// module (a decode of 5 or 3 bytes, which fails `truncated` in wasm)
+// compiles it, and only it (plus, in the ES entries, the LZMA decoder).
+const webEntry = (entry) => `const api = await import(${JSON.stringify(pathToFileURL(join(ROOT, entry)).href)});`;
+const OTHER_MODULES = {
+  'import "artifact-bloom/variants" (index.mjs)': [
+    'const api = await import("artifact-bloom/variants");',
+    "TlBloom.fromBytes",
+    5,
+    1,
+  ],
+  "variants/index.js (browsers and bundlers)": [webEntry("variants/index.js"), "TlBloom.fromBytes", 5, 2],
+  'import "artifact-bloom/delta" (index.mjs)': [
+    'const api = await import("artifact-bloom/delta");',
+    "readSnapshotDeltaHeader",
+    3,
+    1,
+  ],
+  "delta/index.js (browsers and bundlers)": [webEntry("delta/index.js"), "readSnapshotDeltaHeader", 3, 2],
+};
+
+for (const [entry, [load, call, length, modules]] of Object.entries(OTHER_MODULES)) {
+  test(`${entry}: nothing is compiled at import; the first call into its module compiles and instantiates it`, () => {
+    const use = `
+const atImport = { ...counts };
+const decoded = api.${call}(new Uint8Array(${length}));
+console.log(JSON.stringify({ atImport, afterUse: counts, error: decoded.error }));
+`;
+    const run = firstUse(load, use);
+    assert.deepEqual(run.atImport, { compiled: 0, instantiated: 0 });
+    assert.deepEqual(run.afterUse, { compiled: modules, instantiated: modules });
+    assert.equal(run.error, "truncated");
   });
 }
 

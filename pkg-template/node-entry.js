@@ -23,18 +23,6 @@ export { _fetchSnapshotWith } from "./lib/snapshot/snapshot-fetch.js";
 export { _encodeSnapshotUnsealed } from "./lib/snapshot/snapshot.js";
 export { checkSnapshot as _checkSnapshot } from "./lib/snapshot/snapshot-checks.js";
 export { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./lib/snapshot/snapshot-of-bits.js";
-// Internal, for the CLI (cli/library.mjs): the registry client and what the
-// registry commands build on, from this bundle, so that the errors the CLI
-// throws and the ones the client throws are the exported OciRegistryError.
-export { DEFAULT_TIMEOUT_MS as _DEFAULT_TIMEOUT_MS } from "./lib/core/deadline.js";
-export { RegistryClient as _RegistryClient } from "./lib/repositories/oci-client.js";
-export { checkRepositoryName as _checkRepositoryName } from "./lib/repositories/oci-client.js";
-export { repositoryOverClient as _repositoryOverClient } from "./lib/repositories/oci-repository.js";
-export { tlsProblemOf as _tlsProblemOf } from "./lib/core/tls-causes.js";
-export { MAXIMUM_EXPECTED_ITEM_COUNT as _MAXIMUM_EXPECTED_ITEM_COUNT } from "./lib/wasm/format-rules.js";
-export { MAXIMUM_SNAPSHOT_BYTES as _MAXIMUM_SNAPSHOT_BYTES } from "./lib/wasm/format-rules.js";
-export { DELTA_IM as _DELTA_IM } from "./lib/snapshot/fetch-request.js";
-export { EXISTENCE_VERSION_HEADER as _EXISTENCE_VERSION_HEADER } from "./lib/repositories/http-repository.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

@@ -5,15 +5,14 @@
 // WebAssembly.Module(bytes)` anywhere later (inside a request, an alarm, or
 // a module that a request imports) throws "CompileError: Wasm code
 // generation disallowed by embedder". The other ES entries unpack and
-// compile their embedded bytes when first evaluated (the delta module on
-// first use), which in a Worker is often inside a request. So here each
+// compile their embedded bytes on first use, which in a Worker is most
+// often inside a request. So here each
 // `*_embedded.js` is replaced by a module that imports its `.wasm` file as
 // a module — wrangler's default rule for `*.wasm` hands over a
 // WebAssembly.Module that workerd compiled at upload — and instantiates
 // that: an instance needs no code generation, so it may be made at any
-// time. Each module is instantiated on its first use, as elsewhere (the
-// delta module by SnapshotHolder's first delta or `artifact-bloom/delta`),
-// only now from the module workerd compiled at upload.
+// time. Each module is instantiated on its first use, as elsewhere, only
+// now from the module workerd compiled at upload.
 //
 // The three entries are one esbuild build with code splitting, so the lib
 // modules they share (the main glue, ArtifactBloomFilter, the delta glue)

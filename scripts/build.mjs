@@ -5,18 +5,18 @@
 //      wasm-bindgen (web target): the main module (default features: the
 //      artifact filter, ABF1, SHA-256), the variants
 //      module (`--no-default-features --features variants`: TLBF, mergeable,
-//      scalable, sizing) and the delta module (`--features delta-encode`:
+//      scalable, sizing) and the delta module (`--features delta`:
 //      ABD1 deltas: encode, compose and apply), so the main
 //      entry carries neither;
 //   2. wasm-opt (npm `binaryen`) optimizes each release .wasm;
 //   3. each module's bytes are embedded in a generated `*_embedded.js`
 //      (see `embeddedModule`), whose `instantiate()` compiles and
-//      instantiates it synchronously: the variants module at import (a
-//      generated `*_instance.js` calls it), the main module on first use
-//      (its `*_instance.js` hands it to the glue: scripts/wasm-glue.mjs),
-//      the delta module when lib/delta/ first stages an input; the main
-//      module's format constants are asked here once and written into
-//      lib/wasm/format-rules.js, so loading the main entry compiles no wasm;
+//      instantiates it synchronously; a generated `*_instance.js` hands it
+//      to the module's glue, which calls it the first time it reaches into
+//      wasm (scripts/wasm-glue.mjs), the same way for all three modules;
+//      the main module's format constants are asked here once and written
+//      into lib/wasm/format-rules.js, so loading the main entry compiles no
+//      wasm;
 //   4. pkg-template/ (package.json, README, the hand-written JS, .d.ts and
 //      CLI) and the licenses are copied in; each .d.ts gets its .d.cts copy;
 //   5. esbuild bundles each entry's Node build into one CommonJS file and an
@@ -66,11 +66,15 @@ const run = (command, args) => execFileSync(command, args, { cwd: root, env, std
  * `artifact-bloom/delta`'s. `nodeShared` names lib modules that a Node
  * bundle must not carry a copy of but take from the main entry's node.cjs
  * (path relative to the bundle), so both share one wasm instance.
- * `instantiated` says when a module is compiled and instantiated: "at
- * import" (`*_instance.js` instantiates it), "on first use" (`*_instance.js`
- * hands the instantiation to the glue, which calls it the first time it
- * reaches into wasm: scripts/wasm-glue.mjs) or "by lib/" (no
- * `*_instance.js`).
+ *
+ * Each is compiled and instantiated on first use, never at import:
+ * `*_instance.js` hands the instantiation to the glue, which calls it the
+ * first time it reaches into wasm (scripts/wasm-glue.mjs). A process that
+ * imports the package and never queries compiles nothing (compiling the
+ * main module is ≈ 5 ms of a fresh Node 20 process's CPU:
+ * bench/import-cost.mjs), a page that imports SnapshotHolder compiles the
+ * delta module only when a delta arrives, and no module is compiled while
+ * a Worker's global scope is evaluated.
  */
 const MODULES = [
   {
@@ -82,10 +86,9 @@ const MODULES = [
     node: "node",
     // SnapshotHolder's lazily imported delta apply: the delta entry's own
     // bundle, so Node embeds and instantiates the delta module once.
-    nodeShared: { "delta-apply.js": "./delta/index.cjs" },
-    // A process that imports the package and never queries compiles nothing:
-    // compiling it is ≈ 5 ms of a fresh Node 20 process's CPU (bench/import-cost.mjs).
-    instantiated: "on first use",
+    // The OCI client: the /oci entry's bundle (no wasm), so OciRegistryError
+    // is one class whichever entry a program imports it from.
+    nodeShared: { "delta-apply.js": "./delta/index.cjs", "oci-repository.js": "./oci/index.cjs" },
   },
   {
     label: "variants",
@@ -94,18 +97,15 @@ const MODULES = [
     entry: "variants/index.js",
     nodeEntry: "variants/index.js",
     node: "variants/index",
-    instantiated: "at import",
   },
   {
     label: "delta",
     name: "artifact_bloom_delta",
-    cargo: ["--no-default-features", "--features", "delta-encode"],
+    cargo: ["--no-default-features", "--features", "delta"],
     entry: "delta/index.js",
     nodeEntry: "delta/node-entry.js",
     node: "delta/index",
     nodeShared: { "delta-main.js": "../node.cjs" },
-    // lib/delta/delta-inputs.js instantiates it before it first stages an input.
-    instantiated: "by lib/",
   },
 ];
 
@@ -121,6 +121,13 @@ const SERVER_ENTRY = {
   node: "server/index",
   nodeShared: { "server-main.js": "../node.cjs", "server-delta.js": "../delta/index.cjs" },
 };
+
+/**
+ * `artifact-bloom/oci`: the OCI Distribution client, pure JavaScript. Node
+ * bundles only; built first, since the main entry's node.cjs requires it
+ * (its OciRegistryError and OciRegistryRepository).
+ */
+const OCI_ENTRY = { label: "oci", nodeEntry: "oci/index.js", node: "oci/index" };
 
 /**
  * An esbuild plugin that leaves each module of `shared` (by file name) out
@@ -236,7 +243,7 @@ for (const module of MODULES) {
   const decoding = glue.replaceAll("new TextDecoder('utf-8', { ignoreBOM: true })", "wasmTextDecoder()");
   if (decoding.includes("new TextDecoder")) throw new Error(`${module.name}.js makes a TextDecoder build.mjs does not rewrite`);
   const decoded = decoding === glue ? glue : `import { wasmTextDecoder } from "./lib/core/text-codec.js";\n${decoding}`;
-  const lazyGlue = module.instantiated === "on first use" ? instantiatedOnFirstUse(decoded, module.name) : decoded;
+  const lazyGlue = instantiatedOnFirstUse(decoded, module.name);
   // Cargo.toml sets omit-default-module-path: a `new URL("…_bg.wasm",
   // import.meta.url)` left in the glue would make webpack and Vite emit or
   // fetch a file nothing needs.
@@ -244,35 +251,20 @@ for (const module of MODULES) {
   writeFileSync(join(pkg, `${module.name}.js`), lazyGlue);
   // wasm-bindgen's typings of the raw layer: the JSDoc of lib/ is checked against them.
   const typings = readFileSync(join(out, `${module.name}.d.ts`), "utf8");
-  writeFileSync(
-    join(pkg, `${module.name}.d.ts`),
-    module.instantiated === "on first use" ? `${typings}${FIRST_USE_TYPINGS}` : typings,
-  );
+  writeFileSync(join(pkg, `${module.name}.d.ts`), `${typings}${FIRST_USE_TYPINGS}`);
   writeFileSync(join(pkg, `${module.name}_embedded.js`), embeddedModule(module.name, readFileSync(wasm)));
   writeFileSync(join(pkg, nodeEmbeddingFile(module.name)), nodeEmbeddedModule(module.name, readFileSync(wasm), bytesFromBase64));
-  const instance = join(pkg, `${module.name}_instance.js`);
-  if (module.instantiated === "on first use") writeFileSync(instance, firstUseInstanceModule(module.name));
-  else if (module.instantiated === "at import")
-    writeFileSync(
-      instance,
-      [
-        `// Generated by scripts/build.mjs: instantiates ${module.name}_bg.wasm synchronously when first imported (see web.js for why).`,
-        `import { instantiate } from "./${module.name}_embedded.js";`,
-        "",
-        "instantiate();",
-        "",
-      ].join("\n"),
-    );
+  writeFileSync(join(pkg, `${module.name}_instance.js`), firstUseInstanceModule(module.name));
 }
 
 /**
  * The module that holds `name`'s wasm, its bytes embedded as base64 of an
  * LZMA stream (npm `lzma`, level 9), which `lib/wasm/wasm-bytes.js` unpacks
  * synchronously with tools/lzma-unpack's wasm, and exports `instantiate()`.
- * `${name}_instance.js` calls it at import or hands it to the glue for
- * first use (see MODULES); the hashing worker calls it only when a file must stream through wasm, so a
- * worker that digests whole files with WebCrypto never unpacks, compiles or
- * holds a module it does not use. Measured on the main
+ * `${name}_instance.js` hands it to the glue for first use (see MODULES),
+ * so a process or worker that never reaches into a module (the hashing
+ * worker digesting whole files with WebCrypto) never unpacks, compiles or
+ * holds it. Measured on the main
  * module (96.2 KiB): gzipped, hex text was 45.4 KiB and base64 of deflate
  * 41.6; base64 of LZMA is 33.2 (gzip finds nothing more in it), so the page
  * downloads ≈ 12 KiB less for a decoder of ≈ 2 KiB gzipped. The embedding is
@@ -335,7 +327,7 @@ await buildWorkerdEntries(pkg, MODULES);
 // explicitly so static `import { X }` works on every Node ≥ 20.
 const require = createRequire(import.meta.url);
 const exportsOf = {};
-for (const module of [...MODULES, SERVER_ENTRY]) {
+for (const module of [OCI_ENTRY, ...MODULES, SERVER_ENTRY]) {
   const cjs = join(pkg, `${module.node}.cjs`);
   await esbuild.build({
     entryPoints: [join(pkg, module.nodeEntry)],
@@ -394,13 +386,13 @@ for (const module of MODULES) rmSync(join(pkg, nodeEmbeddingFile(module.name)));
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const gzipped = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const BUNDLE_INPUTS = {
-  // The four imports of a typical page (issue 12's measure of the main entry).
+  // The four imports of a typical page: what the main entry's target is measured on.
   "main entry": 'export { ArtifactBloomFilter, loadSnapshot, fetchSnapshot, Sha256 } from "./web.js";',
   variants: 'export * from "./variants/index.js";',
   // The server's delta functions: the delta module and the main one.
   delta: 'export * from "./delta/index.js";',
 };
-/** Issue 12's size target: the main entry's browser bundle, gzipped. */
+/** The size target (docs/performance.md): the main entry's browser bundle, gzipped. */
 const BUNDLE_TARGETS = { "main entry": 40 * 1024 };
 const sizes = [];
 for (const module of MODULES) {

@@ -13,7 +13,8 @@
 //      types.js, client-types.js and delta-types.js, init/initSync) and variants/index.d.ts (lib/variants.js's
 //      values, the types of variant-types.js) and delta/index.d.ts
 //      (lib/delta.js's values, the types of delta-types.js) and
-//      server/index.d.ts (lib/server.js's values and the typedefs it names);
+//      server/index.d.ts (lib/server.js's values and the typedefs it names)
+//      and oci/index.d.ts (lib/oci.js's);
 //   4. CommonJS copies: every .d.ts as .d.cts, relative "./x.js" specifiers
 //      rewritten to "./x.cjs", so a `.d.cts` entry imports only CJS-typed files;
 //   5. compile index.d.ts and index.d.cts as a browser-only consumer would
@@ -66,6 +67,16 @@ const ENTRIES = [
       ],
       "../lib/server/layout-store.js": ["LayoutStore"],
       "../lib/layout/manifest.js": ["LayoutDeltaEntry", "LayoutManifest", "LayoutManifestResult", "LayoutSnapshotEntry"],
+    },
+    declarations: () => "",
+  },
+  {
+    file: "oci/index.d.ts",
+    values: "../lib/oci.js",
+    types: [],
+    namedTypes: {
+      "../lib/client-types.js": ["OciRegistryErrorCode", "OciRegistryRepositoryOptions", "RegistryCredentials", "TlsProblemKind"],
+      "../lib/repositories/oci-client.js": ["RegistryClientOptions", "RegistryRequest", "RegistryResponse", "StreamedBody"],
     },
     declarations: () => "",
   },

@@ -5,8 +5,8 @@
 // at import. Unpacking the main module's LZMA stream with the wasm decoder
 // (lib/wasm/wasm-bytes.js) cost ≈ 16 ms CPU of a fresh process on Node 20 and 24
 // alike (the decoder's code is still Liftoff-compiled when it runs), where
-// base64 alone decodes natively in well under 1 ms; issue 22's target is
-// ≤ 20 ms for the whole import (bench/import-cost.mjs). What LZMA saves is
+// base64 alone decodes natively in well under 1 ms; the target is ≤ 20 ms
+// for the whole import (docs/performance.md, bench/import-cost.mjs). What LZMA saves is
 // download size, which matters to a page and not to node_modules: node.cjs
 // grows by ≈ 58 KiB (the main module, 66 KiB as base64 instead of 31 KiB).
 // The browser entry, its bundles and the hashing worker keep LZMA.

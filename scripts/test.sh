@@ -38,7 +38,7 @@ stage "clippy" cargo clippy --all-targets --quiet -- -D warnings
 # delta encoder's.
 stage "clippy-wasm32" cargo clippy --target wasm32-unknown-unknown --lib --quiet -- -D warnings
 stage "clippy-wasm32-variants" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features variants --quiet -- -D warnings
-stage "clippy-wasm32-delta" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features delta-encode --quiet -- -D warnings
+stage "clippy-wasm32-delta" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features delta --quiet -- -D warnings
 # The embedded modules' LZMA decoder: its own crate (no_std, shipped for
 # wasm32), with host tests against liblzma (its dev-dependency xz2).
 stage "fmt-lzma-unpack" cargo fmt --check --manifest-path tools/lzma-unpack/Cargo.toml

@@ -1,9 +1,10 @@
-// Two build steps (scripts/build.mjs) that let the main wasm module be
+// Two build steps (scripts/build.mjs) that let the wasm modules be
 // compiled on first use instead of at import:
 //
-//   - `instantiatedOnFirstUse` rewrites wasm-bindgen's glue so that its
-//     `wasm` (the instance's exports, which every glue function reads)
-//     starts as a stand-in whose first property read calls the
+//   - `instantiatedOnFirstUse` rewrites wasm-bindgen's glue of each of the
+//     three modules so that its `wasm` (the instance's exports, which every
+//     glue function reads) starts as a stand-in whose first property read
+//     calls the
 //     instantiation that `${name}_instance.js` handed to the glue's
 //     `instantiateOnFirstUse`: `instantiate()` of whichever embedding the
 //     entry bundles (LZMA, base64 for Node, workerd's compiled module).
@@ -18,7 +19,9 @@
 // function of a module up front; Node 24 compiles lazily), and a process
 // that never builds or queries a filter (a CLI's --help, a server that
 // only serves files) need not pay it. bench/import-cost.mjs measures both
-// import alone and import followed by a first query.
+// import alone and import followed by a first query. The variants and
+// delta modules take the same path, so there is one way to instantiate
+// (and no module is compiled while a Worker's global scope is evaluated).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -140,16 +140,19 @@ macro_rules! display_coded {
 }
 pub(crate) use display_coded;
 
-/// Declares a `Copy` error enum whose variants each carry a camelCase JS code
-/// and a message, with `code()`, `message()`, `ALL`, `Display` and `Error`.
-/// Every failure type of the variants (TLBF, mergeable, scalable, sizing) is
-/// one, so the bindings map them to JS errors the same way.
+/// Declares a `Copy` error enum whose variants each carry a camelCase JS code,
+/// with `code()`, `ALL`, `Display` and `Error`. Every failure type of the
+/// variants (TLBF, mergeable, scalable, sizing) is one, so the bindings map
+/// them to JS errors the same way. The variant's name says the condition;
+/// the sentence a user reads is written once, in JS
+/// (pkg-template/lib/variants/variant-messages.js, by filter and code), and
+/// js-tests/error-messages.test.mjs fails if a code declared here has none.
 macro_rules! coded_errors {
-    ($(#[$meta:meta])* pub enum $name:ident in $filter:literal { $($variant:ident => ($code:literal, $doc:literal),)+ }) => {
+    ($(#[$meta:meta])* pub enum $name:ident in $filter:literal { $($(#[$variant_meta:meta])* $variant:ident => $code:literal,)+ }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum $name {
-            $(#[doc = $doc] $variant,)+
+            $($(#[$variant_meta])* $variant,)+
         }
 
         impl $name {
@@ -176,7 +179,7 @@ macro_rules! coded_errors {
         impl std::error::Error for $name {}
 
         /// The JS layer builds the sentence from the filter and the code
-        /// (lib/core/variant-messages.js), as for every other domain.
+        /// (lib/variants/variant-messages.js), as for every other domain.
         impl $crate::error::Coded for $name {
             fn code(&self) -> &'static str {
                 $name::code(*self)

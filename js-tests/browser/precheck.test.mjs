@@ -4,7 +4,8 @@
 // error states, keyboard access and phone width.
 //
 // One browser per file; each test gets a fresh context. Screenshots of each
-// state go to test-output/screenshots/ (git-ignored) for a human to look at.
+// state go to $TMPDIR/artifact-bloom-screenshots/ (outside the checkout:
+// tests never write there) for a human to look at.
 //
 // Run: node scripts/build.mjs && node --test js-tests/browser/
 import assert from "node:assert/strict";
@@ -32,8 +33,9 @@ import { CHROMIUM, launchChromium } from "./chromium.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(ROOT, "pkg");
-const SCREENSHOTS = join(ROOT, "test-output", "screenshots");
-const BITFLIP_VECTOR = "/work/shared/vectors/abf1/payload-bitflip.abf1";
+const SCREENSHOTS = join(tmpdir(), "artifact-bloom-screenshots");
+// The reference's vectors, in ../shared beside the checkout.
+const BITFLIP_VECTOR = join(ROOT, "..", "shared", "vectors", "abf1", "payload-bitflip.abf1");
 const CATALOG_SIZE = 1000;
 const BIG_FILE_MIB = 200;
 

@@ -14,10 +14,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
 import { PAGE_DIGEST, checkHashPage, serveTwice } from "./bundled-hashing.mjs";
-import { BIN, REPO, freshProject, packPackage, pageHtml, run, serveStatic } from "./harness.mjs";
+import { BIN, CONSUMER_ROOT, REPO, freshProject, packPackage, pageHtml, run, serveStatic } from "./harness.mjs";
 import { EXPECTED, publishedSnapshot } from "./app-answers.mjs";
 
-const work = join(REPO, "test-output", "consumers-bun");
+const work = join(CONSUMER_ROOT, "consumers-bun");
 const BUN = join(BIN, "bun");
 const bunVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "bun", "package.json"), "utf8")).version;
 // Bun keeps its caches and install state out of $HOME and the repo.

@@ -1,16 +1,55 @@
 // Pieces of the consumers test: pack and install the package as a user
 // does, serve files on 127.0.0.1, run Node programs and Chromium pages with
 // bounded waits, and collect what each consumer answered.
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-/** Inside the repo (git-ignored): bundlers and TypeScript resolve from the repo's node_modules by parent lookup. */
-export const WORK = join(REPO, "test-output", "consumers");
+/**
+ * Where a test process builds its consumer projects: a temp directory, since
+ * tests never write inside the checkout. Its node_modules is a link to the
+ * repository's, so the projects below it resolve the bundlers, TypeScript and
+ * the frameworks by parent lookup as they would inside the repository. One
+ * per process (node --test runs each file in its own), removed at exit (the
+ * link, not what it points at).
+ */
+export const CONSUMER_ROOT = consumerRoot();
+export const WORK = join(CONSUMER_ROOT, "consumers");
+
+/**
+ * A temp root for consumer projects (see CONSUMER_ROOT), removed at exit.
+ * `realNodeModules`: its node_modules is a tree of hard links to the
+ * repository's files (a copy where the two are on different file systems)
+ * instead of one link, for a bundler that refuses packages whose real path
+ * lies outside its project root (Turbopack: "Could not find the Next.js
+ * package").
+ * @param {{ realNodeModules?: boolean }} [options]
+ */
+export function consumerRoot({ realNodeModules = false } = {}) {
+  const root = mkdtempSync(join(tmpdir(), "artifact-bloom-consumers-"));
+  process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+  // The repository's lockfile marks the root as the workspace root, as the
+  // repository was (Turbopack takes its project root from the topmost
+  // lockfile and refuses packages outside it).
+  cpSync(join(REPO, "package-lock.json"), join(root, "package-lock.json"));
+  const source = join(REPO, "node_modules");
+  const target = join(root, "node_modules");
+  if (!realNodeModules) symlinkSync(source, target, "dir");
+  else {
+    try {
+      execFileSync("cp", ["-al", source, target], { stdio: "pipe" });
+    } catch {
+      rmSync(target, { recursive: true, force: true });
+      execFileSync("cp", ["-a", source, target], { stdio: "pipe" });
+    }
+  }
+  return root;
+}
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 export const BIN = join(REPO, "node_modules", ".bin");
 

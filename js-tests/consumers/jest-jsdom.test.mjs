@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { BIN, REPO, freshProject, packPackage, run } from "./harness.mjs";
+import { BIN, CONSUMER_ROOT, REPO, freshProject, packPackage, run } from "./harness.mjs";
 import { publishedSnapshot } from "./app-answers.mjs";
 
-const work = join(REPO, "test-output", "consumers-jest");
+const work = join(CONSUMER_ROOT, "consumers-jest");
 const jestVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "jest", "package.json"), "utf8")).version;
 const jsdomEnvironmentVersion = JSON.parse(
   readFileSync(join(REPO, "node_modules", "jest-environment-jsdom", "package.json"), "utf8"),

@@ -13,9 +13,14 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ArtifactBloomFilter } from "artifact-bloom";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
-import { BIN, REPO, TIMEOUT_MS, freshProject, packPackage, run } from "./harness.mjs";
+import { REPO, TIMEOUT_MS, consumerRoot, freshProject, packPackage, run } from "./harness.mjs";
 
-const work = join(REPO, "test-output", "consumers-next");
+// Turbopack wants next/ itself inside the project root: a root with real
+// files, and next run from it (the repository's next would load a second
+// React beside the one the build resolved).
+const root = consumerRoot({ realNodeModules: true });
+const work = join(root, "consumers-next");
+const NEXT = join(root, "node_modules", ".bin", "next");
 const nextVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "next", "package.json"), "utf8")).version;
 const env = { NEXT_TELEMETRY_DISABLED: "1" };
 
@@ -43,7 +48,7 @@ after(() => {
 
 /** `next start` on 127.0.0.1, port 0; resolves the URL it prints (bounded). */
 function startNext(dir) {
-  server = spawn(join(BIN, "next"), ["start", "-H", "127.0.0.1", "-p", "0"], { cwd: dir, env: { ...process.env, ...env } });
+  server = spawn(NEXT, ["start", "-H", "127.0.0.1", "-p", "0"], { cwd: dir, env: { ...process.env, ...env } });
   let output = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`next start printed no URL: ${output}`)), TIMEOUT_MS);
@@ -62,7 +67,7 @@ function startNext(dir) {
 }
 
 test(`Next.js ${nextVersion} (Turbopack), app router: a server component answers over HTTP after next build + next start`, async (t) => {
-  const built = await run(join(BIN, "next"), ["build"], { cwd: project, env });
+  const built = await run(NEXT, ["build"], { cwd: project, env });
   t.diagnostic(
     built.stdout
       .trim()

@@ -12,9 +12,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { hasChromium, launchChromium } from "../browser/chromium.mjs";
 import { checkHashPage, serveTwice } from "./bundled-hashing.mjs";
-import { REPO, freshProject, packPackage, pageHtml } from "./harness.mjs";
+import { CONSUMER_ROOT, REPO, freshProject, packPackage, pageHtml } from "./harness.mjs";
 
-const work = join(REPO, "test-output", "consumers-rolldown");
+const work = join(CONSUMER_ROOT, "consumers-rolldown");
 const rolldownVersion = JSON.parse(readFileSync(join(REPO, "node_modules", "rolldown", "package.json"), "utf8")).version;
 
 let project;

@@ -22,9 +22,9 @@ import * as main from "artifact-bloom";
 import * as delta from "artifact-bloom/delta";
 import * as variants from "artifact-bloom/variants";
 import { deltaAnswers, encodedDelta, holderAnswers, variantsAnswers } from "./fixtures/workerd-checks.js";
-import { REPO, TIMEOUT_MS, freshProject, packPackage, run } from "./harness.mjs";
+import { CONSUMER_ROOT, REPO, TIMEOUT_MS, freshProject, packPackage, run } from "./harness.mjs";
 
-const work = join(REPO, "test-output", "consumers-workerd");
+const work = join(CONSUMER_ROOT, "consumers-workerd");
 const NODE22 = join(REPO, "tools", "node-runtimes", "node_modules", "node22", "bin", "node");
 const WRANGLER = join(REPO, "node_modules", "wrangler", "bin", "wrangler.js");
 const RUNNER = join(REPO, "js-tests", "consumers", "workerd-runner.mjs");

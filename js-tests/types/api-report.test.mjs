@@ -30,7 +30,7 @@ test("the report has a section for each entry with types, naming each of its exp
   const entries = typedEntries(manifest);
   assert.deepEqual(
     entries.map((entry) => entry.specifier),
-    ["artifact-bloom", "artifact-bloom/variants", "artifact-bloom/delta", "artifact-bloom/server"],
+    ["artifact-bloom", "artifact-bloom/variants", "artifact-bloom/delta", "artifact-bloom/server", "artifact-bloom/oci"],
   );
   const sections = check().actual.split(/^## /m).slice(1);
   for (const entry of entries) {

@@ -30,7 +30,7 @@ import init, {
   type Timers,
 } from "artifact-bloom";
 
-await init(); // a no-op everywhere now (the wasm is instantiated at import); kept for older code
+await init(); // a no-op everywhere now (the wasm is instantiated on first use); kept for older code
 
 const spec = {
   expectedItemCount: 1_000,

@@ -6,7 +6,7 @@
 // UsageError (exit 2) naming the path and the limit when more is there.
 import { open } from "node:fs/promises";
 import { UsageError } from "./common.mjs";
-import { MAXIMUM_SNAPSHOT_BYTES } from "./library.mjs";
+import { MAXIMUM_SNAPSHOT_BYTES } from "artifact-bloom";
 
 /** Credential files (auth.json, docker's config.json) and PEM bundles: far above any real one (the system CA bundle is ≈ 220 KB). */
 export const SMALL_FILE_LIMIT = 1024 * 1024;
@@ -17,11 +17,10 @@ const DELTA_FIXED_BYTES = 232;
  * The largest snapshot or delta file the CLI reads: the largest ABF1 file
  * (the format's, asked of wasm), or a delta to it — whose body publish never
  * writes longer than the target's payload (Rice coding with k = 0 costs one
- * bit per zero bit of the base), plus its fixed part. Needs loadLibrary().
+ * bit per zero bit of the base), plus its fixed part.
  * @returns {number}
  */
 export function snapshotFileLimit() {
-  if (MAXIMUM_SNAPSHOT_BYTES === undefined) throw new Error("artifact-bloom CLI: snapshotFileLimit() before loadLibrary()");
   return MAXIMUM_SNAPSHOT_BYTES + DELTA_FIXED_BYTES;
 }
 

@@ -1,6 +1,7 @@
 // Shared pieces of the CLI: argument parsing with --help, reading
 // input files, and reading digest lists as streams.
 import { parseArgs } from "node:util";
+import { helpText, parseArgsOptions } from "./option-table.mjs";
 
 // The exit codes live in one table (exit-codes.mjs); re-exported for the commands.
 export { EXIT_OK, EXIT_PROBLEMS, EXIT_REGISTRY, EXIT_USAGE } from "./exit-codes.mjs";
@@ -21,27 +22,31 @@ export class UsageError extends Error {
 }
 
 /**
- * parseArgs with `--help` on every command: returns undefined (after printing
- * the help) when help was asked for.
- * @template {OptionsConfig} O
+ * parseArgs over a command's option table (option-table.mjs), with `--help`
+ * on every command: returns undefined (after printing the help generated
+ * from the table) when help was asked for. A bad flag is a UsageError
+ * followed by the help.
  * @param {string[]} argv
- * @param {{ options: O, allowPositionals?: boolean, help: string }} command
- * @returns {ParsedCommand<O> | undefined}
+ * @param {import("./option-table.mjs").CommandSpec} spec
+ * @returns {{ values: Record<string, any>, positionals: string[] } | undefined}
  */
-export function parseCommand(argv, { options, allowPositionals = false, help }) {
-  /** @type {ParsedCommand<O & { help: { type: "boolean", short: "h" } }>} */
+export function parseCommand(argv, spec) {
+  // (serve still hands a hand-written help and a parseArgs table.)
+  const legacy = /** @type {any} */ (spec);
+  const help = typeof legacy.help === "string" ? legacy.help : helpText(spec);
+  const options = typeof legacy.help === "string" ? legacy.options : parseArgsOptions(spec.options);
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       options: { ...options, help: { type: "boolean", short: "h" } },
-      allowPositionals,
+      allowPositionals: spec.allowPositionals ?? false,
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(`${usageLine(error)}\n\n${help}`);
+    throw new UsageError(`${usageLine(/** @type {Error & { code?: string }} */ (error))}\n\n${help}`);
   }
-  if (/** @type {{ help?: boolean }} */ (parsed.values).help) {
+  if (parsed.values.help) {
     process.stdout.write(`${help}\n`);
     return undefined;
   }

@@ -4,7 +4,8 @@
 // decoders (an ABF1 load that says badMagic, then an ABD1 header that
 // parses), never by restating magic numbers here.
 import { readSnapshotFile } from "./bounded-file.mjs";
-import { ABF1_HEADER_LENGTH, applySnapshotDelta, loadSnapshot, readSnapshotDeltaHeader } from "./library.mjs";
+import { ABF1_HEADER_LENGTH, loadSnapshot } from "artifact-bloom";
+import { applySnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 
 /** True when `loaded` (loadSnapshot's failure) and the bytes say "an ABD1 file, maybe damaged". */
 export function looksLikeDelta(bytes, loaded) {

@@ -1,170 +1,49 @@
 // `artifact-bloom inspect`: what a snapshot holds and whether it is sound.
-import { readSnapshotFile } from "./bounded-file.mjs";
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, parseCommand } from "./common.mjs";
-import { inspectDelta, looksLikeDelta } from "./inspect-delta.mjs";
+import { EXIT_OK, UsageError, parseCommand } from "./common.mjs";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
-import {
-  ABF1_HEADER_LENGTH,
-  alertFillRatio,
-  fppFromFillRatio,
-  loadLibrary,
-  loadSnapshot,
-  readSnapshotHeader,
-} from "./library.mjs";
-import { fetchSnapshotUrl, isSnapshotUrl } from "./snapshot-url.mjs";
-import { TLS_HELP, TLS_OPTIONS } from "./registry/registry-tls.mjs";
+import { TLS_OPTIONS } from "./option-groups.mjs";
+import { helpText } from "./option-table.mjs";
 
-export const HELP = `Usage: artifact-bloom inspect PATH|URL [--json] [--base OLD]
-                              [--ca-file PEM | --tls-verify=false]
-
-Prints an ABF1 snapshot's header (fetched from an http(s) URL: a layout's
-manifest.json is followed to the snapshot it names), its fill ratio, the estimated false-positive
-rate against the target, the fill ratio at which the rate would reach twice
-the target ((2p)^(1/k), the alert threshold), and the checksum verdict.
+/** @type {import("./option-table.mjs").CommandSpec} */
+export const COMMAND = {
+  name: "inspect",
+  usage: ["PATH|URL"],
+  allowPositionals: true,
+  about: `Prints an ABF1 snapshot's header (fetched from an http(s) URL: a layout's
+manifest.json is followed to the snapshot it names), its fill ratio, the
+estimated false-positive rate against the target, the fill ratio at which the
+rate would reach twice the target ((2p)^(1/k), the alert threshold), and the
+checksum verdict.
 
 For an ABD1 delta (publish --delta-out): the base it applies to (catalogVersion,
 set bits, payload SHA-256), the target's ABF1 header, the number of bits it
 sets, its size against the full target, and its verdict (length, checksum and
-positions; no base needed). --base OLD also applies it to the snapshot OLD:
-the verdict is then the apply's (wrongBase, resultChecksumMismatch, ...).
-
-${EXIT_CODES_HELP}
+positions; no base needed).`,
+  options: {
+    json: { type: "boolean", default: false, help: "print the report as JSON" },
+    base: {
+      type: "string",
+      arg: "OLD",
+      help: "for a delta: also apply it to the snapshot OLD; the verdict is then the apply's (wrongBase, resultChecksumMismatch, ...)",
+    },
+    ...TLS_OPTIONS,
+  },
+  notes: [
+    `${EXIT_CODES_HELP}
 For inspect: 0 the snapshot loads, 1 it does not (the error code is printed;
 for a checksum or length problem the header it claims is still shown),
-2 bad arguments, an unreadable file or a URL that cannot be fetched.
+2 bad arguments, an unreadable file or a URL that cannot be fetched.`,
+  ],
+};
 
-${TLS_HELP}`;
+const HELP = helpText(COMMAND);
 
 export async function inspect(argv) {
-  const parsed = parseCommand(argv, {
-    help: HELP,
-    allowPositionals: true,
-    options: { json: { type: "boolean", default: false }, base: { type: "string" }, ...TLS_OPTIONS },
-  });
+  const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
   const [path, ...extra] = parsed.positionals;
   if (path === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one PATH\n\n${HELP}`);
-  await loadLibrary({ variants: true });
-  if (isSnapshotUrl(path)) {
-    if (parsed.values.base !== undefined)
-      throw new UsageError("--base is for an ABD1 delta file; a URL is fetched as a snapshot");
-    const fetched = await fetchSnapshotUrl(path, { label: "PATH", values: parsed.values });
-    // What arrived: the snapshot's ABF1 length (the delta a poll would use is not inspected here).
-    const length = fetched.kind === "success" ? ABF1_HEADER_LENGTH + fetched.value.header.payloadLength : undefined;
-    return printReport(snapshotReport(path, length, fetched, undefined), parsed.values.json);
-  }
-  const bytes = await readSnapshotFile(path);
-  const loaded = loadSnapshot(bytes);
-  // Only a file that is not a snapshot can be a delta: the delta build is loaded for it alone.
-  if (loaded.kind === "failure") await loadLibrary({ delta: true });
-  if (looksLikeDelta(bytes, loaded)) {
-    const report = await inspectDelta(path, bytes, parsed.values.base);
-    process.stdout.write(parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDeltaReport(report));
-    return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
-  }
-  if (parsed.values.base !== undefined) throw new UsageError("--base is for an ABD1 delta; PATH is not one");
-  return printReport(snapshotReport(path, bytes.byteLength, loaded, bytes), parsed.values.json);
-}
-
-/**
- * The report of a snapshot load: its header and statistics, or the failure
- * and (from the file's own bytes, when there are any) the header it claims.
- * @param {string} path
- * @param {number | undefined} length
- * @param {any} loaded loadSnapshot's or fetchSnapshot's result
- * @param {Uint8Array | undefined} bytes
- */
-function snapshotReport(path, length, loaded, bytes) {
-  /** @type {Record<string, any>} */
-  const report = { path, bytes: length };
-  if (loaded.kind === "success") {
-    const { header, filter } = loaded.value;
-    const fillRatio = filter.getFillRatio();
-    Object.assign(report, {
-      verdict: "ok",
-      header,
-      fillRatio,
-      estimatedFalsePositiveRate: filter.estimateFalsePositiveRate(),
-      fppFromFillRatio: fppFromFillRatio(fillRatio, header.hashCount),
-      targetFalsePositiveRate: header.targetFpp,
-      // Capped at 1: for p ≥ 0.5 the rate never reaches 2p.
-      alertFillRatio: Math.min(1, alertFillRatio(header.targetFpp, header.hashCount)),
-    });
-    report.alert = fillRatio >= report.alertFillRatio;
-    filter.free();
-  } else {
-    const claimed = bytes === undefined ? undefined : readSnapshotHeader(bytes);
-    Object.assign(report, {
-      verdict: loaded.error,
-      message: loaded.message,
-      header: claimed?.kind === "success" ? claimed.value : undefined,
-    });
-  }
-  return report;
-}
-
-/**
- * @param {Record<string, any>} report
- * @param {boolean | undefined} json
- */
-function printReport(report, json) {
-  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-  return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
-}
-
-function formatReport(report) {
-  const lines = [report.bytes === undefined ? report.path : `${report.path} (${report.bytes} bytes)`];
-  const h = report.header;
-  if (h !== undefined) {
-    lines.push(
-      `  format ${h.formatVersion}, hash protocol ${h.hashProtocolVersion}`,
-      `  catalogVersion      ${h.catalogVersion}`,
-      `  bitCount            ${h.bitCount} (${h.payloadLength} payload bytes)`,
-      `  hashCount           ${h.hashCount}`,
-      `  expectedItemCount   ${h.expectedItemCount}`,
-      `  insertedItemCount   ${h.insertedItemCount}`,
-      `  targetFpp           ${h.targetFpp}`,
-      `  checksum            ${h.checksum}`,
-    );
-  }
-  if (report.verdict === "ok") {
-    lines.push(
-      `  fill ratio          ${report.fillRatio.toFixed(6)}`,
-      `  estimated FPP       ${report.estimatedFalsePositiveRate.toExponential(3)} (model, inserted count)`,
-      `  FPP from fill       ${report.fppFromFillRatio.toExponential(3)} (fill^k)`,
-      `  alert fill ratio    ${report.alertFillRatio.toFixed(6)} (FPP would reach 2 × target)`
-        + `${report.alert ? "  ALERT: reached" : ""}`,
-      "  checksum verdict    ok",
-    );
-  } else {
-    lines.push(`  verdict             ${report.verdict}: ${report.message}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-function formatDeltaReport(report) {
-  const lines = [`${report.path} (${report.bytes} bytes, ABD1 delta)`];
-  const h = report.header;
-  if (h !== undefined) {
-    const t = h.target;
-    lines.push(
-      `  format ${h.formatVersion}, position encoding ${h.positionEncoding} (Rice k = ${h.riceParameter})`,
-      `  base catalogVersion  ${h.baseCatalogVersion}`,
-      `  base set bits        ${h.baseSetBitCount}`,
-      `  base payload SHA-256 ${h.basePayloadSha256}`,
-      `  target catalogVersion ${t.catalogVersion}`,
-      `  target bitCount      ${t.bitCount} (${t.payloadLength} payload bytes), hashCount ${t.hashCount}`,
-      `  target items         ${t.insertedItemCount} inserted of ${t.expectedItemCount} expected, targetFpp ${t.targetFpp}`,
-      `  target checksum      ${t.checksum}`,
-      `  target payload SHA-256 ${h.targetPayloadSha256}`,
-      `  new bits             ${h.positionCount} (${h.bodyLength} body bytes)`,
-      `  size                 ${report.bytes} of ${report.targetBytes} bytes for the full target`
-        + ` (${((report.bytes / report.targetBytes) * 100).toFixed(2)} %)`,
-    );
-  }
-  if (report.applied !== undefined) {
-    lines.push(`  applied to ${report.applied.base}: catalogVersion ${report.applied.catalogVersion}, checksum ok`);
-  }
-  lines.push(report.verdict === "ok" ? "  verdict             ok" : `  verdict             ${report.verdict}: ${report.message}`);
-  return `${lines.join("\n")}\n`;
+  // The library loads only now: a usage or a refused argument costs none of it.
+  const { runInspect } = await import("./inspect-run.mjs");
+  return runInspect(path, parsed.values);
 }

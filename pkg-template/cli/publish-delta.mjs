@@ -10,27 +10,10 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./common.mjs";
-import {
-  applySnapshotDelta,
-  encodeSnapshotDelta,
-  loadSnapshot,
-  readSnapshotDeltaHeader,
-  readSnapshotHeader,
-} from "./library.mjs";
+import { loadSnapshot, readSnapshotHeader } from "artifact-bloom";
+import { applySnapshotDelta, encodeSnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 import { replaceFile } from "./replace.mjs";
 import { readBoundedFile, snapshotFileLimit } from "./bounded-file.mjs";
-
-export const DELTA_HELP = `  --delta-from OLD     also write the ABD1 delta from the snapshot OLD (read
-                       before PATH is replaced, so OLD may be PATH itself)
-  --delta-out DPATH    where to write that delta (atomically, like PATH)
-
-Deltas: written only when OLD loads, has the same layout (bitCount and
-hashCount: keep --expected-items and --fpp) and an older catalogVersion, and
-every digest it held is still set (the catalog only grew). Otherwise publish
-prints "no delta: <code>: <why>" on stderr, writes the full snapshot as usual,
-removes a delta left at DPATH by an earlier publish (it would describe another
-change) and still exits 0. The delta is checked on disk by applying it to OLD:
-the result must be the new snapshot, checksum included.`;
 
 /** What --delta-from / --delta-out ask for: nothing, or both paths. */
 export function deltaRequest(values, out) {

@@ -7,28 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { UsageError, integerOption, numberOption } from "./common.mjs";
-import { parseLayoutManifest, publishToLayout } from "./library.mjs";
-
-/** The defaults, as the library has them (the help is written before it loads). */
-const DEFAULT_DELTA_HISTORY = 8;
-const DEFAULT_PRUNE_AFTER_SECONDS = 3600;
-/** The manifest's limit on deltas (docs/layout.md). */
-const MAX_DELTA_HISTORY = 64;
-
-export const LAYOUT_HELP = `  --layout DIR         also (or, without --out, only) publish into the static
-                       layout DIR: snapshots/<checksum>.abf1, deltas from the
-                       last K versions, manifest.json written last
-                       (docs/layout.md); any file host serves DIR as it is
-  --delta-history K    deltas from up to K earlier versions, 0 .. ${MAX_DELTA_HISTORY}
-                       (default ${DEFAULT_DELTA_HISTORY}, as serve's --delta-history)
-  --prune-after S      delete files no manifest names any more S seconds after
-                       they stopped being named (default ${DEFAULT_PRUNE_AFTER_SECONDS})
-
-Layout: the version rule applies to DIR's manifest (a lower catalogVersion,
-or the same one with other content, is refused with exit 1 and DIR is left
-as it was); publishing the snapshot DIR already serves changes nothing.
---allow-version-reuse does not apply to a layout. The publisher's own record
-(versions, files waiting to be pruned) is DIR/layout-state.json.`;
+import { parseLayoutManifest, publishToLayout } from "artifact-bloom/server";
+import { DEFAULT_DELTA_HISTORY, DEFAULT_PRUNE_AFTER_SECONDS, MAX_DELTA_HISTORY } from "./option-groups.mjs";
 
 /**
  * What --layout asks for: nothing, or the directory and the options.

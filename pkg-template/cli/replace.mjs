@@ -15,7 +15,7 @@ import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readBoundedFile } from "./bounded-file.mjs";
 import { UsageError } from "./common.mjs";
-import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "./library.mjs";
+import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "artifact-bloom";
 
 const WRITE_CHUNK = 64 * 1024;
 // In temp-file names: letters, digits and "_" only, so the name parses back.

@@ -11,8 +11,8 @@
 import { readBoundedFile, readBoundedText } from "./bounded-file.mjs";
 import { UsageError } from "./common.mjs";
 import { replaceFile } from "./replace.mjs";
+import { SIDECAR_SUFFIX } from "./option-groups.mjs";
 
-export const SIDECAR_SUFFIX = ".meta.json";
 const SIDECAR_FORMAT = "artifact-bloom-snapshot-meta/1";
 /** Hex characters kept per digest: 64 bits, so two digests of one repository share one by chance ~n/2^64. */
 export const PREFIX_HEX = 16;

@@ -6,7 +6,7 @@
 // an input error (one line, exit 2, with how to fix a TLS or scheme
 // mix-up); a snapshot that arrives but does not load is the failure itself,
 // for the command to report as it reports a file that does not load.
-import { fetchSnapshot, loadLibrary } from "./library.mjs";
+import { fetchSnapshot } from "artifact-bloom";
 import { UsageError } from "./common.mjs";
 import { snapshotFileLimit } from "./bounded-file.mjs";
 import { fetchForTlsOptions, tlsAdvice, urlSchemeHints } from "./registry/registry-tls.mjs";
@@ -42,7 +42,6 @@ export function isSnapshotUrl(source) {
  *   names the argument in messages ("--snapshot", "PATH")
  */
 export async function fetchSnapshotUrl(url, { label, values = {} }) {
-  await loadLibrary();
   const fetchImpl = await fetchForTlsOptions(values);
   let result;
   try {

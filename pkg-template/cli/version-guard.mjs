@@ -6,24 +6,9 @@
 // Both commands therefore refuse to write a catalogVersion that is not
 // greater than the one at OUT, unless it is byte-identical (a retried publish
 // of the same catalog changes nothing) or the operator passes the override.
-import { readSnapshotHeader } from "./library.mjs";
+import { readSnapshotHeader } from "artifact-bloom";
 import { readCurrentSnapshot } from "./replace.mjs";
-
-/** The flag that lifts the rule, named in every refusal and in --help. */
-export const ALLOW_VERSION_REUSE = "allow-version-reuse";
-
-/** The --help lines of the flag, shared by publish and merge. */
-export const VERSION_RULE_HELP = `Version rule: one catalogVersion names one catalog. OUT is not replaced (exit
-1, OUT untouched, both versions in the message) by a snapshot whose
-catalogVersion is lower than OUT's, or equal to it with other content: a
-client holding OUT's version would keep answering "definitely absent" from
-it. A byte-identical snapshot (a retry) is written as usual. If OUT's header
-does not load, OUT is not replaced either: its version is unknown.
-  --allow-version-reuse  replace OUT anyway: a deliberate rollback, or when no
-                         client has loaded OUT. A SnapshotHolder that holds
-                         OUT reports versionConflict and adopts the new
-                         snapshot (an equal version), or keeps OUT as stale
-                         (a lower one); publish a greater catalogVersion next.`;
+import { ALLOW_VERSION_REUSE } from "./option-groups.mjs";
 
 /**
  * Why `bytes` (a complete ABF1 file of `catalogVersion`) must not replace

@@ -15,6 +15,8 @@ export {
 // Conditional requests only: deltas (applySnapshotDelta, readSnapshotDeltaHeader
 // and a delta-asking fetchSnapshot) are `artifact-bloom/delta`'s.
 export { fetchSnapshot } from "./snapshot/snapshot-fetch.js";
+// The format's limits (asked of the Rust format code at build time).
+export { MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_SNAPSHOT_BYTES } from "./wasm/format-rules.js";
 export { HttpArtifactRepository } from "./repositories/http-repository.js";
 export { OciRegistryError, OciRegistryRepository } from "./repositories/oci-repository.js";
 export { ArtifactExistenceService, SnapshotHolder, renderPrometheus } from "./service/service.js";

@@ -8,6 +8,10 @@ export { directoryLayoutStore } from "./server/layout-store.js";
 export { bucketLayoutStore } from "./server/bucket-store.js";
 export { createRequestHandler } from "./server/request-handler.js";
 export { MAX_DIGESTS_PER_REQUEST } from "./server/existence-api.js";
+// The protocol's names, for a server written by hand: the header that marks an
+// existence answer with its catalogVersion, and the A-IM token of an ABD1 delta.
+export { EXISTENCE_VERSION_HEADER } from "./repositories/http-repository.js";
+export { DELTA_IM } from "./snapshot/fetch-request.js";
 export { toNodeListener } from "./server/node-listener.js";
 export { buildCatalogSnapshot, publishCatalog } from "./server/catalog-publish.js";
 export { directoryCatalog, postgresCatalog } from "./server/catalog-loaders.js";

@@ -271,7 +271,7 @@
  */
 
 /**
- * `metrics()`: the seed's metric names, plus three ratios. Counters are this
+ * `metrics()`: the `artifact_bloom.*` metrics, plus three ratios. Counters are this
  * service's queries since it was created; a query that threw on validation,
  * or was aborted before it started, counts nothing. Once the filter answered,
  * the answer is counted: a repository error or an abort during the lookup

@@ -18,9 +18,9 @@ use crate::error::coded_errors;
 coded_errors! {
     /// Why a `(n, p)` pair has no usable layout.
     pub enum SizingError in "sizing" {
-        InvalidExpectedItemCount => ("invalidExpectedItemCount", "the expected item count must be at least 1"),
-        InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "the false-positive rate must be a finite number strictly between 0 and 1"),
-        FilterTooLarge => ("filterTooLarge", "the filter would need more than 2^30 bits"),
+        InvalidExpectedItemCount => "invalidExpectedItemCount",
+        InvalidFalsePositiveRate => "invalidFalsePositiveRate",
+        FilterTooLarge => "filterTooLarge",
     }
 }
 

@@ -40,20 +40,20 @@ coded_errors! {
     /// Every way building, merging or decoding a TLBF can fail. `from_bytes`
     /// checks in this order, from `truncated` on.
     pub enum TlbfError in "tlbf" {
-        InvalidExpectedItemCount => ("invalidExpectedItemCount", "n must be at least 1"),
-        InvalidFalsePositiveRate => ("invalidFalsePositiveRate", "p must be a finite number strictly between 0 and 1"),
-        IncompatibleFilters => ("incompatibleFilters", "union needs two filters with the same m and k"),
-        Truncated => ("truncated", "a TLBF needs at least its 32-byte header"),
-        BadMagic => ("badMagic", "a TLBF starts with the bytes \"TLBF\""),
-        UnsupportedVersion => ("unsupportedVersion", "only TLBF version 1 is supported"),
-        ZeroBitCount => ("zeroBitCount", "m must not be 0"),
-        ZeroHashCount => ("zeroHashCount", "k must not be 0"),
-        NonZeroReserved => ("nonZeroReserved", "the reserved field must be 0"),
-        FilterTooLarge => ("filterTooLarge", "m must be at most 2^30 bits"),
-        HashCountTooLarge => ("hashCountTooLarge", "k must be at most 4096"),
-        LengthMismatch => ("lengthMismatch", "the length must be 32 + ceil(m / 8) bytes"),
-        NonZeroPadding => ("nonZeroPadding", "the unused high bits of the last byte must be 0"),
-        OutOfMemory => ("outOfMemory", "not enough memory for the filter's bits: WebAssembly memory grows to 4 GiB at most and never shrinks (free() filters that are no longer needed)"),
+        InvalidExpectedItemCount => "invalidExpectedItemCount",
+        InvalidFalsePositiveRate => "invalidFalsePositiveRate",
+        IncompatibleFilters => "incompatibleFilters",
+        Truncated => "truncated",
+        BadMagic => "badMagic",
+        UnsupportedVersion => "unsupportedVersion",
+        ZeroBitCount => "zeroBitCount",
+        ZeroHashCount => "zeroHashCount",
+        NonZeroReserved => "nonZeroReserved",
+        FilterTooLarge => "filterTooLarge",
+        HashCountTooLarge => "hashCountTooLarge",
+        LengthMismatch => "lengthMismatch",
+        NonZeroPadding => "nonZeroPadding",
+        OutOfMemory => "outOfMemory",
     }
 }
 

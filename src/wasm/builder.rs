@@ -1,6 +1,6 @@
 //! Raw binding of [`SortedBuilder`] (the seed's sorted-stream build with an
 //! exact unique count), in the server module (`artifact-bloom/delta`'s
-//! wasm, Cargo feature `delta-encode`), which a page downloads only with
+//! wasm, Cargo feature `delta`), which a page downloads only with
 //! its first delta: the main module, and so every page, does not grow.
 //! Pieces arrive through the staged input; the result leaves as an ABF1
 //! file, which the main module loads (this module cannot hand it a filter):

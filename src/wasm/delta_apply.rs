@@ -1,6 +1,6 @@
 //! Raw binding of the client side of ABD1 deltas (`crate::delta`): the
 //! rebuild, the diagnosis and the header readers, in the delta module
-//! (`artifact-bloom/delta`, Cargo feature `delta-encode`) beside the encoder,
+//! (`artifact-bloom/delta`, Cargo feature `delta`) beside the encoder,
 //! so the main entry's wasm carries no ABD1 code.
 //! `pkg-template/lib/delta/delta-apply.js` wraps these and shapes results.
 //!

@@ -1,6 +1,6 @@
 //! Raw binding of the server side of ABD1 (`crate::delta`): encode and
 //! compose, in their own module (`artifact-bloom/delta`, Cargo feature
-//! `delta-encode`), beside the client side (`super::delta_apply`), so the
+//! `delta`), beside the client side (`super::delta_apply`), so the
 //! main entry's wasm carries no ABD1 code. `pkg-template/lib/delta/delta-encode.js`
 //! wraps these.
 //!

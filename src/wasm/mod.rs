@@ -9,11 +9,11 @@
 //! whose allocation is fallible (wasm-bindgen's own argument copy aborts).
 
 mod alloc;
-#[cfg(feature = "delta-encode")]
+#[cfg(feature = "delta")]
 mod builder;
-#[cfg(feature = "delta-encode")]
+#[cfg(feature = "delta")]
 mod delta_apply;
-#[cfg(feature = "delta-encode")]
+#[cfg(feature = "delta")]
 mod delta_encode;
 #[cfg_attr(not(feature = "artifact"), allow(dead_code))]
 mod error;

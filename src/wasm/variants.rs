@@ -329,7 +329,7 @@ impl RawScalableFilter {
 
 // ---- Sizing helpers ------------------------------------------------------
 
-/// `[m, k]` of the seed's optimum, or a coded sizing error.
+/// `[m, k]` of the classic optimum (`src/variants/sizing.rs`), or a coded sizing error.
 #[wasm_bindgen(js_name = sizingOptimalParams)]
 pub fn sizing_optimal_params(n: f64, p: f64) -> Result<Vec<f64>, JsValue> {
     let n = count(n, SizingError::InvalidExpectedItemCount)?;

@@ -10,6 +10,8 @@ import init, {
   ArtifactBloomFilter,
   ArtifactExistenceService,
   HttpArtifactRepository,
+  MAXIMUM_EXPECTED_ITEM_COUNT,
+  MAXIMUM_SNAPSHOT_BYTES,
   Sha256,
   SnapshotHolder,
   dedupePacked,
@@ -136,6 +138,9 @@ export async function useMainEntry(digests: Uint8Array[]): Promise<number> {
   }
   const header: SnapshotHeader = loaded.value.header;
   const claimed = readSnapshotHeader(bytes.subarray(0, ABF1_HEADER_LENGTH));
+  const largestFile: number = MAXIMUM_SNAPSHOT_BYTES;
+  const largestCount: number = MAXIMUM_EXPECTED_ITEM_COUNT;
+  void (largestFile + largestCount);
   const streamOptions: SnapshotStreamOptions = { maxBytes: 1 << 20, onProgress: ({ bytes: seen }) => void seen };
   const streamed = await loadSnapshotStream([bytes], streamOptions);
   const fetched = await fetchSnapshot("https://catalog.example/snapshot", { etag: '"v42"' });

@@ -3,7 +3,7 @@
 // first component is a host (it holds "." or ":" or is "localhost"), and a
 // reference without one is refused before any request — "team/app:b" would
 // otherwise send the push (and credentials) to a host called "team".
-import { checkRepositoryName } from "../library.mjs";
+import { checkRepositoryName } from "artifact-bloom/oci";
 import { UsageError } from "../common.mjs";
 import { OCI_DIGEST } from "./oci-layout.mjs";
 
@@ -67,7 +67,7 @@ export function parseImageReference(text) {
 
 /**
  * Refuses a reference whose repository name breaks the distribution spec's
- * grammar (a UsageError); needs loadLibrary().
+ * grammar (a UsageError).
  * @param {ImageReference} reference
  */
 export function checkReferenceName({ name }) {

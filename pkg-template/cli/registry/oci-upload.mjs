@@ -7,7 +7,7 @@
 // DELETE). Every commit is checked against the registry's
 // Docker-Content-Digest.
 import { createHash } from "node:crypto";
-import { OciRegistryError } from "../library.mjs";
+import { OciRegistryError } from "artifact-bloom/oci";
 import { BlobSource } from "./upload-stream.mjs";
 
 const OCTETS = { "content-type": "application/octet-stream" };

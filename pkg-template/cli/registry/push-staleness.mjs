@@ -9,10 +9,11 @@
 // warns about another repository's or an outdated snapshot, and counts a
 // 404 for a digest the snapshot really held as stale, not as a Bloom false
 // positive.
-import { repositoryOverClient } from "../library.mjs";
+import { repositoryOverClient } from "artifact-bloom/oci";
 import { UsageError } from "../common.mjs";
 import { listTags } from "./registry-catalog.mjs";
 import { PREFIX_HEX } from "../snapshot-sidecar.mjs";
+import { DEFAULT_VERIFY_ABSENT_ABOVE } from "../option-groups.mjs";
 
 /**
  * The default --verify-absent-above, in bytes. bench/stale-threshold.mjs
@@ -22,37 +23,6 @@ import { PREFIX_HEX } from "../snapshot-sidecar.mjs";
  * 16 MiB a HEAD that finds nothing costs about 1 % (0.6-1.2 % measured) of
  * the upload it could save, and at 1 MiB 4-5 % for little to save.
  */
-const DEFAULT_VERIFY_ABSENT_ABOVE = 16 * 1024 * 1024;
-
-/** @satisfies {import("../common.mjs").OptionsConfig} */
-export const STALENESS_OPTIONS = {
-  "verify-absent-above": { type: "string" },
-  "snapshot-cache": { type: "string" },
-};
-
-export const STALENESS_HELP = `  --verify-absent-above BYTES
-                       a "definitely absent" blob larger than this is HEADed
-                       anyway and not uploaded if the registry has it (pushed
-                       since the snapshot was made: absentButPresent). Default
-                       ${DEFAULT_VERIFY_ABSENT_ABOVE} (16 MiB): one HEAD costs what uploading 0.1-0.2 MB
-                       does (bench/stale-threshold.mjs), about 1 % of such a
-                       blob's upload; 0 HEADs every blob; "none" never
-  --snapshot-cache FILE
-                       with --snapshot URL: keep the fetched snapshot in FILE
-                       and, next time, ask the URL for an ABD1 delta from it
-                       (artifact-bloom serve answers one), so the push uses
-                       the newest version for the bytes of the change`;
-
-export const STALENESS_SUMMARY_HELP = `Stale snapshots: with the sidecar FILE.meta.json that publish --from-registry
-writes (for a URL: URL.meta.json; serve answers GET /snapshot.meta.json),
-a "maybe" that answers 404 is stale (staleDeleted: the snapshot was built
-from that digest, deleted since) when the sidecar lists it (by its first
-64 bits), and a false
-positive only when it does not; without a sidecar every such 404 counts as
-a false positive (keySetKnown false). The push warns (stderr, and --json
-"warnings") when the snapshot is of another repository, or when the tags
-differ from the ones it saw (one GET tags/list per 100 tags; a tag moved to
-another image is not seen). A missing sidecar is one note.`;
 
 /** --verify-absent-above → bytes, or Infinity for "none". */
 export function verifyAbsentThreshold(values) {

@@ -12,43 +12,17 @@
 // again — harmless, the registry keeps one copy.
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { OciRegistryError } from "../library.mjs";
+import { OciRegistryError } from "artifact-bloom/oci";
 import { UsageError, hexToBytes } from "../common.mjs";
 import { INDEX_TYPES, MANIFEST_TYPES, MAX_INDEX_DEPTH, OCI_DIGEST } from "./oci-layout.mjs";
 import { RegistryFailure } from "../exit-codes.mjs";
-import { REGISTRY_HELP, REGISTRY_OPTIONS, clientFromOptions, describeFailure, failureLine } from "./registry-common.mjs";
+import { clientFromOptions, describeFailure, failureLine } from "./registry-common.mjs";
 import { tlsAdvice, urlSchemeHints } from "./registry-tls.mjs";
 
 const ACCEPT = [...MANIFEST_TYPES, ...INDEX_TYPES].join(", ");
 const PAGE_SIZE = 100;
 const MAX_PAGES = 100_000; // a Link chain longer than this is refused, not followed forever
 const CONCURRENCY = 8;
-
-/**
- * Options `publish` adds for --from-registry.
- * @satisfies {import("../common.mjs").OptionsConfig}
- */
-export const FROM_REGISTRY_OPTIONS = {
-  "from-registry": { type: "string" },
-  repository: { type: "string" },
-  "save-digests": { type: "string" },
-  ...REGISTRY_OPTIONS,
-};
-
-// The limits are the client's RESPONSE_LIMITS (lib/repositories/oci-limits.js),
-// written out: the usage loads no library. js-tests/cli-library-entry.test.mjs
-// holds the two to the same numbers.
-export const FROM_REGISTRY_HELP = `  --from-registry URL  instead of --input: every digest the repository serves
-                       (tags → manifests/indexes → configs, layers, and the
-                       manifests themselves), e.g. http://127.0.0.1:5000
-  --repository NAME    the repository (with --from-registry); a snapshot is
-                       per repository: HEAD answers 404 for a blob that is
-                       stored in the registry but not linked to NAME
-  --save-digests FILE  also write the enumerated digests, one hex per line
-                       Answers are read up to a limit: a manifest or index
-                       4 MiB (the distribution spec's), a tag page 32 MiB, a
-                       token answer 1 MiB; more fails with tooLarge
-${REGISTRY_HELP}`;
 
 /**
  * The next-page URL of a Link header (`<url>; rel="next"`), resolved; one on

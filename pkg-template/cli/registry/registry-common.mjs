@@ -1,55 +1,14 @@
 // What `push` and `publish --from-registry` share: image references,
 // credentials, the client, and how a registry failure is reported.
-import { DEFAULT_TIMEOUT_MS, OciRegistryError, RegistryClient, loadLibrary } from "../library.mjs";
+import { DEFAULT_TIMEOUT_MS, OciRegistryError, RegistryClient } from "artifact-bloom/oci";
 import { UsageError, integerOption } from "../common.mjs";
 import { credentialHint, lookupCredentials } from "./registry-credentials.mjs";
-import { TLS_HELP, TLS_OPTIONS, fetchForTlsOptions } from "./registry-tls.mjs";
+import { fetchForTlsOptions } from "./registry-tls.mjs";
 
 export { checkReferenceName, parseImageReference } from "./image-reference.mjs";
 
 /** The credential lookup behind each client, for the 401 message. */
 const lookups = new WeakMap();
-
-/**
- * parseArgs options for credentials and the timeout.
- * @satisfies {import("../common.mjs").OptionsConfig}
- */
-export const REGISTRY_OPTIONS = {
-  username: { type: "string" },
-  "password-stdin": { type: "boolean", default: false },
-  "timeout-ms": { type: "string" },
-  "token-realm": { type: "string", multiple: true },
-  ...TLS_OPTIONS,
-};
-
-export const REGISTRY_HELP = `  --username NAME      authenticate as NAME (Basic, or at the Bearer token realm);
-                       the password comes from ARTIFACT_BLOOM_REGISTRY_PASSWORD
-                       or, with --password-stdin, from standard input
-  --password-stdin     read the password from standard input
-                       Without --username, credentials for the registry host
-                       come from the first of these that has them (as skopeo,
-                       podman and docker read them): $REGISTRY_AUTH_FILE, else
-                       $XDG_RUNTIME_DIR/containers/auth.json; then
-                       $XDG_CONFIG_HOME/containers/auth.json (~/.config/…);
-                       then $DOCKER_CONFIG/config.json (~/.docker/config.json).
-                       In each: credHelpers[HOST], credsStore (run as
-                       docker-credential-NAME get, within --timeout-ms), then
-                       auths (HOST/NAME or HOST; "auth" or "identitytoken").
-                       A 401 names the places looked at; no secret is printed.
-                       Files are read up to 1 MiB. A helper runs as its own
-                       process group, stopped whole at --timeout-ms or 64 KiB
-                       of output; a failing one is named with its exit status
-                       and stderr, never its output. A password sent over
-                       --plain-http is warned about once per host
-  --token-realm URL    a Bearer token realm on another host than the registry
-                       (e.g. https://auth.docker.io) that may receive the
-                       --username credentials; repeatable. Without it they go
-                       only to the registry's own origin, and a realm elsewhere
-                       fails with crossOrigin. Requests go only to the registry:
-                       a Link or upload Location naming another origin fails
-                       with crossOrigin, and redirects are not followed
-  --timeout-ms N       per-request timeout (default 30000)
-${TLS_HELP}`;
 
 /** Reads all of standard input as text (for --password-stdin). */
 async function readStdin() {
@@ -88,7 +47,6 @@ function warnPlainHttpCredentials(url, host, credentials) {
  * @param {Record<string, string | boolean | (string | boolean)[] | undefined>} values parsed options
  */
 export async function clientFromOptions(url, name, values) {
-  await loadLibrary();
   /** @type {import("../../lib/repositories/oci-client.js").RegistryClientOptions} */
   const options = {};
   if (values["timeout-ms"] !== undefined) options.timeoutMs = integerOption(values, "timeout-ms", 1, 3_600_000);

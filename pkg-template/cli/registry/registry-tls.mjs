@@ -12,24 +12,10 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as tls from "node:tls";
-import { tlsProblemOf } from "../library.mjs";
+import { tlsProblemOf } from "artifact-bloom/oci";
 import { createNodeFetch } from "./https-fetch.mjs";
 import { SMALL_FILE_LIMIT, readBoundedText } from "../bounded-file.mjs";
 import { UsageError } from "../common.mjs";
-
-/** @satisfies {import("../common.mjs").OptionsConfig} */
-export const TLS_OPTIONS = {
-  "ca-file": { type: "string" },
-  "tls-verify": { type: "string" },
-};
-
-export const TLS_HELP = `  --ca-file PEM        also trust the CA certificate(s) in PEM (one or more
-                       BEGIN CERTIFICATE blocks) for the registry, its token
-                       realm and (push) an https:// --snapshot; Node's own
-                       roots and NODE_EXTRA_CA_CERTS stay trusted; read up
-                       to 1 MiB (a system bundle is about 200 KiB)
-  --tls-verify=false   do not verify TLS certificates at all (insecure; a
-                       warning names each host); the default is true`;
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const PROBE_TIMEOUT_MS = 5000;

@@ -7,7 +7,8 @@
 // e.g. from a server without deltas). Whatever came is written back to FILE
 // atomically before the push uses it, so the push always sees the version the
 // URL serves now — a delta can save bytes, never change the answer.
-import { deltaFetchSnapshot, encodeSnapshot, loadLibrary, loadSnapshot } from "../library.mjs";
+import { encodeSnapshot, loadSnapshot } from "artifact-bloom";
+import { fetchSnapshot as deltaFetchSnapshot } from "artifact-bloom/delta";
 import { UsageError } from "../common.mjs";
 import { replaceSnapshotFile } from "../replace.mjs";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
@@ -53,7 +54,6 @@ async function writeCached(path, snapshot) {
  * @param {string} cachePath
  */
 export async function fetchThroughCache(url, cachePath) {
-  await loadLibrary({ delta: true });
   const notes = [];
   const cached = await readCached(cachePath);
   if (cached.note !== undefined) notes.push(cached.note);

@@ -5,7 +5,7 @@
 // the others, which are independent; one that says the registry itself is
 // unusable (unreachable, no answer in time, credentials refused, a Location
 // elsewhere) stops starting new uploads, since each would fail the same way.
-import { OciRegistryError } from "../library.mjs";
+import { OciRegistryError } from "artifact-bloom/oci";
 import { uploadBlob } from "./oci-upload.mjs";
 import { describeFailure } from "./registry-common.mjs";
 

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { OciRegistryError } from "../library.mjs";
+import { OciRegistryError } from "artifact-bloom/oci";
 
 /** Bytes read from disk per piece: few syscalls, little memory per piece. */
 export const PIECE_BYTES = 256 * 1024;

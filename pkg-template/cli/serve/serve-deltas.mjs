@@ -9,7 +9,9 @@
 // is dropped — when the new snapshot is no delta away from the previous one
 // (another layout, a removed digest, an older catalogVersion): such clients
 // get the full file, as they would from a server without deltas.
-import { DELTA_IM, composeSnapshotDeltas, encodeSnapshotDelta, loadSnapshot } from "../library.mjs";
+import { loadSnapshot } from "artifact-bloom";
+import { composeSnapshotDeltas, encodeSnapshotDelta } from "artifact-bloom/delta";
+import { DELTA_IM } from "artifact-bloom/server";
 import { EXPOSED_HEADERS } from "./serve-layout.mjs";
 
 /** Default number of earlier versions a delta is offered from. */
@@ -185,7 +187,7 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
  * item whose weight, if any, is a qvalue above 0. `q=0`, `q=0.0`, `q=0.000`
  * (and, leniently, `q = 0`) mean "not acceptable"; a malformed weight is not
  * taken as acceptance either (the full file is always a correct answer).
- * The token is the library's (loadLibrary() first).
+ * The token is the library's.
  */
 export function acceptsDelta(header) {
   if (typeof header !== "string") return false;

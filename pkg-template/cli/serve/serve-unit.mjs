@@ -23,7 +23,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { setImmediate as yieldToRequests } from "node:timers/promises";
 import { bytesToHex, readHexDigests } from "../common.mjs";
-import { loadSnapshot, readSnapshotHeader } from "../library.mjs";
+import { loadSnapshot, readSnapshotHeader } from "artifact-bloom";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 
 // Building the catalog's Set yields to the event loop this often, so a

@@ -19,7 +19,6 @@ import {
 import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
 import { LAYOUT_HELP, LAYOUT_PREFIX, openLayout } from "./serve-layout.mjs";
 import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
-import { EXISTENCE_VERSION_HEADER, loadLibrary } from "../library.mjs";
 import { ServedUnit } from "./serve-unit.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { answerSidecar } from "../snapshot-sidecar.mjs";
@@ -182,8 +181,7 @@ export async function startServer({
   reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
   layout,
 }) {
-  // A history of 0 keeps no delta: the delta build is then never needed.
-  await loadLibrary({ delta: deltaHistory > 0 });
+  const { EXISTENCE_VERSION_HEADER } = await import("artifact-bloom/server");
   const deltas = new DeltaHistory(deltaHistory);
   const budget = new BodyBudget(bodyBudgetBytes);
   // The snapshot and the catalog list are one unit (serve-unit.mjs); each

@@ -17,12 +17,8 @@
 // `{ kind: "success", value }` or `{ kind: "failure", error, message }`; a
 // wrong argument type throws.
 
-// The main entry first: its instance must exist before its lib modules load.
 import { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./delta-main.js";
-// The delta module is instantiated on first use (delta-inputs.js says why):
-// by its staging, or here before a bit array is reserved in it.
 import "./delta-messages.js";
-import { instantiate } from "../../artifact_bloom_delta_embedded.js";
 import {
   RawTargetBits,
   deltaTrailerLength,
@@ -47,8 +43,7 @@ import { typeError } from "../core/errors.js";
  * undisturbed), exactly what `loadSnapshot` of the full target file gives.
  * Failure codes: every decode check of the delta, `wrongBase` (another
  * catalogVersion, layout or bit array than the delta names) and
- * `resultChecksumMismatch`. (Exported by `artifact-bloom/delta`, no longer by
- * the main entry.)
+ * `resultChecksumMismatch`.
  * @param {ArtifactIndexSnapshot} baseSnapshot
  * @param {Uint8Array} deltaBytes
  * @param {SnapshotMeta} [meta] copied onto the new snapshot, as loadSnapshot does
@@ -92,7 +87,6 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
  * @returns {RawTargetBits}
  */
 function copyIntoDeltaModule(filter) {
-  instantiate();
   // A view of the main module's memory, which only a call into the main
   // module can grow (and so move): the calls until the copy are into the
   // delta module.
@@ -134,7 +128,6 @@ function deltaMemory(target) {
  * A delta's header. By default only its 200 fixed bytes are checked (load
  * steps 1–5: what a damaged file claims, for tools); `{ verify: true }` runs
  * every check that needs no base (length, checksum, positions).
- * (Exported by `artifact-bloom/delta`, no longer by the main entry.)
  * @param {Uint8Array} bytes
  * @param {{ verify?: boolean }} [options]
  * @returns {SnapshotDeltaResult<SnapshotDeltaHeader, SnapshotDeltaError>}

@@ -1,8 +1,8 @@
 // The server side of ABD1 snapshot deltas (docs/ABD1.md): writing a delta
 // from two snapshots and joining two chained deltas. `artifact-bloom/delta`
-// exports these from their own wasm module (../artifact_bloom_delta.js), so
-// a browser that only applies deltas (`fetchSnapshot(url, { base })`,
-// `applySnapshotDelta` of the main entry) never downloads the encoder.
+// exports these beside the client side (./delta-apply.js), all from the
+// delta wasm module (../artifact_bloom_delta.js), so the main entry, which
+// every page downloads, carries no ABD1 code.
 //
 // The delta module cannot read the main module's memory: the snapshots
 // reach it as ABF1 files, written by the main entry (unsealed: the checksum
@@ -10,7 +10,6 @@
 // (src/delta/). Results are `{ kind: "success", value }` or
 // `{ kind: "failure", error, message }`; a wrong argument type throws.
 
-// The main entry first: its instance must exist before its lib modules load.
 import { _encodeSnapshotUnsealed } from "./delta-main.js";
 import { composeDeltas, encodeDeltaOfFiles } from "../../artifact_bloom_delta.js";
 import { load } from "../core/checks.js";

@@ -1,6 +1,6 @@
 // `artifact-bloom/delta`'s fetchSnapshot: the main entry's, asking for ABD1
 // deltas (RFC 3229 `A-IM: abd1`; docs/ABD1.md "HTTP") and applying them
-// with ./delta.js. SnapshotHolder.startPolling uses it too. Made with the
+// with ./delta-apply.js. SnapshotHolder.startPolling uses it too. Made with the
 // main entry's own `_fetchSnapshotWith` (through ./delta-main.js, which the
 // Node build shares), so both entries run one fetch implementation and the
 // main entry's modules never import the delta module.

@@ -1,13 +1,19 @@
-// What both halves of the delta module's JavaScript — ./delta.js (apply,
-// read a header) and ./delta-encode.js (encode, compose) — check and stage
+// What both halves of the delta module's JavaScript — ./delta-apply.js
+// (apply, read a header) and ./delta-encode.js (encode, compose) — check and stage
 // the same way: snapshot and delta arguments, and two inputs staged back to
 // back in the delta module (one staging state for the module, as the main
 // entry has one for its own).
 
-// The main entry first: its instance must exist before its lib modules load.
 import { _checkSnapshot } from "./delta-main.js";
 import "./delta-messages.js";
-import { instantiate } from "../../artifact_bloom_delta_embedded.js";
+// The delta module's instantiation handed to its glue, which calls it on
+// first use (see ../../web.js): every module of lib/delta/ that reaches into
+// the delta module imports this one, so each path to it (the delta entry,
+// SnapshotHolder's import of ./delta-apply.js, the server's sorted build)
+// brings the instantiation along. Most processes that load this code never
+// call into it (SnapshotHolder applies a delta only when a poll gets one):
+// they compile nothing.
+import "../../artifact_bloom_delta_instance.js";
 import { inputBuffer, wasmMemory } from "../../artifact_bloom_delta.js";
 import { isUint8Array, typeError } from "../core/errors.js";
 import { stagingFor } from "../wasm/staging.js";
@@ -16,16 +22,7 @@ import { stagingFor } from "../wasm/staging.js";
  * @import { ArtifactIndexSnapshot } from "../types.js"
  */
 
-// The delta module is unpacked, compiled and instantiated when an input is
-// first staged into it, not at import: every call into it stages its input
-// first (`toWasm`, `stageBoth`), and most processes that load this code never
-// make one (SnapshotHolder brings it along but applies a delta only when a
-// poll gets one). So `require("artifact-bloom")` in Node, whose node.cjs
-// carries SnapshotHolder, unpacks only the main module.
-export const { stageInput, toWasm } = stagingFor((length) => {
-  instantiate();
-  return inputBuffer(length);
-}, wasmMemory);
+export const { stageInput, toWasm } = stagingFor(inputBuffer, wasmMemory);
 
 /**
  * A snapshot argument: an object with a live ArtifactBloomFilter and a

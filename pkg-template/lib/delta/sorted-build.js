@@ -35,8 +35,6 @@ export class _SortedBuild {
    * @returns {{ kind: "success"; value: _SortedBuild } | { kind: "failure"; error: string; message: string }}
    */
   static start(spec) {
-    // Staging first instantiates the module (its first use).
-    stageInput(0);
     return attempt(() => new _SortedBuild(new RawSortedBuilder(spec.expectedItemCount, spec.targetFalsePositiveRate)));
   }
 

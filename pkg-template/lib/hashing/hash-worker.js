@@ -15,12 +15,13 @@
 // (Chromium runs crypto.subtle.digest synchronously on its caller, so a
 // large digest belongs here rather than on a page's main thread.)
 
-// The embedded wasm module, instantiated only when a file streams through
-// wasm: a worker that digests whole files with WebCrypto never unpacks,
-// compiles or holds it. (What made the worker start sooner is the build
-// bundling it into one module; see scripts/build.mjs.)
+// The main module's instantiation handed to its glue, which calls it on
+// first use (see ../../web.js): only when a file streams through wasm, so a
+// worker that digests whole files with WebCrypto never unpacks, compiles or
+// holds it. (What made the worker start sooner is the build bundling it into
+// one module; see scripts/build.mjs.)
 // A static import: Vite's default iife worker format cannot split a dynamic one.
-import { instantiate } from "../../artifact_bloom_embedded.js";
+import "../../artifact_bloom_instance.js";
 import { digestStreaming, digestWhole } from "./hash-blob.js";
 import { Sha256 } from "./sha256.js";
 
@@ -39,7 +40,6 @@ const workerScope = /** @type {{ postMessage(message: unknown, transfer?: Transf
 async function hashFile(file, whole, onBytes) {
   const subtle = globalThis.crypto?.subtle;
   if (whole && typeof subtle?.digest === "function") return digestWhole(file, subtle, onBytes);
-  instantiate();
   return digestStreaming(file, new Sha256(), onBytes);
 }
 

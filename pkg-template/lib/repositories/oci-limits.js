@@ -1,7 +1,7 @@
-// How much of a registry answer the client reads (issue 21, D4): each kind
-// of answer has a limit, checked on Content-Length before reading and again
-// while streaming (a lying or absent Content-Length), so a hostile registry
-// costs at most the limit in memory, never the body's size.
+// How much of a registry answer the client reads: each kind of answer has a
+// limit, checked on Content-Length before reading and again while streaming
+// (a lying or absent Content-Length), so a hostile registry costs at most
+// the limit in memory, never the body's size.
 
 import { OciRegistryError } from "./oci-errors.js";
 

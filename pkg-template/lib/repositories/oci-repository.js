@@ -187,8 +187,9 @@ export class OciRegistryRepository {
 }
 
 /**
- * An OciRegistryRepository that sends its HEADs through `client` (not a
- * package export: the CLI shares one client between HEADs and uploads).
+ * An OciRegistryRepository that sends its HEADs through `client`: one set
+ * of credentials, one token cache and one request count for the HEADs and
+ * whatever else the caller sends through it (the CLI's push: the uploads).
  * @param {RegistryClient} client
  * @param {{ concurrency?: number }} [options]
  * @returns {OciRegistryRepository}

@@ -15,10 +15,8 @@
 // client ahead of this server) is refused the same way.
 
 import { typeError } from "../core/errors.js";
+import { EXISTENCE_VERSION_HEADER as MARK } from "../repositories/http-repository.js";
 import { errorResponse, jsonResponse } from "./http-answers.js";
-
-/** The header that marks an existence answer (HttpArtifactRepository's EXISTENCE_VERSION_HEADER). */
-const MARK = "artifact-bloom-catalog-version";
 /** The most digests one findMissing may ask about (as serve). */
 export const MAX_DIGESTS_PER_REQUEST = 10_000;
 /** The existence routes, below the handler's basePath. */

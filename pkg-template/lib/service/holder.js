@@ -1,4 +1,4 @@
-// SnapshotHolder: the seed's "currentSnapshot reference". A publisher builds
+// SnapshotHolder: the reference to the snapshot in service. A publisher builds
 // and validates a complete snapshot, then swaps the reference in one
 // assignment; a reader that already took the old snapshot keeps using it until
 // it is done ("Reader A continues with 42, Reader B uses 43").
@@ -23,7 +23,7 @@ import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-co
  */
 
 /**
- * The seed's atomically replaced "currentSnapshot reference". Publishes only
+ * The reference to the snapshot in service, replaced atomically. Publishes only
  * complete, validated snapshots (safe-integer catalogVersion ≥ 0, a filter
  * that is not freed) and, by default, only newer catalogVersions. A failed
  * refresh keeps the old snapshot in service — never an empty filter.

@@ -1,4 +1,4 @@
-// The seed's operational metrics: filter shape and fill (per snapshot), query
+// The operational metrics: filter shape and fill (per snapshot), query
 // counts (per service), snapshot age and load failures, the three ratios, and
 // their Prometheus text exposition.
 //
@@ -41,7 +41,8 @@ import { typeError } from "../core/errors.js";
 
 /**
  * The metric keys, in exposition order, with their Prometheus name, type and
- * help text. The dotted keys are exactly the seed's names.
+ * help text. The dotted keys are the public names (the keys of
+ * ArtifactBloomMetrics, which `metrics()` returns).
  */
 const METRICS = /** @satisfies {ReadonlyArray<readonly [MetricKey, "gauge" | "counter", string, string?]>} */ ([
   ["artifact_bloom.bit_count", "gauge", "Bits in the current filter (m)."],

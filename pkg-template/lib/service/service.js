@@ -1,4 +1,4 @@
-// ArtifactExistenceService: the seed's absence-first lookup.
+// ArtifactExistenceService: the absence-first lookup.
 //
 //   1. validate the digest (a bad one throws RangeError — never "absent");
 //   2. ask the filter: "definitely absent" answers false with no I/O;
@@ -105,7 +105,7 @@ function checkAnswers(values, count) {
 }
 
 /**
- * The seed's absence-first lookup. A Bloom negative answers `false` without
+ * The absence-first lookup. A Bloom negative answers `false` without
  * I/O; a "maybe" is confirmed by the repository at the catalogVersion of the
  * snapshot that answered. Each call takes the snapshot once at its start, so
  * a `SnapshotHolder.replace` during the call does not affect it. Repository
@@ -318,8 +318,9 @@ export class ArtifactExistenceService {
   }
 
   /**
-   * The seed's metrics for the snapshot in service and this service's
-   * queries, plus negativeBypassRatio, observedFalsePositiveRate and
+   * The `artifact_bloom.*` metrics (filter shape and fill, query counts,
+   * snapshot age, load failures) of the snapshot in service and this
+   * service's queries, plus negativeBypassRatio, observedFalsePositiveRate and
    * falseDiscoveryRatio (0 while their denominator is 0). Cheap: filter
    * statistics are cached per snapshot.
    *

@@ -19,9 +19,9 @@ import { versionConflictFailure, versionConflictMessage } from "./version-confli
  */
 
 /**
- * The instance manipulation asked for and accepted (RFC 3229 `A-IM` / `IM`);
- * `artifact-bloom serve` offers the same token (node-entry.js `_DELTA_IM`).
- * @internal
+ * The instance manipulation a client asks for and accepts (RFC 3229 `A-IM`
+ * / `IM`) for an ABD1 delta in answer to a conditional GET of a snapshot:
+ * a server that offers deltas answers 226 with `IM: abd1`.
  */
 export const DELTA_IM = "abd1";
 

@@ -65,9 +65,11 @@ export class TlBloom extends WasmResource {
   }
 
   /**
-   * Parses TLBF bytes. Beyond the seed's rejections it also refuses m above
-   * 2^30, k above 4096 and set padding bits, so every accepted input
-   * round-trips through `toBytes` byte for byte.
+   * Parses TLBF bytes. Beyond what the format itself rejects (a short header,
+   * another magic or version, m or k of 0, a non-zero reserved field, a length
+   * other than 32 + ceil(m / 8)) it also refuses m above 2^30, k above 4096
+   * and set padding bits, so every accepted input round-trips through
+   * `toBytes` byte for byte.
    *
    * @param {Uint8Array} bytes
    * @returns {DecodeResult<TlBloom, TlbfDecodeError>}
@@ -127,7 +129,7 @@ export class TlBloom extends WasmResource {
   }
 
   /**
-   * The seed's layout: a 32-byte header, then `ceil(m / 8)` bit bytes.
+   * The TLBF layout: a 32-byte header, then `ceil(m / 8)` bit bytes.
    *
    * @returns {Uint8Array<ArrayBuffer>}
    */

@@ -4,8 +4,9 @@
 // message from this table, as it does for snapshots and deltas (an
 // `outOfMemory` entry names what the memory was for). The table is added at
 // import of artifact-bloom/variants, so the main entry does not carry it.
-// js-tests/error-messages.test.mjs checks that every code in src/variants/
-// has one.
+// This table is each sentence's one home: the Rust enums declare only the
+// codes, and js-tests/error-messages.test.mjs fails if a code declared in
+// src/variants/ has no sentence here (or one here has no code).
 
 import { defineMessages, memoryMessage } from "../core/errors.js";
 
