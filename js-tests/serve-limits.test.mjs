@@ -11,9 +11,10 @@ import { hex, sha256 } from "./helpers/digests.mjs";
 import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { SERVE_WAIT_MS, startServe, stopServe } from "./helpers/serve-process.mjs";
 
-const DELTAS = fileURLToPath(new URL("node_modules/artifact-bloom/cli/serve/serve-deltas.mjs", import.meta.url));
+const DELTAS = fileURLToPath(new URL("node_modules/artifact-bloom/lib/server/current-snapshot.js", import.meta.url));
 
 test("A-IM: abd1 with a zero or malformed qvalue is not acceptable; a positive one is", async () => {
+  // The request handler's own parser (lib/server/current-snapshot.js; not a public export).
   const { acceptsDelta } = await import(DELTAS);
   for (const header of [
     "abd1; q=0",

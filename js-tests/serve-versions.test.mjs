@@ -146,7 +146,7 @@ describe("D1: an answer labelled version N comes from version N's catalog", () =
       error: "catalogVersionMismatch",
       catalogVersion: 6,
       availableVersions: [6],
-      message: "this server holds catalogVersion 6, not 7",
+      message: "this server answers for catalogVersion 6, not 7",
     });
     assert.equal((await head(server.base, removed, 6)).status, 200, "version 6 still answers from its own catalog");
     assert.match(server.stderr(), /snapshot catalogVersion 7\b.*catalog list .* has not changed/);

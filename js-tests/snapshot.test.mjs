@@ -20,9 +20,9 @@ import {
   sha256,
 } from "./helpers/abf1.mjs";
 
-// The codes a loader reports only after the header parsed (steps 6–8 of the
+// The codes a loader reports only after the header parsed (steps 6–9 of the
 // spec's table); readSnapshotHeader must succeed on exactly those files.
-const AFTER_HEADER_CODES = new Set(["truncated", "lengthMismatch", "checksumMismatch"]);
+const AFTER_HEADER_CODES = new Set(["truncated", "lengthMismatch", "checksumMismatch", "keyRequired"]);
 
 /** Loads and returns the success value, failing the test with the code otherwise. */
 function mustLoad(bytes) {

@@ -23,6 +23,8 @@ export { _fetchSnapshotWith } from "./lib/snapshot/snapshot-fetch.js";
 export { _encodeSnapshotUnsealed } from "./lib/snapshot/snapshot.js";
 export { checkSnapshot as _checkSnapshot } from "./lib/snapshot/snapshot-checks.js";
 export { _filterPayload, _loadSnapshotOfBits, _nativeDigest } from "./lib/snapshot/snapshot-of-bits.js";
+// Internal, for artifact-bloom/server's Node build (lib/server/server-main.js): the key option's checks.
+export { assertKeyOf as _assertKeyOf, checkKey as _checkKey } from "./lib/snapshot/snapshot-key.js";
 
 // Reached through process.getBuiltinModule (Node ≥ 20.16), not require() or
 // import: node.cjs must stay free of require() calls so that a bundler can

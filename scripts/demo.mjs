@@ -3,7 +3,8 @@
 //
 //   1. generates a deterministic sample catalog (sha256("artifact:" + i));
 //   2. publishes catalog-1.abf1 with the CLI (atomic replace);
-//   3. starts `artifact-bloom serve` on 127.0.0.1;
+//   3. starts `artifact-bloom serve` on 127.0.0.1 (the library's request handler,
+//      artifact-bloom/server's createRequestHandler, mounted on node:http);
 //   4. prechecks a mixed digest list through ArtifactExistenceService against
 //      that server — definite negatives skip the API, maybes are confirmed —
 //      and prints a table and the service metrics;

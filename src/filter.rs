@@ -5,6 +5,7 @@
 
 use crate::bits::BitArray;
 use crate::fallible::{self, OutOfMemory};
+use crate::keyed::{Hashing, SnapshotKey};
 use crate::layout::{create_layout, BloomError, BloomSpec, Layout};
 use crate::probe::{as_digest, Probe, DIGEST_LENGTH};
 
@@ -18,6 +19,8 @@ pub struct ArtifactBloomFilter {
     inserted_item_count: u64,
     /// The spec the filter was built for; ABF1 records it in the header.
     spec: BloomSpec,
+    /// Protocol 1 (the digest is the probe input) or 2 (its HMAC is).
+    hashing: Hashing,
 }
 
 impl ArtifactBloomFilter {
@@ -78,7 +81,7 @@ impl ArtifactBloomFilter {
     /// be ignored).
     pub fn insert_packed(&mut self, packed: &[u8]) {
         let (bits, hash_count) = (&mut self.bits, self.hash_count);
-        probe_blocks(packed, bits.bit_count(), |_, mut probe| {
+        probe_blocks(packed, &self.hashing, bits.bit_count(), |_, mut probe| {
             for _ in 0..hash_count {
                 bits.set(probe.index);
                 probe.advance();
@@ -99,6 +102,7 @@ impl ArtifactBloomFilter {
             hash_count: layout.hash_count,
             inserted_item_count: 0,
             spec,
+            hashing: Hashing::Plain,
         })
     }
 
@@ -106,7 +110,53 @@ impl ArtifactBloomFilter {
     /// merge). The caller guarantees `bits` is non-empty and `hash_count` in
     /// 1..=32.
     pub fn from_parts(bits: BitArray, hash_count: u32, inserted_item_count: u64, spec: BloomSpec) -> Self {
-        ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec }
+        ArtifactBloomFilter { bits, hash_count, inserted_item_count, spec, hashing: Hashing::Plain }
+    }
+
+    /// [`ArtifactBloomFilter::create`] under hash protocol 2: each digest's
+    /// bits are those of its HMAC under `key` (docs/ABF1.md, "Keyed snapshots").
+    pub fn create_keyed<D: AsRef<[u8]>>(digests: &[D], spec: &BloomSpec, key: SnapshotKey) -> Result<Self, BloomError> {
+        let layout = create_layout(spec)?;
+        if digests.len() as u64 > spec.expected_item_count {
+            return Err(BloomError::CapacityExceeded);
+        }
+        if digests.iter().any(|d| d.as_ref().len() != DIGEST_LENGTH) {
+            return Err(BloomError::InvalidDigest);
+        }
+        let mut filter = Self::empty_with_layout(layout, *spec)?.with_hashing(Hashing::keyed(key));
+        for digest in digests {
+            if let Some(digest) = as_digest(digest.as_ref()) {
+                filter.insert(digest);
+            }
+        }
+        filter.inserted_item_count = digests.len() as u64;
+        Ok(filter)
+    }
+
+    /// [`ArtifactBloomFilter::begin_packed`] under hash protocol 2 with `key`.
+    pub fn begin_packed_keyed(total_length: u64, spec: &BloomSpec, key: SnapshotKey) -> Result<Self, BloomError> {
+        Ok(Self::begin_packed(total_length, spec)?.with_hashing(Hashing::keyed(key)))
+    }
+
+    /// The same bits under another hashing: only for bits placed by that
+    /// hashing (a build's empty array, a decoded file's header, or bits
+    /// built from MACs already).
+    pub(crate) fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.hashing = hashing;
+        self
+    }
+
+    /// How this filter turns digests into positions.
+    pub fn hashing(&self) -> &Hashing {
+        &self.hashing
+    }
+
+    /// Gives a keyed filter decoded without its key the key (the caller has
+    /// checked it against the key check): queries then answer.
+    pub fn set_key(&mut self, key: SnapshotKey) {
+        if let Hashing::Keyed { key: slot, .. } = &mut self.hashing {
+            *slot = Some(Box::new(key));
+        }
     }
 
     /// The same filter with `count` as its insertedItemCount (the sorted
@@ -119,7 +169,13 @@ impl ArtifactBloomFilter {
     /// Sets the k bits of a digest (building only; the count is the caller's).
     #[inline]
     pub(crate) fn insert(&mut self, digest: &[u8; DIGEST_LENGTH]) {
-        self.insert_probe(Probe::start(digest, self.bits.bit_count()));
+        let probe = match &self.hashing {
+            Hashing::Plain => Probe::start(digest, self.bits.bit_count()),
+            Hashing::Keyed { key: Some(key), .. } => Probe::start(&key.mac(digest), self.bits.bit_count()),
+            // Not reachable: only builds insert, and a build's keyed filter has its key.
+            Hashing::Keyed { key: None, .. } => return,
+        };
+        self.insert_probe(probe);
     }
 
     #[inline(always)]
@@ -134,7 +190,12 @@ impl ArtifactBloomFilter {
     /// repository at the same catalogVersion".
     #[inline]
     pub fn might_contain(&self, digest: &[u8; DIGEST_LENGTH]) -> bool {
-        let probe = Probe::start(digest, self.bits.bit_count());
+        let probe = match &self.hashing {
+            Hashing::Plain => Probe::start(digest, self.bits.bit_count()),
+            Hashing::Keyed { key: Some(key), .. } => Probe::start(&key.mac(digest), self.bits.bit_count()),
+            // Without its key a keyed filter cannot answer: "maybe" is never wrong.
+            Hashing::Keyed { key: None, .. } => return true,
+        };
         self.might_contain_probe(probe)
     }
 
@@ -142,7 +203,12 @@ impl ArtifactBloomFilter {
     /// big-endian words its first 16 bytes hold (the rest never affects
     /// the walk): `first` from bytes 0..8, `second` from bytes 8..16.
     #[inline]
+    /// A keyed filter needs the whole digest (its MAC depends on all 32
+    /// bytes), so it answers "maybe" here: callers use `might_contain`.
     pub fn might_contain_words(&self, first: u64, second: u64) -> bool {
+        if !matches!(self.hashing, Hashing::Plain) {
+            return true;
+        }
         self.might_contain_probe(Probe::from_words(first, second, self.bits.bit_count()))
     }
 
@@ -169,7 +235,11 @@ impl ArtifactBloomFilter {
             Err(error) => return Some(Err(error)),
         };
         // Visited in order, so each flag is appended at its own index.
-        probe_blocks(packed, self.bit_count(), |_, probe| {
+        if let Hashing::Keyed { key: None, .. } = self.hashing {
+            flags.resize(packed.len() / DIGEST_LENGTH, 1);
+            return Some(Ok(flags));
+        }
+        probe_blocks(packed, &self.hashing, self.bit_count(), |_, probe| {
             flags.push(u8::from(self.might_contain_probe(probe)));
         });
         Some(Ok(flags))
@@ -180,8 +250,11 @@ impl ArtifactBloomFilter {
         if packed.len() % DIGEST_LENGTH != 0 {
             return None;
         }
+        if let Hashing::Keyed { key: None, .. } = self.hashing {
+            return Some((packed.len() / DIGEST_LENGTH) as u64);
+        }
         let mut count = 0u64;
-        probe_blocks(packed, self.bit_count(), |_, probe| {
+        probe_blocks(packed, &self.hashing, self.bit_count(), |_, probe| {
             count += u64::from(self.might_contain_probe(probe));
         });
         Some(count)
@@ -233,7 +306,8 @@ impl ArtifactBloomFilter {
     /// before any bits are reserved, as `create` refuses more digests than
     /// the spec: a snapshot of it could not be published.
     pub fn union(a: &Self, b: &Self) -> Result<Self, UnionError> {
-        if a.bit_count() != b.bit_count() || a.hash_count != b.hash_count {
+        // Bits placed by different hashings (or keys) mean nothing together.
+        if a.bit_count() != b.bit_count() || a.hash_count != b.hash_count || a.hashing != b.hashing {
             return Err(UnionError::Incompatible);
         }
         let identical = a.bits == b.bits;
@@ -247,7 +321,13 @@ impl ArtifactBloomFilter {
         }
         let mut bits = a.bits.try_clone().map_err(UnionError::OutOfMemory)?;
         bits.or_assign(&b.bits);
-        Ok(ArtifactBloomFilter { bits, hash_count: a.hash_count, inserted_item_count: count, spec: a.spec })
+        Ok(ArtifactBloomFilter {
+            bits,
+            hash_count: a.hash_count,
+            inserted_item_count: count,
+            spec: a.spec,
+            hashing: a.hashing.clone(),
+        })
     }
 }
 
@@ -266,9 +346,26 @@ pub enum UnionError {
 /// first all starts of a block, then `visit` for each. The starts have no
 /// branch between them, so their divisions and loads pipeline instead of
 /// waiting behind the bit tests' mispredicted early exits.
-fn probe_blocks(packed: &[u8], bit_count: u64, mut visit: impl FnMut(usize, Probe)) {
+///
+/// A keyed hashing first replaces the block's digests by their MACs (in an
+/// 8 KiB buffer on the stack); a keyed filter without its key never gets here.
+fn probe_blocks(packed: &[u8], hashing: &Hashing, bit_count: u64, mut visit: impl FnMut(usize, Probe)) {
+    if let Hashing::Keyed { key: None, .. } = hashing {
+        return;
+    }
     let mut probes = [Probe::from_words(0, 0, bit_count); BLOCK];
+    let mut macs = [0u8; DIGEST_LENGTH * BLOCK];
     for (block, digests) in packed.chunks(DIGEST_LENGTH * BLOCK).enumerate() {
+        let digests = match hashing {
+            Hashing::Plain => digests,
+            Hashing::Keyed { key, .. } => {
+                let macs = &mut macs[..digests.len()];
+                if let Some(key) = key {
+                    key.mac_packed(digests, macs);
+                }
+                &*macs
+            }
+        };
         let filled = start_block(digests, bit_count, &mut probes);
         for (offset, probe) in probes[..filled].iter().enumerate() {
             visit(block * BLOCK + offset, *probe);

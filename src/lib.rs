@@ -19,6 +19,7 @@ pub mod error;
 pub mod fallible;
 pub mod filter;
 pub mod hashing;
+pub mod keyed;
 pub mod layout;
 pub mod packed;
 pub mod probe;

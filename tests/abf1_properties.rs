@@ -49,7 +49,7 @@ fn stream_decode(bytes: &[u8], rng: &mut TestRng) -> Result<Snapshot, LoadError>
         decoder.push(piece)?;
         rest = tail;
     }
-    decoder.finish()
+    decoder.finish()?.unlock(None)
 }
 
 /// Both decoders on one input: they must agree on ok-vs-error and the code

@@ -15,7 +15,24 @@ export { randomDigest, seededRandom } from "./random.mjs";
 export const VECTORS_DIR = new URL("../../../shared/vectors/abf1/", import.meta.url);
 
 /** The manifest: what every vector file must load as. */
-export const manifest = JSON.parse(readFileSync(new URL("manifest.json", VECTORS_DIR), "utf8"));
+export const manifest = withKeyedProtocol(JSON.parse(readFileSync(new URL("manifest.json", VECTORS_DIR), "utf8")));
+
+/**
+ * The seed's manifest, with the one answer this package gives differently:
+ * the reference knows only hash protocol 1, so its protocol-2 vector
+ * expects `unsupportedHashProtocol`; this package defines protocol 2
+ * (keyed snapshots, docs/ABF1.md), and a keyed file loaded without a key is
+ * `keyRequired` (load step 9) — still a typed failure, never a filter.
+ * @param {{ files: { file: string, expect: string, why: string }[] }} seed
+ */
+function withKeyedProtocol(seed) {
+  const files = seed.files.map((entry) =>
+    entry.file === "hash-proto-2.abf1"
+      ? { ...entry, expect: "keyRequired", why: `${entry.why}, a keyed snapshot loaded without its key` }
+      : entry,
+  );
+  return { ...seed, files };
+}
 
 /** The bytes of one vector file as a plain Uint8Array (not a Buffer). */
 export function readVector(name) {

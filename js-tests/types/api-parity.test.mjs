@@ -74,8 +74,8 @@ function declaredExports(files) {
 
 const declared = declaredExports(typesFiles);
 
-test("package.json exports types for the four entries (the tests below compare something)", () => {
-  assert.deepEqual([...new Set(targets.map((target) => target.entry))], [".", "./variants", "./delta", "./server"]);
+test("package.json exports types for the five entries (the tests below compare something)", () => {
+  assert.deepEqual([...new Set(targets.map((target) => target.entry))], [".", "./variants", "./delta", "./server", "./oci"]);
   assert.ok(targets.length >= 15, `${targets.length} condition paths with types`);
 });
 

@@ -38,6 +38,7 @@ function version() {
   return JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 }
 
+/** @param {string[]} argv the arguments after the program's name */
 async function main(argv) {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
@@ -48,7 +49,8 @@ async function main(argv) {
     process.stdout.write(`${version()}\n`);
     return EXIT_OK;
   }
-  const load = COMMANDS[name];
+  // Own names only: "constructor" or "toString" is an unknown command, not Object's.
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[/** @type {keyof typeof COMMANDS} */ (name)] : undefined;
   if (load === undefined) throw new UsageError(`unknown command "${name}"\n\n${HELP}`);
   // Every command runs the filter in WebAssembly: say so once, before the
   // engine's bare ReferenceError does (node --jitless has none). Before the

@@ -5,7 +5,7 @@
 // credential file's or a CA bundle's a small fixed one — and gets a one-line
 // UsageError (exit 2) naming the path and the limit when more is there.
 import { open } from "node:fs/promises";
-import { UsageError } from "./common.mjs";
+import { UsageError, errorMessage } from "./common.mjs";
 import { MAXIMUM_SNAPSHOT_BYTES } from "artifact-bloom";
 
 /** Credential files (auth.json, docker's config.json) and PEM bundles: far above any real one (the system CA bundle is ≈ 220 KB). */
@@ -24,13 +24,16 @@ export function snapshotFileLimit() {
   return MAXIMUM_SNAPSHOT_BYTES + DELTA_FIXED_BYTES;
 }
 
-/** A snapshot or delta file the CLI was given (at most snapshotFileLimit() bytes); unreadable → UsageError. */
+/**
+ * A snapshot or delta file the CLI was given (at most snapshotFileLimit() bytes); unreadable → UsageError.
+ * @param {string} path
+ */
 export async function readSnapshotFile(path) {
   try {
     return await readBoundedFile(path, snapshotFileLimit(), "snapshot or delta file");
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${path}: ${/** @type {Error} */ (error).message}`);
+    throw new UsageError(`cannot read ${path}: ${errorMessage(error)}`);
   }
 }
 
@@ -80,7 +83,12 @@ export async function readBoundedFile(path, limit, what) {
   }
 }
 
-/** The file at `path` as UTF-8 text of at most `limit` bytes (see readBoundedFile). */
+/**
+ * The file at `path` as UTF-8 text of at most `limit` bytes (see readBoundedFile).
+ * @param {string} path
+ * @param {number} limit
+ * @param {string} what
+ */
 export async function readBoundedText(path, limit, what) {
   return new TextDecoder().decode(await readBoundedFile(path, limit, what));
 }

@@ -20,6 +20,7 @@ function escapeName(name) {
   return { escaped: true, text };
 }
 
+/** @param {string} path */
 async function digestOfFile(path) {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk);

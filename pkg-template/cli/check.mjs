@@ -36,6 +36,7 @@ unreadable file, or a URL that cannot be fetched.`,
 
 const HELP = helpText(COMMAND);
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function check(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;

@@ -15,6 +15,7 @@ export { EXIT_OK, EXIT_PROBLEMS, EXIT_REGISTRY, EXIT_USAGE } from "./exit-codes.
 
 /** An error that ends the command with exit code 2 and a one-line message. */
 export class UsageError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = "UsageError";
@@ -31,15 +32,12 @@ export class UsageError extends Error {
  * @returns {{ values: Record<string, any>, positionals: string[] } | undefined}
  */
 export function parseCommand(argv, spec) {
-  // (serve still hands a hand-written help and a parseArgs table.)
-  const legacy = /** @type {any} */ (spec);
-  const help = typeof legacy.help === "string" ? legacy.help : helpText(spec);
-  const options = typeof legacy.help === "string" ? legacy.options : parseArgsOptions(spec.options);
+  const help = helpText(spec);
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: { ...options, help: { type: "boolean", short: "h" } },
+      options: { ...parseArgsOptions(spec.options), help: { type: "boolean", short: "h" } },
       allowPositionals: spec.allowPositionals ?? false,
       strict: true,
     });
@@ -69,20 +67,50 @@ function usageLine(error) {
  * `await read(path)`, with any failure (missing, a directory, no permission)
  * turned into a UsageError (exit code 2) naming the path; a UsageError of
  * its own (a file over its limit) already names it and passes as it is.
+ * @template T
+ * @param {string} path
+ * @param {(path: string) => Promise<T>} read
+ * @returns {Promise<T>}
  */
 export async function readingInput(path, read) {
   try {
     return await read(path);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${path}: ${error.message}`);
+    throw new UsageError(`cannot read ${path}: ${errorMessage(error)}`);
   }
 }
 
-/** A required option as a safe integer within [min, max]. */
+/**
+ * A thrown value's message: an Error's, else the value as text (a library
+ * or a callback may throw anything).
+ * @param {unknown} error
+ */
+export function errorMessage(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A thrown value's string `code` (Node's "ENOENT", the package's error codes), else undefined.
+ * @param {unknown} error
+ * @returns {string | undefined}
+ */
+export function errorCode(error) {
+  const code = typeof error === "object" && error !== null ? /** @type {{ code?: unknown }} */ (error).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * A required option as a safe integer within [min, max].
+ * @param {Record<string, unknown>} values parseArgs's values
+ * @param {string} name
+ * @param {number} min
+ * @param {number} max
+ */
 export function integerOption(values, name, min, max) {
   const text = values[name];
   if (text === undefined) throw new UsageError(`--${name} is required`);
+  if (typeof text !== "string") throw new TypeError(`--${name} is not a string option`);
   const value = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
@@ -90,10 +118,15 @@ export function integerOption(values, name, min, max) {
   return value;
 }
 
-/** A required option as a finite number. */
+/**
+ * A required option as a finite number.
+ * @param {Record<string, unknown>} values parseArgs's values
+ * @param {string} name
+ */
 export function numberOption(values, name) {
   const text = values[name];
   if (text === undefined) throw new UsageError(`--${name} is required`);
+  if (typeof text !== "string") throw new TypeError(`--${name} is not a string option`);
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value)) {
     throw new UsageError(`--${name} must be a number, got "${text}"`);
@@ -103,14 +136,17 @@ export function numberOption(values, name) {
 
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 
+/** @param {string} text */
 export function isHexDigest(text) {
   return HEX_DIGEST.test(text);
 }
 
+/** @param {string} hex */
 export function hexToBytes(hex) {
   return Uint8Array.from(Buffer.from(hex, "hex"));
 }
 
+/** @param {Uint8Array} bytes */
 export function bytesToHex(bytes) {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
@@ -120,6 +156,7 @@ class PackedDigests {
   #bytes = new Uint8Array(32 * 1024);
   #length = 0;
 
+  /** @param {Uint8Array} digest */
   push(digest) {
     if (this.#length + digest.byteLength > this.#bytes.byteLength) {
       const bigger = new Uint8Array(Math.max(this.#bytes.byteLength * 2, this.#length + digest.byteLength));
@@ -195,7 +232,10 @@ export async function* hexDigestChunks(stream, counts, onProgress) {
       `line ${counts.lines + 1}: longer than ${MAX_LINE_LENGTH} characters; expected one 64-hex-digit SHA-256 digest per line`
         + " (use --binary for packed 32-byte records)",
     );
-  /** One line (without its "\n") → a full chunk to hand on, or undefined. */
+  /**
+   * One line (without its "\n") → a full chunk to hand on, or undefined.
+   * @param {Uint8Array} line
+   */
   const take = (line) => {
     if (line.length > MAX_LINE_LENGTH) throw tooLong();
     counts.lines += 1;
@@ -269,7 +309,10 @@ export async function* hexDigestChunks(stream, counts, onProgress) {
   if (rest !== undefined) yield rest;
 }
 
-/** Space, tab, CR, vertical tab, form feed: what trims from a line's ends. */
+/**
+ * Space, tab, CR, vertical tab, form feed: what trims from a line's ends.
+ * @param {number} byte
+ */
 function isBlank(byte) {
   return byte === 32 || byte === 9 || byte === 13 || byte === 11 || byte === 12;
 }
@@ -285,7 +328,11 @@ const HEX_VALUE = (() => {
   return table;
 })();
 
-/** readHexDigests's whole result: `{ packed, lines }` (small inputs: check's standard input, serve's list). */
+/**
+ * readHexDigests's whole result: `{ packed, lines }` (small inputs: check's standard input, serve's list).
+ * @param {AsyncIterable<Uint8Array>} stream
+ * @param {(digests: number, line: number) => void} [onProgress]
+ */
 export async function readHexDigests(stream, onProgress) {
   const packed = new PackedDigests();
   const counts = { lines: 0, digests: 0 };

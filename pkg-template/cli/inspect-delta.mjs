@@ -7,7 +7,11 @@ import { readSnapshotFile } from "./bounded-file.mjs";
 import { ABF1_HEADER_LENGTH, loadSnapshot } from "artifact-bloom";
 import { applySnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 
-/** True when `loaded` (loadSnapshot's failure) and the bytes say "an ABD1 file, maybe damaged". */
+/**
+ * True when `loaded` (loadSnapshot's failure) and the bytes say "an ABD1 file, maybe damaged".
+ * @param {Uint8Array} bytes
+ * @param {import("artifact-bloom").SnapshotResult} loaded
+ */
 export function looksLikeDelta(bytes, loaded) {
   if (loaded.kind !== "failure" || loaded.error !== "badMagic") return false;
   const claimed = readSnapshotDeltaHeader(bytes);
@@ -19,8 +23,13 @@ export function looksLikeDelta(bytes, loaded) {
 /**
  * The report for a delta file; with `basePath`, the delta is also applied
  * to that snapshot (the verdict is the apply's).
+ * @param {string} path
+ * @param {Uint8Array} bytes
+ * @param {string | undefined} basePath
+ * @returns {Promise<Record<string, any>>}
  */
 export async function inspectDelta(path, bytes, basePath) {
+  /** @type {Record<string, any>} */
   const report = { path, kind: "delta", bytes: bytes.byteLength };
   const verified = readSnapshotDeltaHeader(bytes, { verify: true });
   const claimed = verified.kind === "success" ? verified : readSnapshotDeltaHeader(bytes);

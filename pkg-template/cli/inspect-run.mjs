@@ -78,6 +78,7 @@ function printReport(report, json) {
   return report.verdict === "ok" ? EXIT_OK : EXIT_PROBLEMS;
 }
 
+/** @param {Record<string, any>} report snapshotReport's */
 function formatReport(report) {
   const lines = [report.bytes === undefined ? report.path : `${report.path} (${report.bytes} bytes)`];
   const h = report.header;
@@ -108,6 +109,7 @@ function formatReport(report) {
   return `${lines.join("\n")}\n`;
 }
 
+/** @param {Record<string, any>} report inspectDelta's */
 function formatDeltaReport(report) {
   const lines = [`${report.path} (${report.bytes} bytes, ABD1 delta)`];
   const h = report.header;

@@ -38,6 +38,7 @@ for a checksum or length problem the header it claims is still shown),
 
 const HELP = helpText(COMMAND);
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function inspect(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;

@@ -3,12 +3,15 @@
 import { createHash } from "node:crypto";
 import { ArtifactBloomFilter, encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { readSnapshotFile } from "./bounded-file.mjs";
-import { EXIT_OK, EXIT_PROBLEMS } from "./common.mjs";
+import { EXIT_OK, EXIT_PROBLEMS, errorCode, errorMessage } from "./common.mjs";
 import { replaceSnapshotFile } from "./replace.mjs";
 import { versionRuleProblem } from "./version-guard.mjs";
 import { ALLOW_VERSION_REUSE } from "./option-groups.mjs";
 
-/** The distinct-item count a fill ratio implies: -(m/k) ln(1 - fill) (an estimate, for the summary only). */
+/**
+ * The distinct-item count a fill ratio implies: -(m/k) ln(1 - fill) (an estimate, for the summary only).
+ * @param {import("artifact-bloom").ArtifactBloomFilter} filter
+ */
 function distinctEstimate(filter) {
   const fill = filter.getFillRatio();
   if (fill >= 1) return Infinity;
@@ -23,7 +26,9 @@ function distinctEstimate(filter) {
  * @returns {Promise<number>} the exit code
  */
 export async function runMerge(inputs, catalogVersion, out, values) {
+  /** @type {ArtifactBloomFilter | undefined} */
   let merged;
+  /** @type {Map<string, string>} */
   const seen = new Map(); // SHA-256 of an input's bytes → its path
   let used = 0;
   try {
@@ -69,13 +74,15 @@ export async function runMerge(inputs, catalogVersion, out, values) {
       merged.free();
       merged = union.value;
     }
+    // The first input is never a repeat, so one at least was loaded.
+    if (merged === undefined) throw new TypeError("runMerge needs at least one input");
     const claimed = merged.getInsertedItemCount();
     const estimate = distinctEstimate(merged);
     let bytes;
     try {
       bytes = encodeSnapshot(merged, { catalogVersion });
     } catch (error) {
-      process.stderr.write(`merge: ${error.code ?? "error"}: ${error.message}\n`);
+      process.stderr.write(`merge: ${errorCode(error) ?? "error"}: ${errorMessage(error)}\n`);
       return EXIT_PROBLEMS;
     }
     const reuse = await versionRuleProblem(out, bytes, { command: "merge", allowReuse: values[ALLOW_VERSION_REUSE] });
@@ -83,7 +90,8 @@ export async function runMerge(inputs, catalogVersion, out, values) {
       process.stderr.write(`merge: ${reuse}\n`);
       return EXIT_PROBLEMS;
     }
-    const onStaleRemoved = (name) => process.stderr.write(`merge: removed ${name}, left by a writer that was killed\n`);
+    const onStaleRemoved = (/** @type {string} */ name) =>
+      process.stderr.write(`merge: removed ${name}, left by a writer that was killed\n`);
     const problem = await replaceSnapshotFile(
       out,
       bytes,

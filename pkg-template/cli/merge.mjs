@@ -47,6 +47,7 @@ cause).`,
 
 const HELP = helpText(COMMAND);
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function merge(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;

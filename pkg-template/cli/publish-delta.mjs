@@ -9,13 +9,29 @@
 // applying it to the base: the result must be the published snapshot.
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { UsageError } from "./common.mjs";
+import { UsageError, errorCode, errorMessage } from "./common.mjs";
 import { loadSnapshot, readSnapshotHeader } from "artifact-bloom";
 import { applySnapshotDelta, encodeSnapshotDelta, readSnapshotDeltaHeader } from "artifact-bloom/delta";
 import { replaceFile } from "./replace.mjs";
 import { readBoundedFile, snapshotFileLimit } from "./bounded-file.mjs";
 
-/** What --delta-from / --delta-out ask for: nothing, or both paths. */
+/**
+ * @typedef {{ snapshot: import("artifact-bloom").ArtifactIndexSnapshot }
+ *   | { snapshot?: undefined, code: string, reason: string }} DeltaBase
+ * readDeltaBase's result: the base snapshot, or why there is none
+ */
+/**
+ * @typedef {{ written: true, path: string, bytes: number, fullBytes: number, baseCatalogVersion: number,
+ *   positionCount: number | undefined } | { written: false, code: string, reason: string }} DeltaSummary
+ * writeDelta's result: the summary's `delta` field
+ */
+
+/**
+ * What --delta-from / --delta-out ask for: nothing, or both paths.
+ * @param {Record<string, any>} values the parsed options
+ * @param {string | undefined} out the snapshot's absolute path (none: a layout-only publish)
+ * @returns {{ from: string, out: string } | undefined}
+ */
 export function deltaRequest(values, out) {
   const from = values["delta-from"];
   const to = values["delta-out"];
@@ -29,6 +45,8 @@ export function deltaRequest(values, out) {
 /**
  * The base snapshot, read before anything is replaced: `{ snapshot }` or
  * `{ code, reason }` when there is none to make a delta from.
+ * @param {{ from: string }} request
+ * @returns {Promise<DeltaBase>}
  */
 export async function readDeltaBase(request) {
   let bytes;
@@ -37,8 +55,8 @@ export async function readDeltaBase(request) {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     return {
-      code: error.code === "ENOENT" ? "noBase" : "unreadableBase",
-      reason: `cannot read ${request.from}: ${error.message}`,
+      code: errorCode(error) === "ENOENT" ? "noBase" : "unreadableBase",
+      reason: `cannot read ${request.from}: ${errorMessage(error)}`,
     };
   }
   const loaded = loadSnapshot(bytes);
@@ -57,25 +75,28 @@ export async function readDeltaBase(request) {
  * summary's `delta` field: `{ written: true, path, bytes, … }` or
  * `{ written: false, code, reason }`.
  * @param {NonNullable<ReturnType<typeof deltaRequest>>} request
- * @param {{ snapshot?: import("../index.d.ts").ArtifactIndexSnapshot, code?: string, reason?: string }} base
- * @param {{ catalogVersion: number, filter: import("../index.d.ts").ArtifactBloomFilter, bytes: Uint8Array }} target
+ * @param {DeltaBase} base
+ * @param {{ catalogVersion: number, filter: import("artifact-bloom").ArtifactBloomFilter, bytes: Uint8Array }} target
  * @param {{ onStaleRemoved?: (name: string) => void }} [options]
+ * @returns {Promise<DeltaSummary>}
  */
 export async function writeDelta(request, base, target, { onStaleRemoved } = {}) {
+  /** @type {(code: string, reason: string) => Promise<{ written: false, code: string, reason: string }>} */
   const skipped = async (code, reason) => {
     await removeStaleDelta(request.out);
     return { written: false, code, reason };
   };
   if (base.snapshot === undefined) return skipped(base.code, base.reason);
+  const snapshot = base.snapshot;
   try {
-    const encoded = encodeSnapshotDelta(base.snapshot, { catalogVersion: target.catalogVersion, filter: target.filter });
+    const encoded = encodeSnapshotDelta(snapshot, { catalogVersion: target.catalogVersion, filter: target.filter });
     if (encoded.kind === "failure") return skipped(encoded.error, encoded.message);
     const expected = readSnapshotHeader(target.bytes);
     const problem = await replaceFile(
       request.out,
       encoded.value,
       (written) => {
-        const applied = applySnapshotDelta(base.snapshot, written);
+        const applied = applySnapshotDelta(snapshot, written);
         if (applied.kind === "failure") return `the written delta does not apply: ${applied.error}: ${applied.message}`;
         const checksum = applied.value.header.checksum;
         applied.value.filter.free();
@@ -92,15 +113,18 @@ export async function writeDelta(request, base, target, { onStaleRemoved } = {})
       path: request.out,
       bytes: encoded.value.byteLength,
       fullBytes: target.bytes.byteLength,
-      baseCatalogVersion: base.snapshot.catalogVersion,
+      baseCatalogVersion: snapshot.catalogVersion,
       positionCount: header.kind === "success" ? header.value.positionCount : undefined,
     };
   } finally {
-    base.snapshot.filter.free();
+    snapshot.filter.free();
   }
 }
 
-/** Removes an ABD1 file an earlier publish left at `path` (anything else is left alone). */
+/**
+ * Removes an ABD1 file an earlier publish left at `path` (anything else is left alone).
+ * @param {string} path
+ */
 async function removeStaleDelta(path) {
   const bytes = await readBoundedFile(path, snapshotFileLimit(), "delta").catch(() => undefined);
   if (bytes !== undefined && readSnapshotDeltaHeader(bytes).kind === "success") {
@@ -108,7 +132,10 @@ async function removeStaleDelta(path) {
   }
 }
 
-/** The human summary's line about the delta. */
+/**
+ * The human summary's line about the delta.
+ * @param {DeltaSummary} delta
+ */
 export function deltaLine(delta) {
   if (!delta.written) return `  no delta: ${delta.code}\n`;
   const share = ((delta.bytes / delta.fullBytes) * 100).toFixed(2);

@@ -5,7 +5,16 @@
 import { createReadStream } from "node:fs";
 import { loadSnapshot, MAXIMUM_EXPECTED_ITEM_COUNT, readSnapshotHeader } from "artifact-bloom";
 import { buildCatalogSnapshot } from "artifact-bloom/server";
-import { EXIT_OK, EXIT_PROBLEMS, UsageError, binaryDigestChunks, hexDigestChunks, integerOption } from "./common.mjs";
+import {
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  binaryDigestChunks,
+  errorCode,
+  errorMessage,
+  hexDigestChunks,
+  integerOption,
+} from "./common.mjs";
 import { ALLOW_VERSION_REUSE } from "./option-groups.mjs";
 import { createProgress } from "./progress.mjs";
 import { deltaLine, deltaRequest, readDeltaBase, writeDelta } from "./publish-delta.mjs";
@@ -42,9 +51,9 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
   const progress = fromRegistry
     ? undefined
     : createProgress(process.stderr, { intervalMs: Infinity }).start(() => `reading digests: ${read}`);
-  const reading = (text) => {
+  const reading = (/** @type {string} */ text) => {
     read = text;
-    progress.update();
+    progress?.update();
   };
   // The digests stream through the library's sorted build (an external sort
   // in temp files for unsorted input): memory is the filter plus fixed
@@ -53,21 +62,20 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
   const registryInput = fromRegistry ? await readRegistryDigests(values) : undefined;
   if (registryInput !== undefined)
     Object.assign(counts, { lines: registryInput.lines, digests: registryInput.packed.byteLength / 32 });
-  const digests =
-    registryInput !== undefined
-      ? registryInput.packed.byteLength === 0
-        ? []
-        : [registryInput.packed]
-      : values.binary
-        ? binaryDigestChunks(stream, counts, (n) => reading(`${n} digests`))
-        : hexDigestChunks(stream, counts, (n, line) => reading(`${n} digests, line ${line}`));
+  /** @type {Uint8Array[] | AsyncIterable<Uint8Array>} */
+  let digests;
+  if (registryInput !== undefined) digests = registryInput.packed.byteLength === 0 ? [] : [registryInput.packed];
+  else if (stream === undefined) throw new TypeError("publish: no digest input (neither --from-registry nor a stream)");
+  else if (values.binary) digests = binaryDigestChunks(stream, counts, (n) => reading(`${n} digests`));
+  else digests = hexDigestChunks(stream, counts, (n, line) => reading(`${n} digests, line ${line}`));
   const spec = { expectedItemCount, targetFalsePositiveRate };
   let built;
   try {
     built = await buildCatalogSnapshot({ catalogVersion, digests, sorted: false }, spec);
   } catch (error) {
-    if (error.code === "ENOENT" || error.code === "EISDIR" || error.code === "EACCES") {
-      throw new UsageError(`cannot read --input ${values.input}: ${error.message}`);
+    const code = errorCode(error);
+    if (code === "ENOENT" || code === "EISDIR" || code === "EACCES") {
+      throw new UsageError(`cannot read --input ${values.input}: ${errorMessage(error)}`);
     }
     throw error;
   } finally {
@@ -109,7 +117,8 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
     return EXIT_PROBLEMS;
   }
 
-  const onStaleRemoved = (name) => process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
+  const onStaleRemoved = (/** @type {string} */ name) =>
+    process.stderr.write(`publish: removed ${name}, left by a publish that was killed\n`);
   const problem =
     out === undefined
       ? undefined
@@ -135,7 +144,7 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
   const sidecar =
     input.registry === undefined || out === undefined ? undefined : await writeRegistrySidecar(out, input, catalogVersion, bytes);
   const delta =
-    wantDelta === undefined
+    wantDelta === undefined || deltaBase === undefined
       ? undefined
       : await writeDelta(wantDelta, deltaBase, { catalogVersion, filter, bytes }, { onStaleRemoved });
   if (delta?.written === false) process.stderr.write(`publish: no delta: ${delta.code}: ${delta.reason}\n`);
@@ -164,7 +173,7 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     process.stdout.write(
-      `published ${out ?? wantLayout.dir}\n`
+      `published ${out ?? wantLayout?.dir}\n`
         + `  catalogVersion ${catalogVersion}: ${uniqueCount} unique digests`
         + ` (${summary.digestsRead} read, ${duplicates} duplicates)\n`
         + `  bitCount ${summary.bitCount}, hashCount ${summary.hashCount}, ${summary.bytes} bytes\n`
@@ -182,6 +191,11 @@ export async function runPublish(values, { catalogVersion, expectedItemCount, ta
  * The publish guards: an empty input, and a drop in unique digests beyond
  * --max-shrink against what PATH holds now. Returns the refusal (a
  * sentence) or none, and the previous insertedItemCount when there is one.
+ * @param {string | undefined} out the snapshot the guards compare with (none: a first publish)
+ * @param {number} uniqueCount the new snapshot's
+ * @param {number} linesRead
+ * @param {Record<string, any>} options the parsed options, with maxShrink and fromRegistry
+ * @returns {Promise<{ problem?: string, previous?: number }>}
  */
 async function guardReplacement(out, uniqueCount, linesRead, options) {
   if (uniqueCount === 0 && !options["allow-empty"] && !(options.fromRegistry && !(await holdsDigests(out)))) {
@@ -217,14 +231,23 @@ async function guardReplacement(out, uniqueCount, linesRead, options) {
   return { previous };
 }
 
-/** Whether PATH holds a snapshot with at least one digest (what an empty registry answer must not replace unasked). */
+/**
+ * Whether PATH holds a snapshot with at least one digest (what an empty registry answer must not replace unasked).
+ * @param {string | undefined} out
+ */
 async function holdsDigests(out) {
   if (out === undefined) return false;
   const current = await readCurrentSnapshot(out);
   return current.kind === "snapshot" && current.header.insertedItemCount > 0;
 }
 
-/** Writes PATH.meta.json for a --from-registry publish → its path. */
+/**
+ * Writes PATH.meta.json for a --from-registry publish → its path.
+ * @param {string} out
+ * @param {Awaited<ReturnType<typeof readRegistryDigests>>} input
+ * @param {number} catalogVersion
+ * @param {Uint8Array} bytes
+ */
 async function writeRegistrySidecar(out, input, catalogVersion, bytes) {
   const header = readSnapshotHeader(bytes);
   const sidecar = buildSidecar({
@@ -239,6 +262,12 @@ async function writeRegistrySidecar(out, input, catalogVersion, bytes) {
   return writeSidecar(out, sidecar);
 }
 
+/**
+ * @param {string} code the build's error code
+ * @param {number} count the digests read so far
+ * @param {{ expectedItemCount: number, targetFalsePositiveRate: number }} spec
+ * @param {string | undefined} message the build's own message
+ */
 function explainBuildError(code, count, spec, message) {
   switch (code) {
     case "capacityExceeded":

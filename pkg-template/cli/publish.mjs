@@ -15,7 +15,6 @@ import {
   VERSION_RULE_NOTE,
   VERSION_RULE_OPTIONS,
 } from "./option-groups.mjs";
-import { helpText } from "./option-table.mjs";
 
 /** The default --max-shrink: a new snapshot may hold at most 10 % fewer unique digests. */
 const DEFAULT_MAX_SHRINK = 0.1;
@@ -98,6 +97,7 @@ permission, no space): one line naming PATH and the cause; 3 the
   ],
 };
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function publish(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;

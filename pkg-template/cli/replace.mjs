@@ -14,7 +14,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readBoundedFile } from "./bounded-file.mjs";
-import { UsageError } from "./common.mjs";
+import { UsageError, errorCode, errorMessage } from "./common.mjs";
 import { ABF1_HEADER_LENGTH, loadSnapshot, readSnapshotHeader } from "artifact-bloom";
 
 const WRITE_CHUNK = 64 * 1024;
@@ -23,7 +23,10 @@ const HOST = hostname()
   .replace(/[^A-Za-z0-9]/g, "_")
   .slice(0, 64);
 
-/** What an output-side error code means, for the one-line message. */
+/**
+ * What an output-side error code means, for the one-line message.
+ * @type {Record<string, string | undefined>}
+ */
 const CAUSES = {
   EISDIR: "it is a directory",
   ENOTDIR: "a part of the path is not a directory",
@@ -41,31 +44,46 @@ const CAUSES = {
 /**
  * The one-line UsageError (exit 2, no stack) for a failed write of `out`.
  * @param {string} out the target path
- * @param {NodeJS.ErrnoException} error the file-system error
+ * @param {unknown} error the file-system error (a NodeJS.ErrnoException)
  * @returns {UsageError}
  */
 function outputError(out, error) {
+  const code = errorCode(error);
   // ENOENT from creating the temporary file: the target's directory is missing.
   const cause =
-    error.code === "ENOENT" && error.syscall === "open"
+    code === "ENOENT" && syscallOf(error) === "open"
       ? `the directory ${dirname(out)} does not exist`
-      : (CAUSES[error.code] ?? error.message);
-  return new UsageError(`cannot write ${out}: ${error.code ?? "error"} (${cause})`);
+      : ((code === undefined ? undefined : CAUSES[code]) ?? errorMessage(error));
+  return new UsageError(`cannot write ${out}: ${code ?? "error"} (${cause})`);
 }
 
-/** The temp-file name pattern for `out`: captures pid and host. */
+/**
+ * A file-system error's `syscall` ("open", "write", ...), else undefined.
+ * @param {unknown} error
+ */
+function syscallOf(error) {
+  return typeof error === "object" && error !== null ? /** @type {{ syscall?: unknown }} */ (error).syscall : undefined;
+}
+
+/**
+ * The temp-file name pattern for `out`: captures pid and host.
+ * @param {string} out
+ */
 function tempPattern(out) {
   const escaped = basename(out).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`^\\.${escaped}\\.tmp-(\\d+)-([A-Za-z0-9_]*)-[0-9a-f]{8}$`);
 }
 
-/** Whether a process with this pid exists here (EPERM: it does, owned by someone else). */
+/**
+ * Whether a process with this pid exists here (EPERM: it does, owned by someone else).
+ * @param {number} pid
+ */
 function isAlive(pid) {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return error.code === "EPERM";
+    return errorCode(error) === "EPERM";
   }
 }
 
@@ -108,7 +126,7 @@ export async function readCurrentSnapshot(out) {
   try {
     handle = await openFile(out, "r");
   } catch (error) {
-    if (error.code === "ENOENT") return { kind: "none" };
+    if (errorCode(error) === "ENOENT") return { kind: "none" };
     throw outputError(out, error);
   }
   try {
@@ -123,7 +141,12 @@ export async function readCurrentSnapshot(out) {
   }
 }
 
-/** Writes, fsyncs and closes a new file (never an existing one: flag wx). */
+/**
+ * Writes, fsyncs and closes a new file (never an existing one: flag wx).
+ * @param {string} path
+ * @param {Uint8Array} bytes
+ * @param {typeof openFile} open
+ */
 async function writeDurably(path, bytes, open) {
   const handle = await open(path, "wx", 0o644);
   try {
@@ -146,7 +169,10 @@ async function writeDurably(path, bytes, open) {
   }
 }
 
-/** Makes the rename itself durable. */
+/**
+ * Makes the rename itself durable.
+ * @param {string} directory
+ */
 async function syncDirectory(directory) {
   const handle = await openFile(directory, "r");
   try {
@@ -202,7 +228,7 @@ export async function replaceFile(out, bytes, check, { open = openFile, onStaleR
   for (const name of await removeStaleTempFiles(out)) onStaleRemoved?.(name);
   const temporary = join(dirname(out), `.${basename(out)}.tmp-${process.pid}-${HOST}-${randomBytes(4).toString("hex")}`);
   const cleanup = () => rm(temporary, { force: true }).catch(() => {});
-  const onSignal = (signal) => {
+  const onSignal = (/** @type {NodeJS.Signals} */ signal) => {
     cleanup().finally(() => process.kill(process.pid, signal));
   };
   process.once("SIGINT", onSignal).once("SIGTERM", onSignal);
@@ -219,7 +245,7 @@ export async function replaceFile(out, bytes, check, { open = openFile, onStaleR
     return undefined;
   } catch (error) {
     await cleanup();
-    throw typeof error?.code === "string" && error.syscall !== undefined ? outputError(out, error) : error;
+    throw errorCode(error) !== undefined && syscallOf(error) !== undefined ? outputError(out, error) : error;
   } finally {
     process.off("SIGINT", onSignal).off("SIGTERM", onSignal);
   }

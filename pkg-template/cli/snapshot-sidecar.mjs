@@ -9,7 +9,7 @@
 // list its keys, and this list is what lets a push tell a stale entry (a
 // digest the snapshot really held, deleted since) from a false positive.
 import { readBoundedFile, readBoundedText } from "./bounded-file.mjs";
-import { UsageError } from "./common.mjs";
+import { UsageError, errorCode, errorMessage } from "./common.mjs";
 import { replaceFile } from "./replace.mjs";
 import { SIDECAR_SUFFIX } from "./option-groups.mjs";
 
@@ -57,7 +57,7 @@ export async function writeSidecar(snapshotPath, sidecar) {
     try {
       return checkSidecar(JSON.parse(new TextDecoder().decode(written))).problem;
     } catch (error) {
-      return `the written sidecar is not JSON: ${error.message}`;
+      return `the written sidecar is not JSON: ${errorMessage(error)}`;
     }
   });
   if (problem !== undefined) throw new UsageError(`cannot write ${target}: ${problem}`);
@@ -78,8 +78,8 @@ function checkSidecar(value) {
   if (typeof value.createdAt !== "string" || Number.isNaN(Date.parse(value.createdAt))) problems.push("createdAt is not a date");
   if (!Number.isSafeInteger(value.catalogVersion)) problems.push("catalogVersion is not an integer");
   if (typeof value.snapshotChecksum !== "string") problems.push("snapshotChecksum is not a string");
-  const isPrefix = (p) => typeof p === "string" && /^[0-9a-f]{16}$/.test(p);
-  if (!Array.isArray(value.tags) || !value.tags.every((tag) => typeof tag === "string")) {
+  const isPrefix = (/** @type {unknown} */ p) => typeof p === "string" && /^[0-9a-f]{16}$/.test(p);
+  if (!Array.isArray(value.tags) || !value.tags.every((/** @type {unknown} */ tag) => typeof tag === "string")) {
     problems.push("tags is not a list of strings");
   }
   if (!Array.isArray(value.digestPrefixes) || !value.digestPrefixes.every(isPrefix)) {
@@ -129,9 +129,9 @@ export async function readSidecar(source, { fetch: fetchImpl = globalThis.fetch,
       text = await readBoundedText(where, MAX_SIDECAR_BYTES, "snapshot sidecar");
     }
   } catch (error) {
-    if (!isUrl && error.code === "ENOENT") return { kind: "missing", source: where, note: `no snapshot sidecar ${where}` };
+    if (!isUrl && errorCode(error) === "ENOENT") return { kind: "missing", source: where, note: `no snapshot sidecar ${where}` };
     // A UsageError (a file over the limit) names the path already.
-    const problem = error instanceof UsageError ? error.message : `cannot read ${where}: ${error.message}`;
+    const problem = error instanceof UsageError ? error.message : `cannot read ${where}: ${errorMessage(error)}`;
     return { kind: "unusable", source: where, warning: problem };
   }
   if (text === undefined) {
@@ -141,7 +141,7 @@ export async function readSidecar(source, { fetch: fetchImpl = globalThis.fetch,
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { kind: "unusable", source: where, warning: `${where} is not JSON: ${error.message}` };
+    return { kind: "unusable", source: where, warning: `${where} is not JSON: ${errorMessage(error)}` };
   }
   const { sidecar, problem } = checkSidecar(parsed);
   return sidecar === undefined

@@ -5,3 +5,4 @@
 // Internal, not in the types; the ES entries export nothing of it.
 export * from "./index.js";
 export { _SortedBuild } from "../lib/delta/sorted-build.js";
+export { _keyedBuild } from "../lib/delta/keyed-build.js";

@@ -94,6 +94,9 @@
  *   | "invalidHeader"
  *   | "lengthMismatch"
  *   | "checksumMismatch"
+ *   | "keyRequired"
+ *   | "wrongKey"
+ *   | "notKeyed"
  *   | "tooLarge"
  *   | "outOfMemory"
  *   | "httpError"
@@ -170,6 +173,12 @@
  * @property {(progress: SnapshotProgress) => void} [onProgress] Called after each chunk; `total` is known once 96 bytes arrived.
  * @property {AbortSignal} [signal] Aborting rejects the load with the signal's reason.
  * @property {SnapshotMeta} [meta] Copied onto the snapshot (e.g. the file's mtime as `lastModified`).
+ * @property {Uint8Array} [key] The secret of a keyed snapshot (ABF1 hashProtocolVersion 2): 16 to 1024
+ *   bytes (32 random bytes recommended), the key it was published with. A keyed snapshot loaded
+ *   without it is the failure `keyRequired`, with another key `wrongKey`; a key given for an
+ *   unkeyed snapshot is `notKeyed`. The key is checked before any request (a TypeError or
+ *   RangeError naming its length, never its bytes), copied into wasm, and never kept on the
+ *   snapshot, in a message or in a URL.
  */
 
 /**
@@ -262,11 +271,16 @@
  * - `batchSize`: digests per `existsManyAtVersionAsync` call (default 1000).
  * - `concurrency`: repository calls in flight at once during `findMissingAsync` (default 16).
  * - `now`: clock in epoch milliseconds, for `snapshot.age_seconds` (default `Date.now`).
+ * - `key`: the secret of a keyed layout (16 to 1024 bytes). The service's
+ *   filters hash with the key they were loaded with; this only asserts, at
+ *   construction, that the snapshot in service is keyed with this key (an
+ *   Error with code `wrongKey`, `keyRequired` or `notKeyed` otherwise). Not kept.
  *
  * @typedef {{
  *   readonly batchSize?: number;
  *   readonly concurrency?: number;
  *   readonly now?: () => number;
+ *   readonly key?: Uint8Array;
  * }} ArtifactExistenceServiceOptions
  */
 
@@ -367,11 +381,17 @@
  *   catalogVersion (rollback). Default false.
  * - `now`: clock in epoch milliseconds (default `Date.now`).
  * - `onError`: receives exceptions thrown by `onReplace` listeners and `onRefresh`.
+ * - `key`: the secret of a keyed layout (16 to 1024 bytes): the initial
+ *   snapshot must be keyed with it (an Error with code `wrongKey`,
+ *   `keyRequired` or `notKeyed` otherwise), and polling loads with it
+ *   (unless `startPolling` names its own). Held privately: never in
+ *   toJSON, inspect, a message or a URL.
  *
  * @typedef {{
  *   readonly allowSameOrOlder?: boolean;
  *   readonly now?: () => number;
  *   readonly onError?: (error: unknown) => void;
+ *   readonly key?: Uint8Array;
  * }} SnapshotHolderOptions
  */
 
@@ -399,6 +419,8 @@
  *   and no memory waits for a fixed grace period. Not with
  *   `freeReplacedAfterMs`. Default false.
  * - `onRefresh`: called after each completed poll.
+ * - `key`: the secret of a keyed layout (default: the holder's `key`); a
+ *   delta's target is checked against its base's key.
  *
  * @typedef {{
  *   readonly intervalMs: number;
@@ -411,6 +433,7 @@
  *   readonly freeReplacedAfterMs?: number;
  *   readonly freeReplaced?: boolean;
  *   readonly onRefresh?: (result: SnapshotRefreshResult) => void;
+ *   readonly key?: Uint8Array;
  * }} SnapshotPollingOptions
  */
 

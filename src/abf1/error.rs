@@ -40,6 +40,12 @@ pub enum LoadError {
     TooLarge { declared: u64, limit: u64 },
     /// The bit array (`requested` bytes) could not be reserved.
     OutOfMemory { requested: u64 },
+    /// Step 9: a keyed (protocol-2) snapshot loaded without a key.
+    KeyRequired,
+    /// Step 9: the key's check is not the file's (another key made it).
+    WrongKey,
+    /// Step 9: a key was given for a protocol-1 (unkeyed) snapshot.
+    NotKeyed,
 }
 
 impl From<OutOfMemory> for LoadError {
@@ -61,6 +67,9 @@ impl LoadError {
             LoadError::ChecksumMismatch => "checksumMismatch",
             LoadError::TooLarge { .. } => "tooLarge",
             LoadError::OutOfMemory { .. } => OutOfMemory::CODE,
+            LoadError::KeyRequired => "keyRequired",
+            LoadError::WrongKey => "wrongKey",
+            LoadError::NotKeyed => "notKeyed",
         }
     }
 
@@ -97,7 +106,9 @@ impl Coded for LoadError {
                 out.integer("got", u64::from(found));
             }
             LoadError::UnsupportedHashProtocol(found) => {
+                // "1 or 2": the message names both.
                 out.integer("expected", u64::from(HASH_PROTOCOL_VERSION));
+                out.integer("keyed", u64::from(crate::keyed::KEYED_HASH_PROTOCOL_VERSION));
                 out.integer("got", u64::from(found));
             }
             LoadError::InvalidHeader { field, expected, bound, got } => {
@@ -108,7 +119,8 @@ impl Coded for LoadError {
                 }
                 out.value("got", got);
             }
-            LoadError::ChecksumMismatch => {}
+            // No key material in any of them: the check value is not named either.
+            LoadError::ChecksumMismatch | LoadError::KeyRequired | LoadError::WrongKey | LoadError::NotKeyed => {}
             LoadError::TooLarge { declared, limit } => {
                 out.integer("declared", declared);
                 out.integer("limit", limit);

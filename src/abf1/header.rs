@@ -8,6 +8,7 @@ use serde::Serializer;
 use super::error::LoadError;
 use super::*;
 use crate::error::Value;
+use crate::keyed::KEYED_HASH_PROTOCOL_VERSION;
 use crate::layout::{MAXIMUM_BIT_COUNT, MAXIMUM_EXPECTED_ITEM_COUNT, MAXIMUM_HASH_COUNT, MINIMUM_BIT_COUNT};
 
 /// The decoded header. Serialized (for JS) with camelCase names; every u64
@@ -81,7 +82,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
         return Err(LoadError::UnsupportedFormatVersion(format_version));
     }
     let hash_protocol_version = u16::from_le_bytes(read_array(bytes, OFFSET_HASH_PROTOCOL_VERSION)?);
-    if hash_protocol_version != HASH_PROTOCOL_VERSION {
+    if hash_protocol_version != HASH_PROTOCOL_VERSION && hash_protocol_version != KEYED_HASH_PROTOCOL_VERSION {
         return Err(LoadError::UnsupportedHashProtocol(hash_protocol_version));
     }
     let header = Header {
@@ -126,7 +127,8 @@ pub(crate) fn validate_fields(h: &Header) -> Result<(), LoadError> {
         const _: () = assert!(MAXIMUM_HASH_COUNT == 32);
         return invalid("hashCount", "from 1 to 32", None, integer(u64::from(h.hash_count)));
     }
-    if h.reserved != 0 {
+    // Protocol 2 keeps its key check there (docs/ABF1.md, "Keyed snapshots").
+    if h.reserved != 0 && h.hash_protocol_version != KEYED_HASH_PROTOCOL_VERSION {
         return invalid("reserved", "0", None, integer(u64::from(h.reserved)));
     }
     if !(1..=MAXIMUM_EXPECTED_ITEM_COUNT).contains(&h.expected_item_count) {

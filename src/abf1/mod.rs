@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 use crate::bits::{BitArray, FromBytesError, WORD_BYTES};
 use crate::fallible;
 use crate::filter::ArtifactBloomFilter;
+use crate::keyed::{Hashing, SnapshotKey, KEYED_HASH_PROTOCOL_VERSION};
 use crate::layout::BloomSpec;
 
 pub use error::{EncodeError, LoadError};
@@ -72,15 +73,24 @@ pub struct Snapshot {
     pub filter: ArtifactBloomFilter,
 }
 
-/// Loads a complete ABF1 file, checking all 8 steps in the spec's order.
+/// Loads a complete ABF1 file without a key, checking all 9 steps in the
+/// spec's order: a keyed (protocol-2) file is `keyRequired`.
 pub fn decode(bytes: &[u8]) -> Result<Snapshot, LoadError> {
-    decode_with(bytes, checksum_of)
+    decode_keyed(bytes, None)
+}
+
+/// Loads a complete ABF1 file with the key a caller holds (or none): steps
+/// 1–8, then step 9 ([`Snapshot::unlock`]).
+pub fn decode_keyed(bytes: &[u8], key: Option<&SnapshotKey>) -> Result<Snapshot, LoadError> {
+    decode_with(bytes, checksum_of)?.unlock(key)
 }
 
 /// [`decode`] with the step-8 SHA-256 supplied by the caller: `hash` gets
 /// header bytes [0, 64) and the payload and returns their SHA-256. Node's
 /// binding passes node:crypto here (about 10× faster than SHA-256 in wasm);
-/// the comparison itself stays in [`verify_checksum`].
+/// the comparison itself stays in [`verify_checksum`]. Steps 1–8 only: a
+/// keyed file's filter answers "maybe" to everything until the caller runs
+/// step 9 ([`Snapshot::unlock`]), as the JS binding does.
 pub fn decode_with(
     bytes: &[u8],
     hash: impl FnOnce(&[u8], &[u8]) -> [u8; CHECKSUM_LENGTH],
@@ -155,13 +165,15 @@ fn header_of(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Heade
         return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
     }
     let spec = filter.spec();
+    // Protocol 1 with reserved 0, or protocol 2 with the key check there.
+    let (hash_protocol_version, reserved) = filter.hashing().header_fields();
     let header = Header {
         format_version: FORMAT_VERSION,
-        hash_protocol_version: HASH_PROTOCOL_VERSION,
+        hash_protocol_version,
         catalog_version,
         bit_count: filter.bit_count(),
         hash_count: filter.hash_count(),
-        reserved: 0,
+        reserved,
         expected_item_count: spec.expected_item_count,
         inserted_item_count: filter.inserted_item_count(),
         target_fpp: spec.target_false_positive_rate,
@@ -260,5 +272,71 @@ pub(crate) fn assemble(header: Header, bits: BitArray) -> Snapshot {
         BloomSpec { expected_item_count: header.expected_item_count, target_false_positive_rate: header.target_fpp };
     // from_parts needs non-empty bits and 1..=32 hashes: step 5 checked both.
     let filter = ArtifactBloomFilter::from_parts(bits, header.hash_count, header.inserted_item_count, spec);
+    // A keyed file's filter answers only once `unlock` has given it its key.
+    let filter = if header.hash_protocol_version == KEYED_HASH_PROTOCOL_VERSION {
+        filter.with_hashing(Hashing::Keyed { key_check: header.reserved, key: None })
+    } else {
+        filter
+    };
     Snapshot { header, filter }
+}
+
+impl Snapshot {
+    /// Step 9 (docs/ABF1.md, "Keyed snapshots"): the key a caller holds
+    /// against the file's protocol. A protocol-2 file needs `key`
+    /// (`keyRequired`) whose key check is the header's (`wrongKey`); a
+    /// protocol-1 file refuses one (`notKeyed`: a client that expects a
+    /// keyed snapshot must notice a publisher that stopped keying). The
+    /// filter of a keyed file answers from here on.
+    pub fn unlock(mut self, key: Option<&SnapshotKey>) -> Result<Snapshot, LoadError> {
+        check_key(self.filter.hashing(), key)?;
+        if let Some(key) = key {
+            self.filter.set_key(key.clone());
+        }
+        Ok(self)
+    }
+}
+
+/// Step 9's rule on a filter's hashing (a snapshot's, or a delta base's).
+pub fn check_key(hashing: &Hashing, key: Option<&SnapshotKey>) -> Result<(), LoadError> {
+    match (hashing, key) {
+        (Hashing::Plain, None) => Ok(()),
+        (Hashing::Plain, Some(_)) => Err(LoadError::NotKeyed),
+        (Hashing::Keyed { .. }, None) => Err(LoadError::KeyRequired),
+        (Hashing::Keyed { key_check, .. }, Some(key)) if *key_check == key.key_check() => Ok(()),
+        (Hashing::Keyed { .. }, Some(_)) => Err(LoadError::WrongKey),
+    }
+}
+
+/// The valid ABF1 file `file` with another hashing's header fields
+/// (`hashProtocolVersion` and the key check in `reserved`) and the checksum
+/// that follows; the payload is unchanged. For a publisher whose bits were
+/// built by protocol 1 over the digests' MACs (the sorted build): `hashing`
+/// must be what placed those bits. `file` must load (steps 1–8) first.
+pub fn with_hashing(file: &[u8], hashing: &Hashing) -> Result<Vec<u8>, LoadError> {
+    let mut header = parse_header(file)?;
+    let total = header.total_length();
+    if (file.len() as u64) != total {
+        let got = file.len() as u64;
+        return Err(if got < total {
+            LoadError::Truncated { needed: total, got }
+        } else {
+            LoadError::LengthMismatch { expected: total, got }
+        });
+    }
+    let (Some(hashed_header), Some(payload)) = (file.get(..CHECKSUMMED_HEADER_LENGTH), file.get(OFFSET_PAYLOAD..))
+    else {
+        return Err(LoadError::Truncated { needed: total, got: file.len() as u64 });
+    };
+    verify_checksum(&header, checksum_of(hashed_header, payload))?;
+    (header.hash_protocol_version, header.reserved) = hashing.header_fields();
+    let mut out = fallible::with_capacity(file.len())?;
+    let head = header.to_bytes();
+    out.extend_from_slice(&head);
+    out.extend_from_slice(payload);
+    let checksum = checksum_of(&head[..CHECKSUMMED_HEADER_LENGTH], payload);
+    if let Some(slot) = out.get_mut(OFFSET_CHECKSUM..HEADER_LENGTH) {
+        slot.copy_from_slice(&checksum);
+    }
+    Ok(out)
 }

@@ -127,7 +127,8 @@ impl StreamDecoder {
     }
 
     /// Ends the input: `truncated` if bytes are missing, else the checksum
-    /// step, then the snapshot.
+    /// step, then the snapshot (steps 1–8: step 9, the key, is the caller's
+    /// [`Snapshot::unlock`]; a keyed filter answers "maybe" until then).
     pub fn finish(self) -> Result<Snapshot, LoadError> {
         self.finish_inner(None)
     }

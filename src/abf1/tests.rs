@@ -292,7 +292,7 @@ fn codes_and_fields() {
         (
             LoadError::UnsupportedHashProtocol(3),
             "unsupportedHashProtocol",
-            "unsupportedHashProtocol (expected 1, got 3)",
+            "unsupportedHashProtocol (expected 1, keyed 2, got 3)",
         ),
         (invalid, "invalidHeader", "invalidHeader (field reserved, rule 0, got 7)"),
         (
@@ -367,4 +367,107 @@ fn sealed_header_then_the_words_is_the_encoded_file() {
     }
     assert_eq!(file, encode(&filter, 7).unwrap());
     assert!(sealed_header(&filter, u64::MAX).is_err());
+}
+
+mod keyed {
+    use super::*;
+    use crate::delta;
+    use crate::keyed::{Hashing, SnapshotKey, KEYED_HASH_PROTOCOL_VERSION};
+
+    fn key(byte: u8) -> SnapshotKey {
+        SnapshotKey::new(&[byte; 32]).unwrap()
+    }
+
+    fn members(count: usize, tag: &str) -> Vec<[u8; 32]> {
+        (0..count).map(|i| digest(&format!("{tag}{i}"))).collect()
+    }
+
+    /// Steps 1–8 only: step 9 is the test's.
+    fn locked(bytes: &[u8]) -> Snapshot {
+        decode_with(bytes, checksum_of).unwrap()
+    }
+
+    fn spec(n: u64) -> BloomSpec {
+        BloomSpec { expected_item_count: n, target_false_positive_rate: 0.01 }
+    }
+
+    #[test]
+    fn header_holds_protocol_2_and_the_key_check() {
+        let filter = ArtifactBloomFilter::create_keyed(&members(50, "k"), &spec(100), key(1)).unwrap();
+        let bytes = encode(&filter, 7).unwrap();
+        let header = parse_header(&bytes).unwrap();
+        assert_eq!(header.hash_protocol_version, KEYED_HASH_PROTOCOL_VERSION);
+        assert_eq!(header.reserved, key(1).key_check());
+        // The key appears nowhere in the file.
+        assert!(!bytes.windows(32).any(|w| w == [1u8; 32]));
+        // Protocol 1 still refuses a non-zero reserved field; 3 is unsupported.
+        assert_eq!(invalid_field(&with_field(OFFSET_RESERVED, &1u32.to_le_bytes())), "reserved");
+        let three = with_field(OFFSET_HASH_PROTOCOL_VERSION, &3u16.to_le_bytes());
+        assert_eq!(parse_header(&three), Err(LoadError::UnsupportedHashProtocol(3)));
+    }
+
+    #[test]
+    fn step_9_key_rules() {
+        let plain = valid_file();
+        assert!(locked(&plain).unlock(None).is_ok());
+        assert_eq!(locked(&plain).unlock(Some(&key(1))).unwrap_err(), LoadError::NotKeyed);
+        let keyed = encode(&ArtifactBloomFilter::create_keyed(&members(3, "a"), &spec(4), key(1)).unwrap(), 1).unwrap();
+        assert_eq!(locked(&keyed).unlock(None).unwrap_err(), LoadError::KeyRequired);
+        assert_eq!(locked(&keyed).unlock(Some(&key(2))).unwrap_err(), LoadError::WrongKey);
+        assert!(locked(&keyed).unlock(Some(&key(1))).is_ok());
+    }
+
+    #[test]
+    fn keyed_round_trip_answers_members_and_re_encodes_byte_for_byte() {
+        let digests = members(2000, "m");
+        let built = ArtifactBloomFilter::create_keyed(&digests, &spec(2000), key(9)).unwrap();
+        let bytes = encode(&built, 3).unwrap();
+        let locked = locked(&bytes);
+        // Without its key a decoded keyed filter says "maybe" to everything.
+        assert!(locked.filter.might_contain(&digest("absent")));
+        assert_eq!(locked.filter.count_maybe(&digest("x").repeat(3)), Some(3));
+        assert_eq!(encode(&locked.filter, 3).unwrap(), bytes);
+        let snapshot = locked.unlock(Some(&key(9))).unwrap();
+        assert!(digests.iter().all(|d| snapshot.filter.might_contain(d)));
+        let packed = digests.concat();
+        assert_eq!(snapshot.filter.count_maybe(&packed), Some(2000));
+        assert_eq!(snapshot.filter.might_contain_packed(&packed).unwrap().unwrap(), vec![1u8; 2000]);
+        assert_eq!(encode(&snapshot.filter, 3).unwrap(), bytes);
+        // Packed and separate builds agree, and equal protocol 1 over the MACs.
+        let total = packed.len() as u64;
+        let mut pieces = ArtifactBloomFilter::begin_packed_keyed(total, &spec(2000), key(9)).unwrap();
+        pieces.insert_packed(&packed);
+        assert_eq!(pieces.bits(), built.bits());
+        let macs: Vec<[u8; 32]> = digests.iter().map(|d| key(9).mac(d)).collect();
+        let over_macs = ArtifactBloomFilter::create(&macs, &spec(2000)).unwrap();
+        assert_eq!(over_macs.bits(), built.bits());
+    }
+
+    #[test]
+    fn union_needs_the_same_hashing() {
+        let a = ArtifactBloomFilter::create_keyed(&members(10, "a"), &spec(40), key(1)).unwrap();
+        let b = ArtifactBloomFilter::create_keyed(&members(10, "b"), &spec(40), key(1)).unwrap();
+        let c = ArtifactBloomFilter::create_keyed(&members(10, "c"), &spec(40), key(2)).unwrap();
+        let p = ArtifactBloomFilter::create(&members(10, "p"), &spec(40)).unwrap();
+        assert!(matches!(ArtifactBloomFilter::union(&a, &b).unwrap().hashing(), Hashing::Keyed { .. }));
+        assert!(ArtifactBloomFilter::union(&a, &c).is_err());
+        assert!(ArtifactBloomFilter::union(&a, &p).is_err());
+    }
+
+    #[test]
+    fn delta_between_keyed_versions() {
+        let all = members(300, "d");
+        let base = ArtifactBloomFilter::create_keyed(&all[..200], &spec(400), key(5)).unwrap();
+        let target = ArtifactBloomFilter::create_keyed(&all, &spec(400), key(5)).unwrap();
+        let bytes = delta::encode(&base, 1, &target, 2).unwrap();
+        let applied = delta::apply(&base, 1, &bytes).unwrap();
+        assert_eq!(applied.header.hash_protocol_version, KEYED_HASH_PROTOCOL_VERSION);
+        // The result is what a full download of the target loads, checksum included.
+        let full = encode(&target, 2).unwrap();
+        assert_eq!(encode(&applied.filter, 2).unwrap(), full);
+        assert_eq!(applied.header, locked(&full).header);
+        assert_eq!(decode(&full).unwrap_err(), LoadError::KeyRequired);
+        let unlocked = applied.unlock(Some(&key(5))).unwrap();
+        assert!(all.iter().all(|d| unlocked.filter.might_contain(d)));
+    }
 }

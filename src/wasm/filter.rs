@@ -47,6 +47,11 @@ impl RawFilter {
     pub(crate) fn inner(&self) -> &ArtifactBloomFilter {
         &self.inner
     }
+
+    /// Step 9's key for a decoded keyed filter (checked by the caller).
+    pub(crate) fn set_key(&mut self, key: crate::keyed::SnapshotKey) {
+        self.inner.set_key(key);
+    }
 }
 
 /// The coded error for output bytes (`purpose`) that could not be reserved.
@@ -67,6 +72,41 @@ impl RawFilter {
         // and fails the capacity check like a huge one.
         let total_length = item_count_from_f64(total_length).unwrap_or(u64::MAX);
         ArtifactBloomFilter::begin_packed(total_length, &spec).map(RawFilter::wrap).map_err(bloom_error)
+    }
+
+    /// [`RawFilter::begin_packed`] under hash protocol 2 with `key`.
+    #[wasm_bindgen(js_name = beginPackedKeyed)]
+    pub fn begin_packed_keyed(
+        total_length: f64,
+        expected_item_count: f64,
+        target_fpp: f64,
+        key: &super::keyed::RawSnapshotKey,
+    ) -> Result<RawFilter, JsValue> {
+        let spec = spec_from_js(expected_item_count, target_fpp).map_err(bloom_error)?;
+        let total_length = item_count_from_f64(total_length).unwrap_or(u64::MAX);
+        ArtifactBloomFilter::begin_packed_keyed(total_length, &spec, key.inner().clone())
+            .map(RawFilter::wrap)
+            .map_err(bloom_error)
+    }
+
+    /// Whether the filter hashes by protocol 2 (its single queries then go
+    /// through [`RawFilter::might_contain_digest`]).
+    #[wasm_bindgen(js_name = isKeyed)]
+    pub fn is_keyed(&self) -> bool {
+        !matches!(self.inner.hashing(), crate::keyed::Hashing::Plain)
+    }
+
+    /// The answer for one digest given as its eight big-endian 32-bit
+    /// words: a keyed filter's MAC needs all 32 bytes (no copy into wasm
+    /// memory either).
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(js_name = mightContainDigest)]
+    pub fn might_contain_digest(&self, w0: u32, w1: u32, w2: u32, w3: u32, w4: u32, w5: u32, w6: u32, w7: u32) -> bool {
+        let mut digest = [0u8; DIGEST_LENGTH];
+        for (slot, word) in digest.chunks_exact_mut(4).zip([w0, w1, w2, w3, w4, w5, w6, w7]) {
+            slot.copy_from_slice(&word.to_be_bytes());
+        }
+        self.inner.might_contain(&digest)
     }
 
     /// Adds the `staged` bytes (whole digests) to a build begun with

@@ -25,6 +25,10 @@ mod format;
 mod hashing;
 mod input;
 #[cfg(feature = "artifact")]
+mod keyed;
+#[cfg(feature = "delta")]
+mod keyed_build;
+#[cfg(feature = "artifact")]
 mod snapshot;
 #[cfg(feature = "variants")]
 mod variants;

@@ -35,7 +35,8 @@ fn snapshot_value(snapshot: Snapshot) -> Result<JsValue, JsValue> {
 /// `outOfMemory`).
 #[wasm_bindgen(js_name = decodeSnapshot)]
 pub fn decode_snapshot(staged: usize) -> Result<JsValue, JsValue> {
-    let snapshot = with_input(staged, |bytes| abf1::decode(bytes).map_err(load_error))?;
+    // Steps 1–8: step 9 (the key) is the JS layer's, on the decoded filter.
+    let snapshot = with_input(staged, |bytes| abf1::decode_with(bytes, abf1::checksum_of).map_err(load_error))?;
     snapshot_value(snapshot)
 }
 

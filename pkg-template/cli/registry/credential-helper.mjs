@@ -6,7 +6,7 @@
 // password. The helper is a program the user installed; it gets a time
 // limit, and neither its answer nor the secret ever reaches a message.
 import { spawn } from "node:child_process";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorCode } from "../common.mjs";
 
 /** The most a helper may print before it is stopped (an answer is a few hundred bytes). */
 const MAX_OUTPUT_BYTES = 64 * 1024;
@@ -113,7 +113,7 @@ function runHelper(program, input, timeoutMs, env) {
     try {
       child = spawn(program, ["get"], { env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (error) {
-      resolve({ code: null, stdout: "", stderr: "", failure: error?.code ?? String(error) });
+      resolve({ code: null, stdout: "", stderr: "", failure: errorCode(error) ?? String(error) });
       return;
     }
     /** @type {Buffer[]} */

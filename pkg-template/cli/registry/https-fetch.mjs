@@ -82,7 +82,10 @@ function urlOf(input) {
   return url;
 }
 
-/** Lower-cased header names → values, from anything Headers accepts. */
+/**
+ * Lower-cased header names → values, from anything Headers accepts.
+ * @param {HeadersInit | undefined} init
+ */
 function headerObject(init) {
   /** @type {Record<string, string>} */
   const headers = {};
@@ -138,7 +141,14 @@ function redirectTarget(location, base) {
   return next;
 }
 
-/** The method and body after a redirect (fetch's rules: 303, and POST on 301/302, become a bodiless GET). */
+/**
+ * The method and body after a redirect (fetch's rules: 303, and POST on 301/302, become a bodiless GET).
+ * @param {number} status
+ * @param {string} method
+ * @param {Uint8Array | ReadableStream<Uint8Array> | undefined} body requestBody's
+ * @param {Record<string, string>} headers the request's, edited in place
+ * @returns {{ method: string, body: Uint8Array | ReadableStream<Uint8Array> | undefined }}
+ */
 function redirectedRequest(status, method, body, headers) {
   if (status === 303 ? method !== "HEAD" : (status === 301 || status === 302) && method === "POST") {
     for (const name of ["content-length", "content-type", "content-encoding", "content-language", "content-location"])
@@ -161,6 +171,12 @@ function abortReason(signal) {
 
 /**
  * One request → the IncomingMessage, once its headers came.
+ * @param {Record<string, http.Agent>} agents by URL protocol ("https:", "http:")
+ * @param {URL} url
+ * @param {string} method
+ * @param {Record<string, string>} headers
+ * @param {Uint8Array | ReadableStream<Uint8Array> | undefined} body requestBody's
+ * @param {AbortSignal | undefined} signal
  * @returns {Promise<http.IncomingMessage>}
  */
 function exchange(agents, url, method, headers, body, signal) {

@@ -4,7 +4,7 @@
 // reference without one is refused before any request — "team/app:b" would
 // otherwise send the push (and credentials) to a host called "team".
 import { checkRepositoryName } from "artifact-bloom/oci";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorMessage } from "../common.mjs";
 import { OCI_DIGEST } from "./oci-layout.mjs";
 
 const TAG_PATTERN = /^[\w][\w.-]{0,127}$/;
@@ -74,7 +74,7 @@ export function checkReferenceName({ name }) {
   try {
     checkRepositoryName(name);
   } catch (error) {
-    throw new UsageError(`bad repository name "${name}": ${error.message}`);
+    throw new UsageError(`bad repository name "${name}": ${errorMessage(error)}`);
   }
 }
 

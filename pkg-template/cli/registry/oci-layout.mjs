@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { readBoundedFile, readBoundedText } from "../bounded-file.mjs";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorMessage } from "../common.mjs";
 
 export const MANIFEST_TYPES = new Set([
   "application/vnd.oci.image.manifest.v1+json",
@@ -33,18 +33,24 @@ export const OCI_DIGEST = /^sha256:([0-9a-f]{64})$/;
  *   blobPath: (digest: string) => string }} ImageToPush
  */
 
+/**
+ * A layout's JSON file (at most MAX_MANIFEST_BYTES), parsed; unreadable or not JSON → UsageError.
+ * @param {string} path
+ * @param {string} what the file's name in messages
+ * @returns {Promise<any>} the parsed JSON, checked by its callers field by field
+ */
 async function readJson(path, what) {
   let text;
   try {
     text = await readBoundedText(path, MAX_MANIFEST_BYTES, what);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`not an OCI image layout: cannot read ${what} (${error.message})`);
+    throw new UsageError(`not an OCI image layout: cannot read ${what} (${errorMessage(error)})`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${path} is not JSON: ${error.message}`);
+    throw new UsageError(`${path} is not JSON: ${errorMessage(error)}`);
   }
 }
 
@@ -82,27 +88,31 @@ export async function readLayoutImage(dir, select) {
   const index = await readJson(join(dir, "index.json"), "index.json");
   const entries = Array.isArray(index?.manifests) ? index.manifests : [];
   if (entries.length === 0) throw new UsageError(`${join(dir, "index.json")} lists no manifests`);
-  const named = entries.filter((entry) =>
+  const named = entries.filter((/** @type {any} */ entry) =>
     tag === undefined ? entry?.digest === digest : entry?.annotations?.[REF_NAME] === tag,
   );
   let chosen;
   if (named.length === 1) chosen = named[0];
   else if (named.length === 0 && entries.length === 1 && !exact) chosen = entries[0];
   else {
-    const names = entries.map((entry) => entry?.annotations?.[REF_NAME]).filter((name) => typeof name === "string");
+    const names = entries
+      .map((/** @type {any} */ entry) => entry?.annotations?.[REF_NAME])
+      .filter((/** @type {unknown} */ name) => typeof name === "string");
     throw new UsageError(
       named.length > 1
         ? `index.json has ${named.length} entries ${wanted}`
         : `index.json has no entry ${wanted} (${REF_NAME}); it has: ${names.join(", ") || "no named entries"}`,
     );
   }
-  const blobPath = (digest) => join(dir, "blobs", "sha256", digest.slice("sha256:".length));
+  const blobPath = (/** @type {string} */ digest) => join(dir, "blobs", "sha256", digest.slice("sha256:".length));
   /** @type {LayoutManifest[]} */
   const manifests = [];
   /** @type {Map<string, Descriptor>} */
   const blobs = new Map();
+  /** @type {Set<string>} */
   const visited = new Set();
 
+  /** @type {(descriptor: Descriptor, where: string) => Promise<Uint8Array>} */
   const readManifest = async (descriptor, where) => {
     if (descriptor.size > MAX_MANIFEST_BYTES) {
       throw new UsageError(`${where}: manifest of ${descriptor.size} bytes exceeds ${MAX_MANIFEST_BYTES}`);
@@ -113,7 +123,7 @@ export async function readLayoutImage(dir, select) {
       bytes = await readBoundedFile(blobPath(descriptor.digest), MAX_MANIFEST_BYTES, "manifest");
     } catch (error) {
       if (error instanceof UsageError) throw error;
-      throw new UsageError(`the layout is missing ${descriptor.digest} (${where}): ${error.message}`);
+      throw new UsageError(`the layout is missing ${descriptor.digest} (${where}): ${errorMessage(error)}`);
     }
     const actual = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
     if (bytes.byteLength !== descriptor.size || actual !== descriptor.digest) {
@@ -125,6 +135,7 @@ export async function readLayoutImage(dir, select) {
     return bytes;
   };
 
+  /** @type {(value: unknown, where: string) => Promise<void>} */
   const addBlob = async (value, where) => {
     const descriptor = checkDescriptor(value, where);
     if (blobs.has(descriptor.digest)) return;
@@ -132,7 +143,7 @@ export async function readLayoutImage(dir, select) {
     try {
       info = await stat(blobPath(descriptor.digest));
     } catch (error) {
-      throw new UsageError(`the layout is missing ${descriptor.digest} (${where}): ${error.message}`);
+      throw new UsageError(`the layout is missing ${descriptor.digest} (${where}): ${errorMessage(error)}`);
     }
     if (!info.isFile() || info.size !== descriptor.size) {
       throw new UsageError(
@@ -142,7 +153,10 @@ export async function readLayoutImage(dir, select) {
     blobs.set(descriptor.digest, descriptor);
   };
 
-  /** Post-order walk: children are pushed before the manifest naming them. */
+  /**
+   * Post-order walk: children are pushed before the manifest naming them.
+   * @type {(value: unknown, where: string, depth: number) => Promise<LayoutManifest | undefined>}
+   */
   const walk = async (value, where, depth) => {
     const descriptor = checkDescriptor(value, where);
     if (visited.has(descriptor.digest)) return undefined;
@@ -174,5 +188,7 @@ export async function readLayoutImage(dir, select) {
   };
 
   const root = await walk(chosen, `index.json entry ${wanted}`, 0);
-  return { root: /** @type {LayoutManifest} */ (root), manifests, blobs: [...blobs.values()], blobPath };
+  // The first walk visits nothing seen before: it always returns its manifest.
+  if (root === undefined) throw new TypeError("the layout walk returned no root manifest");
+  return { root, manifests, blobs: [...blobs.values()], blobPath };
 }

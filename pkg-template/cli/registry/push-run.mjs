@@ -3,7 +3,7 @@
 import { stat } from "node:fs/promises";
 import { ArtifactExistenceService, loadSnapshot } from "artifact-bloom";
 import { repositoryOverClient } from "artifact-bloom/oci";
-import { EXIT_OK, EXIT_REGISTRY, EXIT_USAGE, UsageError, hexToBytes, integerOption } from "../common.mjs";
+import { EXIT_OK, EXIT_REGISTRY, EXIT_USAGE, UsageError, hexToBytes, integerOption, errorMessage } from "../common.mjs";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 import { readSidecar } from "../snapshot-sidecar.mjs";
 import { fetchSnapshotUrl, isSnapshotUrl } from "../snapshot-url.mjs";
@@ -18,7 +18,11 @@ import { createUploadProgress } from "./upload-progress.mjs";
 
 const MIB = 1024 * 1024;
 
-/** Loads the snapshot from a file or URL (fetched with the --ca-file / --tls-verify policy); any failure is a UsageError. */
+/**
+ * Loads the snapshot from a file or URL (fetched with the --ca-file / --tls-verify policy); any failure is a UsageError.
+ * @param {string} source the --snapshot argument
+ * @param {Record<string, any>} values the parsed options
+ */
 async function loadSnapshotFrom(source, values) {
   let result;
   if (isSnapshotUrl(source)) {
@@ -30,7 +34,7 @@ async function loadSnapshotFrom(source, values) {
       [bytes, info] = await Promise.all([readBoundedFile(source, snapshotFileLimit(), "snapshot"), stat(source)]);
     } catch (error) {
       if (error instanceof UsageError) throw new UsageError(`--snapshot: ${error.message}`);
-      throw new UsageError(`cannot read --snapshot ${source}: ${error.message}`);
+      throw new UsageError(`cannot read --snapshot ${source}: ${errorMessage(error)}`);
     }
     result = loadSnapshot(bytes, { lastModified: info.mtime, source });
   }
@@ -91,7 +95,7 @@ export async function runPush(layoutDir, referenceText, values) {
     manifests: 0,
     readBacks: 0,
     tagged: false,
-    uploadedDigests: [],
+    uploadedDigests: /** @type {string[]} */ ([]),
     requests: client.requests,
     ...sidecar.facts,
     snapshotTransfer: fetched?.transfer ?? null,
@@ -142,10 +146,13 @@ export async function runPush(layoutDir, referenceText, values) {
     summary.ok = true;
   } catch (error) {
     failure = describeFailure(error, client);
-    inputFault = error?.inputFault === true;
+    // What uploadBlobs adds to the errors it throws.
+    const detail =
+      typeof error === "object" && error !== null ? /** @type {{ inputFault?: unknown, failedBlobs?: unknown }} */ (error) : {};
+    inputFault = detail.inputFault === true;
     const advice = await tlsAdvice(error, { url: registryUrl, plainHint: "use --plain-http", tlsHint: "drop --plain-http" });
     if (advice) failure.advice = advice;
-    if (error?.failedBlobs !== undefined) Object.assign(summary, { failedBlobs: error.failedBlobs });
+    if (detail.failedBlobs !== undefined) Object.assign(summary, { failedBlobs: detail.failedBlobs });
   }
   summary.requests = client.requests;
   // Exact also after a failure: every HEAD sent, retries included.
@@ -155,6 +162,12 @@ export async function runPush(layoutDir, referenceText, values) {
   return inputFault ? EXIT_USAGE : EXIT_REGISTRY;
 }
 
+/**
+ * Prints the summary (JSON, or the human lines) and the failure's one line.
+ * @param {Record<string, any>} summary runPush's, with failedBlobs after a failed upload
+ * @param {(ReturnType<typeof describeFailure> & { advice?: string }) | undefined} failure
+ * @param {boolean | undefined} json
+ */
 function report(summary, failure, json) {
   if (json) {
     process.stdout.write(`${JSON.stringify(failure === undefined ? summary : { ...summary, error: failure }, null, 2)}\n`);
@@ -172,7 +185,9 @@ function report(summary, failure, json) {
         + ` (${summary.absentButPresentBytes} bytes not uploaded)`
         + `${summary.keySetKnown ? "" : "; no sidecar: false positives include stale entries"}\n`
         + `  uploaded ${summary.uploaded} blobs, ${summary.uploadedBytes} bytes; ${summary.manifests} manifests PUT\n`
-        + (summary.failedBlobs ?? []).map(({ digest, code }) => `  failed ${digest}: ${code}\n`).join(""),
+        + (summary.failedBlobs ?? [])
+          .map((/** @type {{ digest: string, code: string }} */ { digest, code }) => `  failed ${digest}: ${code}\n`)
+          .join(""),
     );
   }
   if (failure !== undefined) {

@@ -10,7 +10,7 @@
 // 404 for a digest the snapshot really held as stale, not as a Bloom false
 // positive.
 import { repositoryOverClient } from "artifact-bloom/oci";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorCode, errorMessage } from "../common.mjs";
 import { listTags } from "./registry-catalog.mjs";
 import { PREFIX_HEX } from "../snapshot-sidecar.mjs";
 import { DEFAULT_VERIFY_ABSENT_ABOVE } from "../option-groups.mjs";
@@ -24,7 +24,10 @@ import { DEFAULT_VERIFY_ABSENT_ABOVE } from "../option-groups.mjs";
  * the upload it could save, and at 1 MiB 4-5 % for little to save.
  */
 
-/** --verify-absent-above → bytes, or Infinity for "none". */
+/**
+ * --verify-absent-above → bytes, or Infinity for "none".
+ * @param {Record<string, any>} values the parsed options
+ */
 export function verifyAbsentThreshold(values) {
   const text = values["verify-absent-above"];
   if (text === undefined) return DEFAULT_VERIFY_ABSENT_ABOVE;
@@ -47,8 +50,14 @@ export function verifyAbsentThreshold(values) {
  * @param {import("../../lib/repositories/oci-client.js").RegistryClient} client
  */
 export async function checkSnapshotSidecar(read, snapshot, target, client) {
+  /** @type {string[]} */
   const warnings = [];
+  /** @type {string[]} */
   const notes = [];
+  /**
+   * @type {{ sidecar: string, snapshotRepository: string | null, snapshotCreatedAt: string | null,
+   *   keySetKnown: boolean, tagsAdded: number | null, tagsRemoved: number | null }}
+   */
   const facts = {
     sidecar: read.source,
     snapshotRepository: null,
@@ -95,8 +104,8 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
     facts.tagsAdded = added.length;
     facts.tagsRemoved = removed.length;
     if (added.length + removed.length > 0) {
-      const some = (list) => `${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""}`;
-      const listed = (list) => (list.length ? ` (${some(list)})` : "");
+      const some = (/** @type {string[]} */ list) => `${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""}`;
+      const listed = (/** @type {string[]} */ list) => (list.length ? ` (${some(list)})` : "");
       warnings.push(
         `the snapshot (made ${sidecar.createdAt}) is older than ${target}: ${added.length} tags added since`
           + `${listed(added)}, ${removed.length} removed${listed(removed)}; `
@@ -104,7 +113,9 @@ export async function checkSnapshotSidecar(read, snapshot, target, client) {
       );
     }
   } catch (error) {
-    warnings.push(`could not list the tags of ${target} to check the snapshot's age: ${error.code ?? "error"}: ${error.message}`);
+    warnings.push(
+      `could not list the tags of ${target} to check the snapshot's age: ${errorCode(error) ?? "error"}: ${errorMessage(error)}`,
+    );
   }
   return { warnings, notes, facts, keys };
 }
@@ -128,6 +139,7 @@ export async function precheckBlobs({ blobs, digests, snapshot, existence, clien
     falsePositives: 0,
     staleDeleted: 0,
   };
+  /** @type {number[]} the blobs "definitely absent" but large enough to HEAD anyway */
   const verify = [];
   blobs.forEach((blob, index) => {
     if (!maybe[index]) {

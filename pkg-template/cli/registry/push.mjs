@@ -85,6 +85,7 @@ credential configuration; nothing was sent.`,
 
 const HELP = helpText(COMMAND);
 
+/** @param {string[]} argv the arguments after the command's name */
 export async function push(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;

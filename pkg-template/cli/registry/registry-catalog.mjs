@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { OciRegistryError } from "artifact-bloom/oci";
-import { UsageError, hexToBytes } from "../common.mjs";
+import { UsageError, errorMessage, hexToBytes } from "../common.mjs";
 import { INDEX_TYPES, MANIFEST_TYPES, MAX_INDEX_DEPTH, OCI_DIGEST } from "./oci-layout.mjs";
 import { RegistryFailure } from "../exit-codes.mjs";
 import { clientFromOptions, describeFailure, failureLine } from "./registry-common.mjs";
@@ -27,6 +27,10 @@ const CONCURRENCY = 8;
 /**
  * The next-page URL of a Link header (`<url>; rel="next"`), resolved; one on
  * another origin than the registry is refused (crossOrigin), see oci-client.js.
+ * @param {import("artifact-bloom/oci").RegistryClient} client
+ * @param {string | null} header the Link header
+ * @param {URL} base the page's URL
+ * @returns {URL | undefined}
  */
 function nextLink(client, header, base) {
   if (!header) return undefined;
@@ -52,13 +56,16 @@ function digestHex(value, where) {
 
 /**
  * Enumerates the repository behind `client`.
- * @param {import("../../lib/repositories/oci-client.js").RegistryClient} client
+ * @param {import("artifact-bloom/oci").RegistryClient} client
  * @returns {Promise<{ digests: Set<string>, tags: number, tagNames: string[], manifests: number }>} digests as hex
  */
 async function enumerateRepository(client) {
   const tags = await listTags(client);
+  /** @type {Set<string>} */
   const digests = new Set();
+  /** @type {Set<string>} */
   const manifests = new Set();
+  /** @type {(reference: string, expectedHex: string | undefined, where: string, depth: number) => Promise<void>} */
   const visit = async (reference, expectedHex, where, depth) => {
     if (expectedHex !== undefined && manifests.has(expectedHex)) return;
     if (depth > MAX_INDEX_DEPTH) {
@@ -124,12 +131,13 @@ async function enumerateRepository(client) {
 /**
  * Every tag, following Link: rel="next". A repository the registry does not
  * know (404 NAME_UNKNOWN) has no tags.
- * @param {import("../../lib/repositories/oci-client.js").RegistryClient} client
+ * @param {import("artifact-bloom/oci").RegistryClient} client
  * @returns {Promise<string[]>}
  */
 export async function listTags(client) {
   const tags = [];
   const seen = new Set();
+  /** @type {URL | undefined} the next page's, none after the last */
   let url = client.url(`tags/list?n=${PAGE_SIZE}`);
   for (let page = 0; url !== undefined; page += 1) {
     if (page >= MAX_PAGES || seen.has(url.href)) {
@@ -199,7 +207,7 @@ export async function readRegistryDigests(values) {
     try {
       await writeFile(path, hexes.map((hex) => `${hex}\n`).join(""));
     } catch (error) {
-      throw new UsageError(`cannot write --save-digests ${path}: ${error.message}`);
+      throw new UsageError(`cannot write --save-digests ${path}: ${errorMessage(error)}`);
     }
   }
   const packed = new Uint8Array(hexes.length * 32);

@@ -1,7 +1,7 @@
 // What `push` and `publish --from-registry` share: image references,
 // credentials, the client, and how a registry failure is reported.
 import { DEFAULT_TIMEOUT_MS, OciRegistryError, RegistryClient } from "artifact-bloom/oci";
-import { UsageError, integerOption } from "../common.mjs";
+import { UsageError, integerOption, errorMessage } from "../common.mjs";
 import { credentialHint, lookupCredentials } from "./registry-credentials.mjs";
 import { fetchForTlsOptions } from "./registry-tls.mjs";
 
@@ -79,7 +79,7 @@ export async function clientFromOptions(url, name, values) {
   try {
     client = new RegistryClient(url, name, options);
   } catch (error) {
-    throw new UsageError(error.message);
+    throw new UsageError(errorMessage(error));
   }
   lookups.set(client, lookup);
   return client;

@@ -20,7 +20,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { SMALL_FILE_LIMIT, readBoundedText } from "../bounded-file.mjs";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorCode, errorMessage } from "../common.mjs";
 import { askCredentialHelper, helperProgram } from "./credential-helper.mjs";
 
 /** @typedef {import("../../index.d.ts").RegistryCredentials} RegistryCredentials */
@@ -107,15 +107,15 @@ async function readConfig(path, label) {
     text = await readBoundedText(path, SMALL_FILE_LIMIT, label);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    if (error?.code === "ENOENT" || error?.code === "ENOTDIR") return undefined;
-    throw new UsageError(`cannot read ${label} ${path}: ${error.message}`);
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return undefined;
+    throw new UsageError(`cannot read ${label} ${path}: ${errorMessage(error)}`);
   }
   let json;
   try {
     json = JSON.parse(text);
   } catch (error) {
     throw new UsageError(
-      `${label} ${path} is not valid JSON (${error.message});`
+      `${label} ${path} is not valid JSON (${errorMessage(error)});`
         + ' expected {"auths": {"HOST": {"auth": "base64(user:password)"}}}',
     );
   }

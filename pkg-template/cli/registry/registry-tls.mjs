@@ -15,7 +15,7 @@ import * as tls from "node:tls";
 import { tlsProblemOf } from "artifact-bloom/oci";
 import { createNodeFetch } from "./https-fetch.mjs";
 import { SMALL_FILE_LIMIT, readBoundedText } from "../bounded-file.mjs";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorMessage } from "../common.mjs";
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const PROBE_TIMEOUT_MS = 5000;
@@ -37,7 +37,7 @@ async function readCaFile(path) {
     text = await readBoundedText(path, SMALL_FILE_LIMIT, "--ca-file");
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read --ca-file ${path}: ${error.message}`);
+    throw new UsageError(`cannot read --ca-file ${path}: ${errorMessage(error)}`);
   }
   const blocks = text.match(PEM_BLOCK) ?? [];
   if (blocks.length === 0) {
@@ -47,7 +47,9 @@ async function readCaFile(path) {
     try {
       new X509Certificate(block); // eslint-disable-line no-new
     } catch (error) {
-      throw new UsageError(`--ca-file ${path}: certificate ${index + 1} of ${blocks.length} does not parse: ${error.message}`);
+      throw new UsageError(
+        `--ca-file ${path}: certificate ${index + 1} of ${blocks.length} does not parse: ${errorMessage(error)}`,
+      );
     }
   });
   return blocks;

@@ -9,7 +9,7 @@
 // URL serves now — a delta can save bytes, never change the answer.
 import { encodeSnapshot, loadSnapshot } from "artifact-bloom";
 import { fetchSnapshot as deltaFetchSnapshot } from "artifact-bloom/delta";
-import { UsageError } from "../common.mjs";
+import { UsageError, errorCode, errorMessage } from "../common.mjs";
 import { replaceSnapshotFile } from "../replace.mjs";
 import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
 import { readValidator, writeValidator } from "./snapshot-cache-validator.mjs";
@@ -25,8 +25,8 @@ async function readCached(path) {
     bytes = await readBoundedFile(path, snapshotFileLimit(), "snapshot");
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`--snapshot-cache: ${error.message}`);
-    if (error.code === "ENOENT") return { snapshot: undefined, note: undefined };
-    throw new UsageError(`cannot read --snapshot-cache ${path}: ${error.message}`);
+    if (errorCode(error) === "ENOENT") return { snapshot: undefined, note: undefined };
+    throw new UsageError(`cannot read --snapshot-cache ${path}: ${errorMessage(error)}`);
   }
   const loaded = loadSnapshot(bytes, { source: path });
   if (loaded.kind === "failure") {
@@ -35,7 +35,11 @@ async function readCached(path) {
   return { snapshot: loaded.value, note: undefined };
 }
 
-/** Writes the snapshot's ABF1 bytes to `path` atomically, as publish replaces a snapshot (replace.mjs). */
+/**
+ * Writes the snapshot's ABF1 bytes to `path` atomically, as publish replaces a snapshot (replace.mjs).
+ * @param {string} path
+ * @param {import("artifact-bloom").ArtifactIndexSnapshot} snapshot
+ */
 async function writeCached(path, snapshot) {
   const bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
   // A file-system error is replaceSnapshotFile's one-line UsageError ("cannot write PATH: …").
@@ -66,7 +70,7 @@ export async function fetchThroughCache(url, cachePath) {
     result = await deltaFetchSnapshot(url, base === undefined ? {} : { base, ...validator });
   } catch (error) {
     base?.filter.free();
-    throw new UsageError(`cannot fetch --snapshot ${url}: ${error.message}`);
+    throw new UsageError(`cannot fetch --snapshot ${url}: ${errorMessage(error)}`);
   }
   const baseCatalogVersion = base?.catalogVersion ?? null;
   if (result.kind === "failure" && result.error === "stale" && base !== undefined) {

@@ -9,10 +9,14 @@ export { DEFAULT_INTERVAL_MS };
 
 const MIB = 1024 * 1024;
 
-const mib = (bytes) => (bytes / MIB).toFixed(1);
-const short = (digest) => `${digest.slice(0, 19)}…`;
+const mib = (/** @type {number} */ bytes) => (bytes / MIB).toFixed(1);
+const short = (/** @type {string} */ digest) => `${digest.slice(0, 19)}…`;
 
-/** "12.3 MiB/s" from bytes over ms (no rate before any time passed). */
+/**
+ * "12.3 MiB/s" from bytes over ms (no rate before any time passed).
+ * @param {number} bytes
+ * @param {number} ms
+ */
 function rate(bytes, ms) {
   return ms > 0 ? `${mib((bytes * 1000) / ms)} MiB/s` : "-- MiB/s";
 }

@@ -11,6 +11,7 @@ import { open } from "node:fs/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { OciRegistryError } from "artifact-bloom/oci";
+import { errorMessage } from "../common.mjs";
 
 /** Bytes read from disk per piece: few syscalls, little memory per piece. */
 export const PIECE_BYTES = 256 * 1024;
@@ -23,8 +24,10 @@ export const PIECE_BYTES = 256 * 1024;
 // young) keeps that near 15 MiB. `gc` comes from a fresh context after
 // --expose-gc is set at run time; where that is refused, nothing is forced.
 const COLLECT_EVERY = 8 * 1024 * 1024;
+/** @type {((options: { type: "minor" }) => void) | null | undefined} V8's gc; null where it is refused, undefined before the first try */
 let collect;
 let readSinceCollect = 0;
+/** @param {number} bytes read since the last call */
 function collectPieces(bytes) {
   readSinceCollect += bytes;
   if (readSinceCollect < COLLECT_EVERY) return;
@@ -97,7 +100,7 @@ export class BlobSource {
     try {
       handle = await open(path, "r");
     } catch (error) {
-      throw new OciRegistryError(`cannot read layout blob ${path}: ${error.message}`, { code: "digestMismatch" });
+      throw new OciRegistryError(`cannot read layout blob ${path}: ${errorMessage(error)}`, { code: "digestMismatch" });
     }
     return new BlobSource(handle, path, descriptor);
   }

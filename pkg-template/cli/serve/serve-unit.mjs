@@ -18,94 +18,12 @@
 //     it is never used (the list read with it keeps answering, /stats
 //     `pending` says why): it waits for its snapshot.
 // Each pair of file identities is judged once, so a refusal is logged once.
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+// A unit is swapped in only once `onSwap` (serve publishing it into its
+// layout) has finished, so the existence API and GET /snapshot change together.
 import { stat } from "node:fs/promises";
-import { setImmediate as yieldToRequests } from "node:timers/promises";
-import { bytesToHex, readHexDigests } from "../common.mjs";
-import { loadSnapshot, readSnapshotHeader } from "artifact-bloom";
-import { readBoundedFile, snapshotFileLimit } from "../bounded-file.mjs";
+import { identityOf, loadCatalog, loadSnapshotFile, look, mismatchOf } from "./serve-files.mjs";
 
-// Building the catalog's Set yields to the event loop this often, so a
-// reload of a large catalog never blocks the requests answered meanwhile.
-const CATALOG_YIELD_EVERY = 16_384;
-
-/**
- * The snapshot file: its bytes, ETag, Last-Modified and header (undefined if
- * it does not load). The ETag is the ABF1 checksum, so a client can name any
- * snapshot it holds when asking for a delta; a file whose header does not
- * load gets a hash of its bytes.
- */
-async function loadSnapshotFile(path, info) {
-  // Never more than the largest snapshot: --snapshot may name /dev/zero or a pipe.
-  const bytes = await readBoundedFile(path, snapshotFileLimit(), "snapshot");
-  const header = readSnapshotHeader(bytes);
-  const etag =
-    header.kind === "success"
-      ? `"${header.value.checksum}"`
-      : `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
-  return {
-    bytes,
-    etag,
-    lastModified: info.mtime.toUTCString(),
-    header: header.kind === "success" ? header.value : undefined,
-    headerError: header.kind === "failure" ? header.error : undefined,
-  };
-}
-
-/** The catalog list: its exact digest set (lowercase hex) and the digests packed, for checking them against a snapshot. */
-async function loadCatalog(path) {
-  const { packed } = await readHexDigests(createReadStream(path));
-  const present = new Set();
-  const count = packed.byteLength / 32;
-  for (let index = 0; index < count; index += 1) {
-    present.add(bytesToHex(packed.subarray(index * 32, index * 32 + 32)));
-    if (index % CATALOG_YIELD_EVERY === CATALOG_YIELD_EVERY - 1) await yieldToRequests();
-  }
-  return { present, packed };
-}
-
-/** inode, size and mtime: an atomic replace (a new inode) or an in-place rewrite both change it. */
-function identityOf(info) {
-  return `${info.ino}:${info.size}:${info.mtimeMs}`;
-}
-
-/** The file's stat, or undefined if it cannot be stat'ed now (mid-replace or removed: keep serving what is loaded). */
-async function look(path) {
-  try {
-    return await stat(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Why `catalog` cannot be the list `snapshot` was built from, or undefined.
- * A snapshot's insertedItemCount is the exact number of unique digests it
- * was built from, and a Bloom filter answers "maybe" for every member: a
- * list with fewer digests is incomplete (empty, or still being written) and
- * would answer "absent" for the members it lacks; one with more, or one the
- * filter calls absent, is another version's list.
- */
-function mismatchOf(snapshotFile, catalog) {
-  const unique = catalog.present.size;
-  const built = snapshotFile.header.insertedItemCount;
-  if (unique < built) {
-    return `it holds ${unique} unique digests, the snapshot was built from ${built} (an incomplete list: empty or still being written)`;
-  }
-  if (unique > built) {
-    return `it holds ${unique} unique digests, the snapshot was built from ${built}`;
-  }
-  const loaded = loadSnapshot(snapshotFile.bytes);
-  if (loaded.kind === "failure") return `the snapshot does not load (${loaded.error})`;
-  try {
-    const maybe = loaded.value.filter.countMaybe(catalog.packed);
-    const listed = catalog.packed.byteLength / 32;
-    return maybe === listed ? undefined : `${listed - maybe} of its ${listed} digests are absent from the snapshot`;
-  } finally {
-    loaded.value.filter.free();
-  }
-}
+/** @typedef {import("./serve-files.mjs").UnitLibrary} UnitLibrary */
 
 /**
  * @typedef {object} Unit
@@ -118,6 +36,8 @@ function mismatchOf(snapshotFile, catalog) {
 
 export class ServedUnit {
   #paths;
+  /** @type {UnitLibrary} */
+  #library;
   #fixedVersion;
   #onSwap;
   #report;
@@ -145,11 +65,14 @@ export class ServedUnit {
   pending;
 
   /**
-   * @param {{ snapshot: string, catalog: string, fixedVersion?: number,
-   *   onSwap: (unit: Unit) => void, report: (kind: "reloadFailure" | "refusal" | "waiting", message: string) => void }} options
+   * `onSwap(unit)` runs before a unit is served; when it rejects, the unit is not served (a reload keeps the
+   * previous one and reports the error as a reloadFailure; the first load fails).
+   * @param {{ snapshot: string, catalog: string, fixedVersion?: number, library: UnitLibrary,
+   *   onSwap: (unit: Unit) => Promise<void>, report: (kind: "reloadFailure" | "refusal" | "waiting", message: string) => void }} options
    */
-  constructor({ snapshot, catalog, fixedVersion, onSwap, report }) {
+  constructor({ snapshot, catalog, fixedVersion, library, onSwap, report }) {
     this.#paths = { snapshot, catalog };
+    this.#library = library;
     this.#fixedVersion = fixedVersion;
     this.#onSwap = onSwap;
     this.#report = report;
@@ -165,7 +88,8 @@ export class ServedUnit {
       const info = await stat(path); // throws the real error (ENOENT, EACCES…)
       return { identity: identityOf(info), value: await loader(path, info) };
     };
-    const snapshot = await reading(this.#paths.snapshot, (path) => read(path, loadSnapshotFile));
+    const loadFile = (path, info) => loadSnapshotFile(this.#library, path, info);
+    const snapshot = await reading(this.#paths.snapshot, (path) => read(path, loadFile));
     const catalog = await reading(this.#paths.catalog, (path) => read(path, loadCatalog));
     this.snapshotLoads += 1;
     this.catalogLoads += 1;
@@ -174,13 +98,13 @@ export class ServedUnit {
     // The first unit too must be complete: a list that is not the
     // snapshot's would answer "absent" for the members it lacks. Until the
     // complete list is there, the existence API refuses (503) instead.
-    const mismatch = snapshot.value.header === undefined ? undefined : mismatchOf(snapshot.value, catalog.value);
+    const mismatch = snapshot.value.header === undefined ? undefined : mismatchOf(this.#library, snapshot.value, catalog.value);
     if (mismatch !== undefined) {
       this.pending = { kind: "waiting", message: this.#incompleteMessage(snapshot.value.header.catalogVersion, mismatch) };
       this.#report("waiting", this.pending.message);
     }
     this.#served = this.#judged = { snapshot, catalog };
-    this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present, incomplete: mismatch !== undefined });
+    await this.#swap({ version, snapshot: snapshot.value, present: catalog.value.present, incomplete: mismatch !== undefined });
     return this.#unit;
   }
 
@@ -262,7 +186,7 @@ export class ServedUnit {
         return { identity, value: undefined };
       }
     };
-    const snapshot = await readChanged("snapshot", seen.snapshot, loadSnapshotFile);
+    const snapshot = await readChanged("snapshot", seen.snapshot, (path, info) => loadSnapshotFile(this.#library, path, info));
     const catalog = await readChanged("catalog", seen.catalog, loadCatalog);
     // A file that did not load is not retried until it changes again; the other keeps its last read.
     this.#judged = {
@@ -279,9 +203,21 @@ export class ServedUnit {
     }
     const verdict = this.#verdict(snapshot, catalog);
     if (verdict.swap) {
+      try {
+        await this.#swap({
+          version: verdict.version,
+          snapshot: snapshot.value,
+          present: catalog.value.present,
+          incomplete: false,
+        });
+      } catch (error) {
+        this.reloadFailures += 1;
+        this.pending = { kind: "reloadFailure", message: `${error.message}; still serving catalogVersion ${this.#unit.version}` };
+        this.#report("reloadFailure", this.pending.message);
+        return;
+      }
       this.#served = { snapshot, catalog };
       this.pending = undefined;
-      this.#swap({ version: verdict.version, snapshot: snapshot.value, present: catalog.value.present, incomplete: false });
     } else if (verdict.kind !== undefined) {
       if (verdict.kind === "refusal") this.versionRefusals += 1;
       this.pending = { kind: verdict.kind, message: verdict.message };
@@ -304,7 +240,7 @@ export class ServedUnit {
     const keeping = `still serving catalogVersion ${served.version}`;
     if (served.incomplete && !snapshotChanged && catalogChanged && file.header !== undefined) {
       // serve started from an incomplete list: the list being completed is the wait's end.
-      const mismatch = mismatchOf(file, catalog.value);
+      const mismatch = mismatchOf(this.#library, file, catalog.value);
       if (mismatch === undefined) return { swap: true, version: served.version };
       return { kind: "waiting", message: this.#incompleteMessage(file.header.catalogVersion, mismatch) };
     }
@@ -338,7 +274,7 @@ export class ServedUnit {
     // first step of publishing N+1, or a writer midway) is never used for N:
     // /stats says so. A refused snapshot is not judged again for a new list.
     if (!snapshotChanged) {
-      const mismatch = catalogChanged && file.header !== undefined ? mismatchOf(file, catalog.value) : undefined;
+      const mismatch = catalogChanged && file.header !== undefined ? mismatchOf(this.#library, file, catalog.value) : undefined;
       if (mismatch === undefined) return { quiet: true };
       const message = `${this.#incompleteMessage(served.version, mismatch)}; it waits for its snapshot`;
       return { kind: "waiting", message: `${message}; ${keeping} from the list read with it` };
@@ -377,7 +313,7 @@ export class ServedUnit {
           + ` since catalogVersion ${served.version}; replace the list (serve switches once both changed); ${keeping}`,
       };
     }
-    const mismatch = mismatchOf(file, catalog.value);
+    const mismatch = mismatchOf(this.#library, file, catalog.value);
     if (mismatch !== undefined) return { kind: "waiting", message: `${this.#incompleteMessage(version, mismatch)}; ${keeping}` };
     return { swap: true, version };
   }
@@ -387,9 +323,9 @@ export class ServedUnit {
     return `the catalog list ${this.#paths.catalog} is not the one snapshot catalogVersion ${version} was built from: ${mismatch}`;
   }
 
-  #swap(unit) {
+  async #swap(unit) {
+    await this.#onSwap(unit);
     this.#unit = unit;
-    this.#onSwap(unit);
   }
 }
 

@@ -1,31 +1,34 @@
-// `artifact-bloom serve`: the demo catalog server. It serves the current ABF1
-// snapshot (re-read when the file is atomically replaced), an exact existence
-// API backed by the catalog's digest list, and the browser precheck page.
-import { readFile } from "node:fs/promises";
+// `artifact-bloom serve`: the demo catalog server, a thin shell over the
+// library. It watches the snapshot file and the exact catalog list as one
+// unit (serve-unit.mjs), publishes each unit it serves into an in-memory
+// layout with publishToLayout (serve-store.mjs), and answers every request
+// through createRequestHandler (artifact-bloom/server, docs/server.md)
+// mounted with toNodeListener on node:http: GET /snapshot with its deltas,
+// the existence API, /stats, the layout's own files; the browser page and
+// the sidecar come through the handler's `fallback` (serve-static.mjs).
+// The library is imported by the package's own name, after the arguments
+// are read, so `serve --help` loads no wasm.
 import { createServer } from "node:http";
-import { dirname, extname, join, normalize, resolve, sep } from "node:path";
-import { setImmediate as yieldToRequests } from "node:timers/promises";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EXIT_OK, UsageError, integerOption, isHexDigest, parseCommand, readingInput } from "../common.mjs";
-import {
-  BodyBudget,
-  DEFAULT_BODY_BUDGET_MIB,
-  MAX_BODY_BYTES,
-  MAX_DIGESTS_PER_REQUEST,
-  answerError,
-  readFindMissingBody,
-  tooManyDigests,
-} from "./serve-body.mjs";
-import { DEFAULT_DELTA_HISTORY, DELTA_HELP, DeltaHistory, answerSnapshot } from "./serve-deltas.mjs";
-import { LAYOUT_HELP, LAYOUT_PREFIX, openLayout } from "./serve-layout.mjs";
-import { RECENT_DIGEST_LIMIT, RequestStats } from "./serve-stats.mjs";
-import { ServedUnit } from "./serve-unit.mjs";
+import { EXIT_OK, UsageError, integerOption, parseCommand, readingInput } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
-import { answerSidecar } from "../snapshot-sidecar.mjs";
+import { helpText } from "../option-table.mjs";
 
-export { MAX_BODY_BYTES, MAX_DIGESTS_PER_REQUEST };
-
-const LOWER_HEX_DIGEST = /^[0-9a-f]{64}$/;
+/** The largest findMissing body read (64 MiB); more → 413. */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** The most digests one findMissing may ask about (the library's MAX_DIGESTS_PER_REQUEST). */
+export const MAX_DIGESTS_PER_REQUEST = 10_000;
+/** Default total of findMissing body bytes buffered at once, all connections together (MiB). */
+export const DEFAULT_BODY_BUDGET_MIB = 64;
+/** Default number of earlier versions a delta is offered from (the library's DEFAULT_DELTA_HISTORY). */
+export const DEFAULT_DELTA_HISTORY = 8;
+/** The most: the layout manifest's bound (LAYOUT_MANIFEST_MAX_DELTAS). */
+const MAX_DELTA_HISTORY = 64;
+/** Where --layout DIR is served. */
+const LAYOUT_PREFIX = "/layout/";
+/** ABD1's fixed part (a 200-byte header and a 32-byte checksum): a delta file may be this much over the largest ABF1. */
+const DELTA_FIXED_BYTES = 232;
 /**
  * How long a request for a catalogVersion other than the served one waits
  * for the reload that may bring it (and GET /snapshot for a replaced file)
@@ -33,12 +36,11 @@ const LOWER_HEX_DIGEST = /^[0-9a-f]{64}$/;
  */
 const DEFAULT_RELOAD_WAIT_MS = 10_000;
 
-export const HELP = `Usage: artifact-bloom serve --snapshot PATH --catalog PATH [--port N]
-                           [--host H] [--www DIR] [--catalog-version V]
-                           [--delta-history K] [--body-budget MIB]
-                           [--layout DIR]
-
-Serves, on 127.0.0.1 by default (loopback only):
+/** @type {import("../option-table.mjs").CommandSpec} */
+export const COMMAND = {
+  name: "serve",
+  usage: [""],
+  about: `Serves, on 127.0.0.1 by default (loopback only):
   GET  /snapshot                       the ABF1 bytes, with ETag and Last-Modified
                                        (If-None-Match → 304); an atomically
                                        replaced file is picked up on the next request;
@@ -54,38 +56,70 @@ Serves, on 127.0.0.1 by default (loopback only):
   GET  /blobs/sha256/<hex>?catalogVersion=N   the same, as JSON; a 404's body has
                                        errors: [{ code: "BLOB_UNKNOWN" }]
   POST /blobs:findMissing              content-type application/json (else 415),
-                                       body {"catalogVersion": N, "digests": [hex…]}
-                                       or a JSON list of hex digests →
+                                       body {"catalogVersion": N, "digests": [hex…]} →
                                        {"catalogVersion", "missing": [hex…]}, marked;
-                                       at most ${MAX_DIGESTS_PER_REQUEST} digests and 64 MiB per request (else 413);
+                                       at most 10000 digests and 64 MiB per request (else 413);
                                        503 + Retry-After while --body-budget is spent
   GET  /stats                          request totals, reload counts, refused
                                        versions (versionRefusals), the body budget and the last
-                                       ${RECENT_DIGEST_LIMIT} distinct digests asked (JSON; fixed size)
+                                       1024 distinct digests asked (JSON; fixed size)
+  GET  /manifest.json, /snapshots/…, /deltas/…
+                                       the same versions as the static layout
+                                       (docs/layout.md): what serve publishes
   GET  /  and  /pkg/…                  the www precheck page and the package's browser build
 
-  --snapshot PATH        the ABF1 file to serve
-  --catalog PATH         the exact digest list (64 hex digits per line)
-  --catalog-version V    version of that list (default: the snapshot header's,
-                         following republished versions, see below). With the
-                         flag the list is fixed: a changed list is refused
-                         (restart serve to serve another version)
-  --port N               0 picks a free port (default 8080)
-  --host H               listen address (default 127.0.0.1: this machine only).
-                         Any other address (0.0.0.0, ::, a LAN address) exposes
-                         every route above to whoever can reach it, with no
-                         authentication and no TLS: the snapshot, whether any
-                         digest is in the catalog, and /stats (the digests
-                         recently asked about)
-  --www DIR              the page to serve at / (default: the page shipped in the package)
-  --body-budget MIB      findMissing body bytes buffered at once, all connections
-                         together (1 .. 4096, default ${DEFAULT_BODY_BUDGET_MIB}); a request that
-                         would pass it gets 503 with Retry-After: 1. Peak memory
-                         for bodies is about three times this (bytes, text, parse)
-${LAYOUT_HELP}
-${DELTA_HELP}
-
-Versions: the snapshot and the catalog list are served as ONE unit: an
+Every route is answered by the library's handler (artifact-bloom/server,
+docs/server.md): serve publishes each version it serves into an in-memory
+layout with publishToLayout and mounts createRequestHandler on node:http.`,
+  options: {
+    snapshot: { type: "string", arg: "PATH", required: true, help: "the ABF1 file to serve" },
+    catalog: { type: "string", arg: "PATH", required: true, help: "the exact digest list (64 hex digits per line)" },
+    "catalog-version": {
+      type: "string",
+      arg: "V",
+      help:
+        "version of that list (default: the snapshot header's, following republished versions, see below). With "
+        + "the flag the list is fixed: a changed list is refused (restart serve to serve another version)",
+    },
+    port: { type: "string", arg: "N", default: "8080", help: "0 picks a free port (default 8080)" },
+    host: {
+      type: "string",
+      arg: "H",
+      default: "127.0.0.1",
+      help:
+        "listen address (default 127.0.0.1: this machine only). Any other address (0.0.0.0, ::, a LAN address) "
+        + "exposes every route above to whoever can reach it, with no authentication and no TLS: the snapshot, "
+        + "whether any digest is in the catalog, and /stats (the digests recently asked about)",
+    },
+    www: { type: "string", arg: "DIR", help: "the page to serve at / (default: the page shipped in the package)" },
+    "body-budget": {
+      type: "string",
+      arg: "MIB",
+      default: String(DEFAULT_BODY_BUDGET_MIB),
+      help: `findMissing body bytes buffered at once, all connections together (1 .. 4096, default ${DEFAULT_BODY_BUDGET_MIB}); a request that would pass it gets 503 with Retry-After: 1. Peak memory for bodies is about three times this (bytes, text, parse)`,
+    },
+    layout: {
+      type: "string",
+      arg: "DIR",
+      help: `also serve the static layout publish --layout DIR writes (docs/layout.md) under ${LAYOUT_PREFIX}: clients given ${LAYOUT_PREFIX}manifest.json follow it (one conditional GET per poll, deltas as plain files), and a cache in front needs no setting (docs/hosting.md)`,
+    },
+    "delta-history": {
+      type: "string",
+      arg: "K",
+      default: String(DEFAULT_DELTA_HISTORY),
+      help: `earlier snapshot versions a delta is offered from (0 .. ${MAX_DELTA_HISTORY}, default ${DEFAULT_DELTA_HISTORY}; 0: never a delta)`,
+    },
+  },
+  notes: [
+    `Deltas (RFC 3229, docs/ABD1.md "HTTP"): the ETag is the ABF1 checksum. A GET
+/snapshot with "A-IM: abd1" and "If-None-Match" holding the ETag of one of
+the last K versions this server served is answered "226 IM Used", "IM: abd1",
+with the ABD1 delta from that version to the current one (publishToLayout
+writes one from each of the last K versions). Kept, in memory: the layout's
+files, the last K + 1 snapshots and their deltas. Unknown or too old a version,
+a delta not smaller than the file, or a republish that is no delta away
+(another layout, a removed digest) → the full snapshot (200).`,
+    `Versions: the snapshot and the catalog list are served as ONE unit: an
 answer labelled catalogVersion N comes from the list served with snapshot N.
 To publish version N+1, replace the catalog list by an atomic rename (write
 a temp file, then mv), then the snapshot (publish does it atomically). serve
@@ -109,59 +143,42 @@ keeps answering; existence requests for the served catalogVersion never wait
 for it. GET /snapshot and a request naming another catalogVersion wait for
 that one reload (shared by every request that needs it), at most
 ${DEFAULT_RELOAD_WAIT_MS / 1000} s, then get what is served (409 for another version). A file that does
-not load is reported on stderr and the previous unit keeps serving.
-
-Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.
-
-${EXIT_CODES_HELP}
+not load is reported on stderr and the previous unit keeps serving.`,
+    `Prints "listening on http://HOST:PORT/" once ready; runs until Ctrl-C.`,
+    `${EXIT_CODES_HELP}
 For serve: 0 after Ctrl-C or SIGTERM; 2 bad arguments, or anything that
-stops it from starting (an unreadable file, a port that cannot be bound).`;
-
-const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const MIME = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".ts": "text/plain; charset=utf-8",
-  ".md": "text/plain; charset=utf-8",
+stops it from starting (an unreadable file, a port that cannot be bound).`,
+  ],
 };
 
-/** Resolves a URL path inside `root`, or undefined when it would escape it. */
-function inside(root, urlPath) {
-  const full = normalize(join(root, decodeURIComponent(urlPath)));
-  return full === root || full.startsWith(root + sep) ? full : undefined;
-}
+const HELP = helpText(COMMAND);
 
-/** The digests in lowercase, or undefined if one is not a 64-hex-digit string. */
-function lowercaseDigests(digests) {
-  const lower = new Array(digests.length);
-  for (let index = 0; index < digests.length; index += 1) {
-    const digest = digests[index];
-    if (typeof digest !== "string") return undefined;
-    if (LOWER_HEX_DIGEST.test(digest)) lower[index] = digest;
-    else if (isHexDigest(digest)) lower[index] = digest.toLowerCase();
-    else return undefined;
-  }
-  return lower;
-}
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** `application/json`, with or without parameters (`; charset=utf-8`). */
-function isJson(contentType) {
-  return (contentType ?? "").split(";")[0].trim().toLowerCase() === "application/json";
+/**
+ * The library, by the package's own name (Node resolves it through the
+ * "exports" of the package this file is in): the main entry and the server
+ * entry; and serve's modules that import it (through bounded-file.mjs), so
+ * that `serve --help` and refused arguments load none of it.
+ */
+async function importLibrary() {
+  const [main, server, unit, store, pages] = await Promise.all([
+    import("artifact-bloom"),
+    import("artifact-bloom/server"),
+    import("./serve-unit.mjs"),
+    import("./serve-store.mjs"),
+    import("./serve-static.mjs"),
+  ]);
+  return { main, server, unit, store, pages, snapshotLimit: main.MAXIMUM_SNAPSHOT_BYTES + DELTA_FIXED_BYTES };
 }
 
 /**
  * Starts the server; resolves to `{ url, catalogVersion, stats, close() }`
- * (`stats` is a fresh copy of the counters on each read). Exported for tests
- * and embedding; the CLI command below wraps it. `onNotice(message, kind)`
- * hears of reloads that fail or are refused and of snapshots waiting for
- * their catalog list (kind "reloadFailure", "refusal" or "waiting").
+ * (`stats` is a fresh copy of the counters on each read, as GET /stats
+ * answers them). Exported for tests and embedding; the CLI command below
+ * wraps it. `onNotice(message, kind)` hears of reloads that fail or are
+ * refused and of snapshots waiting for their catalog list (kind
+ * "reloadFailure", "refusal" or "waiting").
  * @param {{
  *   snapshot: string, catalog: string, catalogVersion?: number, port?: number, host?: string, www?: string,
  *   onNotice?: (message: string, kind: string) => void, deltaHistory?: number, bodyBudgetBytes?: number,
@@ -181,16 +198,39 @@ export async function startServer({
   reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
   layout,
 }) {
-  const { EXISTENCE_VERSION_HEADER } = await import("artifact-bloom/server");
-  const deltas = new DeltaHistory(deltaHistory);
-  const budget = new BodyBudget(bodyBudgetBytes);
-  // The snapshot and the catalog list are one unit (serve-unit.mjs); each
-  // unit served becomes the current version of the delta history.
+  const {
+    main,
+    server: library,
+    unit: { ServedUnit },
+    store: { memoryLayoutStore, publishAsIs },
+    pages: { staticFiles },
+    snapshotLimit,
+  } = await importLibrary();
+  const { createRequestHandler, directoryLayoutStore, publishToLayout, toNodeListener } = library;
+  // What serve serves, published as a layout: GET /snapshot and its deltas come from it.
+  const store = memoryLayoutStore();
+  /** Why the delta chain last broke (a base no delta could be written from), and the versions deltas come from: for /stats. */
+  let lastBreak = null;
+  /** @type {number[]} */
+  let kept = [];
+  const publish = async ({ version, snapshot: file }) => {
+    // pruneAfterMs 0: no client reads this layout's files by name between versions but serve's own handler.
+    const published = await publishToLayout(store, file.bytes, { deltaHistory, pruneAfterMs: 0 });
+    if (published.kind === "failure" && published.error === "invalidSnapshot") {
+      await publishAsIs(store, file, version, library);
+      kept = [];
+      return;
+    }
+    if (published.kind === "failure") throw new Error(`cannot serve ${resolve(snapshot)}: ${published.message}`);
+    lastBreak = published.value.skippedBases[0]?.error ?? lastBreak;
+    kept = published.value.manifest.deltas.map((delta) => delta.baseCatalogVersion).sort((a, b) => a - b);
+  };
   const served = new ServedUnit({
     snapshot: resolve(snapshot),
     catalog: resolve(catalog),
     fixedVersion: catalogVersion,
-    onSwap: ({ snapshot: file }) => deltas.advance(file.bytes, file.etag),
+    library: { loadSnapshot: main.loadSnapshot, readSnapshotHeader: main.readSnapshotHeader, snapshotLimit },
+    onSwap: publish,
     report: (kind, message) => onNotice?.(message, kind),
   });
   try {
@@ -199,170 +239,63 @@ export async function startServer({
     if (error.code !== "headerDoesNotLoad") throw error;
     throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${error.message})`);
   }
+  if (layout !== undefined) await checkDirectory(layout);
+
   /**
-   * The unit that answers a request naming `asked`. The served version never
+   * The existence API's catalog: the served unit. The served version never
    * waits for a reload (the loaded unit answers while replaced files are
-   * read); another version waits, bounded, for the one reload that may bring it.
+   * read); another version waits, bounded, for the one reload that may bring
+   * it. A unit started from an incomplete list answers 503 until it is complete.
    */
-  const unitFor = async (asked) => {
-    const unit = await served.current();
-    return asked === undefined || asked === unit.version || catalogVersion !== undefined ? unit : served.fresh(reloadWaitMs);
+  const catalogView = async ({ catalogVersion: asked }) => {
+    const current = await served.current();
+    const unit =
+      asked === undefined || asked === current.version || catalogVersion !== undefined
+        ? current
+        : await served.fresh(reloadWaitMs);
+    return {
+      catalogVersion: unit.version,
+      unavailable: unit.incomplete ? (served.pending?.message ?? "the catalog list is incomplete") : undefined,
+      has: (hex) => unit.present.has(hex),
+    };
   };
-  const wwwRoot = resolve(www ?? join(PACKAGE_DIR, "www"));
-  const servedLayout = layout === undefined ? undefined : await openLayout(layout);
-  const stats = new RequestStats();
-  const statsNow = () =>
-    stats.snapshot({
-      snapshotLoads: served.snapshotLoads,
-      catalogLoads: served.catalogLoads,
-      reloadFailures: served.reloadFailures,
-      versionRefusals: served.versionRefusals,
-      pending: served.pending ?? null,
-      bodyBudget: { limitBytes: budget.limit, bufferedBytes: budget.used, peakBytes: budget.peak, refusals: budget.refusals },
-      deltas: deltas.stats(),
-    });
-
-  const send = (response, status, body, headers = {}) => {
-    if (status >= 400 && status < 500 && status !== 404) stats.rejectedRequests += 1;
-    response.writeHead(status, { "cache-control": "no-store", ...headers });
-    response.end(body);
-  };
-  const json = (response, status, value, headers = {}) =>
-    send(response, status, JSON.stringify(value), { "content-type": "application/json", ...headers });
-  // Every answer of the existence API is marked with the catalogVersion it
-  // answers for, so a client tells it from a 404 of anything else (a wrong
-  // path here, a static host, a router): an unmarked 404 is never "absent".
-  const marked = (version) => ({ [EXISTENCE_VERSION_HEADER]: String(version) });
-  // The only versions this server can answer for: the one unit it serves.
-  const mismatch = (response, unit, asked) =>
-    json(
-      response,
-      409,
-      {
-        error: "catalogVersionMismatch",
-        catalogVersion: unit.version,
-        availableVersions: [unit.version],
-        message: `this server holds catalogVersion ${unit.version}${asked === undefined ? "" : `, not ${asked}`}`,
-      },
-      marked(unit.version),
-    );
-
-  // serve started from a catalog list that is not complete for its snapshot:
-  // no existence answer until it is (the list's missing members would read
-  // as "absent"). Not marked: it is no answer.
-  const incomplete = (response) =>
-    json(
-      response,
-      503,
-      { error: "catalogIncomplete", message: `${served.pending?.message ?? "the catalog list is incomplete"}; try again later` },
-      { "retry-after": "5" },
-    );
-
-  const server = createServer(async (request, response) => {
-    try {
-      const url = new URL(request.url, "http://localhost");
-      const path = url.pathname;
-      if (servedLayout !== undefined && path.startsWith(LAYOUT_PREFIX)) {
-        return servedLayout.answer(request, response, path, send);
-      }
-      if (path === "/snapshot" && (request.method === "GET" || request.method === "HEAD")) {
-        stats.snapshotRequests += 1;
-        // The answer IS the file: wait for a replaced one to be read (one
-        // read, shared by every request that arrives meanwhile).
-        const { snapshot: file } = await served.fresh(reloadWaitMs);
-        return answerSnapshot(request, response, file, deltas, send);
-      }
-      if (path === "/snapshot.meta.json" && (request.method === "GET" || request.method === "HEAD")) {
-        return answerSidecar(resolve(snapshot), (status, body, headers) => send(response, status, body, headers));
-      }
-      const blob = /^\/blobs\/sha256\/([^/]+)$/.exec(path);
-      if (blob && (request.method === "HEAD" || request.method === "GET")) {
-        stats.existenceRequests += 1;
-        const hex = blob[1].toLowerCase();
-        if (!isHexDigest(hex)) return json(response, 400, { error: "invalidDigest", message: "expected 64 hex digits" });
-        stats.countDigests([hex]);
-        const askedText = url.searchParams.get("catalogVersion") ?? "";
-        // Digits only: Number("") would read a missing version as 0.
-        const asked = /^\d+$/.test(askedText) ? Number(askedText) : undefined;
-        const unit = await unitFor(asked);
-        if (asked !== unit.version) return mismatch(response, unit, asked);
-        if (unit.incomplete) return incomplete(response);
-        const { version, present } = unit;
-        const exists = present.has(hex);
-        if (request.method === "HEAD") return send(response, exists ? 200 : 404, undefined, marked(version));
-        // The absent answer names its code as the OCI distribution spec does.
-        const unknown = exists
-          ? {}
-          : { errors: [{ code: "BLOB_UNKNOWN", message: `blob unknown to catalogVersion ${version}`, detail: { digest: hex } }] };
-        return json(response, exists ? 200 : 404, { digest: hex, catalogVersion: version, exists, ...unknown }, marked(version));
-      }
-      if (path === "/blobs:findMissing" && request.method === "POST") {
-        stats.findMissingRequests += 1;
-        // A cross-origin page can POST text/plain without a preflight; only
-        // JSON (which needs one, and this server answers no CORS) is read.
-        if (!isJson(request.headers["content-type"])) {
-          return json(response, 415, {
-            error: "unsupportedMediaType",
-            message: `expected content-type application/json, got ${request.headers["content-type"] ?? "none"}`,
-          });
-        }
-        let body;
-        try {
-          body = JSON.parse(await readFindMissingBody(request, budget));
-        } catch (error) {
-          if (error instanceof SyntaxError) throw answerError(400, "invalidJson", `the body is not JSON: ${error.message}`);
-          throw error;
-        }
-        // Parsing a large body held the event loop: let the requests that
-        // arrived meanwhile through (the stat calls below yield again before
-        // the lookups).
-        await yieldToRequests();
-        const digests = Array.isArray(body) ? body : body?.digests;
-        if (Array.isArray(digests) && digests.length > MAX_DIGESTS_PER_REQUEST) throw tooManyDigests(`got ${digests.length}`);
-        const lower = Array.isArray(digests) ? lowercaseDigests(digests) : undefined;
-        if (lower === undefined) {
-          return json(response, 400, { error: "invalidDigest", message: "expected a list of 64-hex-digit digests" });
-        }
-        stats.countDigests(lower);
-        const named = Array.isArray(body) ? undefined : body?.catalogVersion;
-        const asked = Number.isSafeInteger(named) ? named : undefined;
-        const unit = await unitFor(asked);
-        // A bare list asks about the served version; an object must name it.
-        if (!Array.isArray(body) && asked !== unit.version) return mismatch(response, unit, asked);
-        if (unit.incomplete) return incomplete(response);
-        const { version, present } = unit;
-        const missing = [];
-        for (let index = 0; index < lower.length; index += 1) if (!present.has(lower[index])) missing.push(digests[index]);
-        return json(response, 200, { catalogVersion: version, missing }, marked(version));
-      }
-      if (path === "/stats" && request.method === "GET") {
-        return json(response, 200, { catalogVersion: served.unit.version, ...statsNow() });
-      }
-      if (request.method !== "GET" && request.method !== "HEAD") return send(response, 405, "method not allowed");
-      const [root, rest] = path.startsWith("/pkg/")
-        ? [PACKAGE_DIR, path.slice(5)]
-        : [wwwRoot, path === "/" ? "index.html" : path];
-      let file;
-      try {
-        file = inside(root, rest);
-      } catch {
-        return send(response, 400, "bad path"); // a malformed %-escape
-      }
-      if (file === undefined) return send(response, 404, "not found");
-      const body = await readFile(file).catch(() => undefined);
-      if (body === undefined) return send(response, 404, "not found");
-      return send(response, 200, body, { "content-type": MIME[extname(file)] ?? "application/octet-stream" });
-    } catch (error) {
-      if (!response.headersSent) {
-        json(
-          response,
-          error.status ?? 500,
-          { error: error.code ?? "serverError", message: error.message },
-          { ...error.headers, ...(error.close ? { connection: "close" } : {}) },
-        );
-      }
-    }
+  const layoutHandler =
+    layout === undefined ? undefined : createRequestHandler({ store: directoryLayoutStore(layout), basePath: LAYOUT_PREFIX });
+  const pages = staticFiles({
+    wwwRoot: resolve(www ?? join(PACKAGE_DIR, "www")),
+    packageDir: PACKAGE_DIR,
+    snapshotPath: resolve(snapshot),
   });
+  const shape = (counters) => ({
+    catalogVersion: served.unit.version,
+    ...counters,
+    snapshotLoads: served.snapshotLoads,
+    catalogLoads: served.catalogLoads,
+    reloadFailures: served.reloadFailures,
+    versionRefusals: served.versionRefusals,
+    pending: served.pending ?? null,
+    deltas: { ...counters.deltas, historyLimit: deltaHistory, keptVersions: kept, lastBreak },
+  });
+  const handler = createRequestHandler({
+    store,
+    catalog: catalogView,
+    snapshotPath: "snapshot",
+    stats: { path: "stats", shape },
+    maxBodyBytes: MAX_BODY_BYTES,
+    bodyBudgetBytes,
+    fallback: (request) =>
+      layoutHandler !== undefined && new URL(request.url).pathname.startsWith(LAYOUT_PREFIX)
+        ? layoutHandler(request)
+        : pages(request),
+  });
+  const answer = async (request) => {
+    // GET /snapshot's answer IS the file: wait for a replaced one to be read
+    // (one read, shared by every request that arrives meanwhile).
+    if (new URL(request.url).pathname === "/snapshot") await served.fresh(reloadWaitMs);
+    return handler(request);
+  };
+
+  const server = createServer(toNodeListener(answer));
   await new Promise((ready, fail) => {
     server.once("error", fail);
     server.listen(port, host, /** @type {() => void} */ (ready));
@@ -373,7 +306,7 @@ export async function startServer({
     url: `http://${shownHost}:${address.port}/`,
     catalogVersion: (await served.current()).version,
     get stats() {
-      return statsNow();
+      return shape(handler.stats());
     },
     close: () =>
       new Promise((done) => {
@@ -383,26 +316,20 @@ export async function startServer({
   };
 }
 
+/** --layout names a directory (its manifest may come later: until then /layout/ answers 404). */
+async function checkDirectory(dir) {
+  const { stat } = await import("node:fs/promises");
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`--layout: expected a directory (publish --layout writes one), got ${dir}`);
+}
+
 export async function serve(argv) {
-  const parsed = parseCommand(argv, {
-    help: HELP,
-    options: {
-      snapshot: { type: "string" },
-      catalog: { type: "string" },
-      "catalog-version": { type: "string" },
-      port: { type: "string", default: "8080" },
-      host: { type: "string", default: "127.0.0.1" },
-      www: { type: "string" },
-      "delta-history": { type: "string", default: String(DEFAULT_DELTA_HISTORY) },
-      "body-budget": { type: "string", default: String(DEFAULT_BODY_BUDGET_MIB) },
-      layout: { type: "string" },
-    },
-  });
+  const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
   const { values } = parsed;
   if (!values.snapshot || !values.catalog) throw new UsageError(`--snapshot and --catalog are required\n\n${HELP}`);
   const port = integerOption(values, "port", 0, 65535);
-  const deltaHistory = integerOption(values, "delta-history", 0, 1024);
+  const deltaHistory = integerOption(values, "delta-history", 0, MAX_DELTA_HISTORY);
   const bodyBudgetBytes = integerOption(values, "body-budget", 1, 4096) * 1024 * 1024;
   const catalogVersion =
     values["catalog-version"] === undefined ? undefined : integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);

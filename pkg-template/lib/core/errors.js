@@ -184,7 +184,8 @@ const MESSAGES = {
       + `(${f.headerLength}-byte header + payloadLength), got ${f.got}`,
     badMagic: magic,
     unsupportedFormatVersion: (f) => `formatVersion ${f.got} is not supported (expected ${f.expected})`,
-    unsupportedHashProtocol: (f) => `hashProtocolVersion ${f.got} is not supported (expected ${f.expected})`,
+    unsupportedHashProtocol: (f) =>
+      `hashProtocolVersion ${f.got} is not supported (expected ${f.expected}${f.keyed === undefined ? "" : `, or ${f.keyed} for a keyed snapshot`})`,
     invalidHeader: (f) =>
       `invalid header field ${f.field}: must be ${f.rule}${f.bound === undefined ? "" : ` = ${f.bound}`}, got ${f.got}`,
     lengthMismatch: (f) =>
@@ -192,6 +193,15 @@ const MESSAGES = {
     checksumMismatch: () => "the SHA-256 checksum does not match header bytes [0, 64) followed by the payload",
     tooLarge: (f) => `the header declares ${f.declared} bytes, more than maxBytes (${f.limit})`,
     outOfMemory: memoryMessage,
+    // Step 9 (keyed snapshots). No key material in any of them.
+    keyRequired: () =>
+      "the snapshot is keyed (hashProtocolVersion 2): load it with the key it was published with (the key option)",
+    wrongKey: () =>
+      "the key does not match the snapshot's key check: it was published with another key (after a key rotation, load it with the new key)",
+    notKeyed: () =>
+      "a key was given, but the snapshot is not keyed (hashProtocolVersion 1): its publisher wrote it without a key;"
+      + " load it without the key option only if an unkeyed snapshot is intended",
+    invalidKey: (f) => `the key must be ${f.minimum} to ${f.maximum} bytes, got ${f.got}`,
   },
   encode: {
     catalogVersionOutOfRange: (f) => `catalogVersion must be an integer from 0 to ${f.limit} (2^53 - 1), got ${f.got}`,
@@ -222,7 +232,8 @@ const MESSAGES = {
       + " (pass sorted: false to have it sorted)",
     inputNotStaged: (f) => `the raw call expected ${f.expected} input bytes, more than inputBuffer() staged (${f.got})`,
     incompatibleFilters: (f) =>
-      `filters must have the same bitCount and hashCount: ${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,
+      `filters must have the same bitCount, hashCount and hashing (unkeyed, or keyed with the same key): `
+      + `${f.bitCount}/${f.hashCount} vs ${f.otherBitCount}/${f.otherHashCount}`,
     capacityExceeded: (f) =>
       `the union would hold ${f.count} digests, more than expectedItemCount ${f.expectedItemCount}`
       + " (identical filters count once, others add up)",

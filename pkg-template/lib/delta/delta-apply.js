@@ -67,7 +67,7 @@ export function applySnapshotDelta(baseSnapshot, deltaBytes, meta) {
       return target.rebuild(staged, catalogVersion, hashCount, digest);
     });
     if (rebuilt.kind === "failure") return rebuilt;
-    loaded = _loadSnapshotOfBits(rebuilt.value, deltaMemory(target), () => target.checksum(), meta);
+    loaded = _loadSnapshotOfBits(rebuilt.value, deltaMemory(target), () => target.checksum(), meta, filter);
   } finally {
     target.free();
   }

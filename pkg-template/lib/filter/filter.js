@@ -18,6 +18,7 @@ import { toWasm } from "../wasm/main-memory.js";
 import { DIGEST_LENGTH, MAXIMUM_EXPECTED_ITEM_COUNT } from "../wasm/format-rules.js";
 import { CHUNK_BYTES, insertDigests, insertPacked, isDigest } from "./packing.js";
 import { RAW, WasmResource } from "../wasm/resource.js";
+import { checkKey, rawKeyOf } from "../snapshot/snapshot-key.js";
 
 /** @import { BloomError, BloomSpec, Result } from "../types.js" */
 
@@ -95,16 +96,21 @@ function checkPacked(packed) {
  * reserves the bits), filled by `fill`, then wrapped. Coded errors become
  * failures; a build that fails frees its raw filter.
  *
+ * With `key`, the filter hashes by protocol 2 (docs/ABF1.md "Keyed snapshots").
+ *
  * @param {number} totalLength
  * @param {BloomSpec} spec
  * @param {(raw: RawFilter) => "invalidDigest" | undefined} fill
+ * @param {Uint8Array | undefined} key a key checkKey accepted
  * @returns {Result<ArtifactBloomFilter>}
  */
-function build(totalLength, spec, fill) {
+function build(totalLength, spec, fill, key) {
   /** @type {RawFilter | undefined} */
   let raw;
+  const rawKey = key === undefined ? undefined : rawKeyOf(key);
   try {
-    raw = RawFilter.beginPacked(totalLength, spec.expectedItemCount, spec.targetFalsePositiveRate);
+    const { expectedItemCount: n, targetFalsePositiveRate: p } = spec;
+    raw = rawKey === undefined ? RawFilter.beginPacked(totalLength, n, p) : RawFilter.beginPackedKeyed(totalLength, n, p, rawKey);
     const refused = fill(raw);
     if (refused !== undefined) return failure(refused);
     const filter = ArtifactBloomFilter._wrap(raw);
@@ -116,7 +122,24 @@ function build(totalLength, spec, fill) {
     return codedFailure(/** @type {BloomError} */ (code), error);
   } finally {
     raw?.free();
+    rawKey?.free();
   }
+}
+
+/**
+ * The `key` of a create's options (a TypeError or RangeError for a bad one,
+ * naming its length, never its bytes).
+ *
+ * @param {{ key?: Uint8Array } | undefined} options
+ * @returns {Uint8Array | undefined}
+ */
+function keyOption(options) {
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw typeError("options", "an object such as { key }", options);
+  }
+  const key = options?.key;
+  checkKey(key, "options.key");
+  return key;
 }
 
 /**
@@ -143,6 +166,9 @@ function build(totalLength, spec, fill) {
  * @extends {WasmResource<"ArtifactBloomFilter">}
  */
 export class ArtifactBloomFilter extends WasmResource {
+  /** Hash protocol 2: single queries pass the whole digest (its MAC needs all 32 bytes). */
+  #keyed;
+
   /**
    * Not for callers: use `ArtifactBloomFilter.create` or `createPacked`.
    *
@@ -155,6 +181,7 @@ export class ArtifactBloomFilter extends WasmResource {
       throw new TypeError("use ArtifactBloomFilter.create(digests, spec) to build a filter");
     }
     super(raw, "ArtifactBloomFilter");
+    this.#keyed = raw.isKeyed();
   }
 
   /**
@@ -175,11 +202,19 @@ export class ArtifactBloomFilter extends WasmResource {
    * `invalidDigest` (an element that is not a 32-byte `Uint8Array`, or
    * `digests` not an array), then `outOfMemory`.
    *
+   * With `options.key` (16 to 1024 secret bytes) the filter is keyed (ABF1
+   * hashProtocolVersion 2): each digest's bits are those of its
+   * HMAC-SHA-256 under the key, so its snapshot tells nothing to whoever
+   * lacks the key; queries take plain digests as usual.
+   *
    * @param {readonly Uint8Array[]} digests
    * @param {BloomSpec} spec
+   * @param {{ key?: Uint8Array }} [options]
    * @returns {Result<ArtifactBloomFilter>}
+   * @throws {TypeError | RangeError} for a key that is not a Uint8Array of 16 to 1024 bytes
    */
-  static create(digests, spec) {
+  static create(digests, spec, options) {
+    const key = keyOption(options);
     // The reference's order: the spec first, then the digests.
     const specError = validateSpec(spec) ?? layoutError(spec);
     if (specError !== undefined) return failure(specError);
@@ -188,7 +223,7 @@ export class ArtifactBloomFilter extends WasmResource {
     const count = digests.length;
     if (count > spec.expectedItemCount) return failure("capacityExceeded");
     // Packed straight into staged wasm memory, a chunk at a time.
-    const result = build(count * DIGEST_LENGTH, spec, (raw) => insertDigests(raw, digests, count));
+    const result = build(count * DIGEST_LENGTH, spec, (raw) => insertDigests(raw, digests, count), key);
     // The reference reports a bad digest before a lack of memory, and the
     // digests after the chunk that found no room were not checked yet.
     if (result.kind === "failure" && result.error === "outOfMemory") {
@@ -202,20 +237,30 @@ export class ArtifactBloomFilter extends WasmResource {
    * staged a chunk at a time). A length that is not a multiple of 32 is
    * `invalidDigest` (after the spec and capacity checks).
    *
+   * `options.key`: a keyed filter, as for `create`.
+   *
    * @param {Uint8Array} packed
    * @param {BloomSpec} spec
+   * @param {{ key?: Uint8Array }} [options]
    * @returns {Result<ArtifactBloomFilter>}
+   * @throws {TypeError | RangeError} for a key that is not a Uint8Array of 16 to 1024 bytes
    */
-  static createPacked(packed, spec) {
+  static createPacked(packed, spec, options) {
+    const key = keyOption(options);
     // The JS checks cover what wasm cannot see (the types); wasm then checks
     // spec → capacity → length in the reference's order.
     const specError = validateSpec(spec);
     if (specError !== undefined) return failure(specError);
     if (!isUint8Array(packed)) return failure(layoutError(spec) ?? "invalidDigest");
-    return build(packed.byteLength, spec, (raw) => {
-      insertPacked(raw, packed);
-      return undefined; // the length was checked by beginPacked: no digest to refuse
-    });
+    return build(
+      packed.byteLength,
+      spec,
+      (raw) => {
+        insertPacked(raw, packed);
+        return undefined; // the length was checked by beginPacked: no digest to refuse
+      },
+      key,
+    );
   }
 
   /**
@@ -269,6 +314,19 @@ export class ArtifactBloomFilter extends WasmResource {
       throw digestError("digest", digest);
     }
     const d = digest;
+    if (this.#keyed) {
+      // All eight big-endian words: the MAC covers the whole digest.
+      return raw.mightContainDigest(
+        (d[0] << 24) | (d[1] << 16) | (d[2] << 8) | d[3],
+        (d[4] << 24) | (d[5] << 16) | (d[6] << 8) | d[7],
+        (d[8] << 24) | (d[9] << 16) | (d[10] << 8) | d[11],
+        (d[12] << 24) | (d[13] << 16) | (d[14] << 8) | d[15],
+        (d[16] << 24) | (d[17] << 16) | (d[18] << 8) | d[19],
+        (d[20] << 24) | (d[21] << 16) | (d[22] << 8) | d[23],
+        (d[24] << 24) | (d[25] << 16) | (d[26] << 8) | d[27],
+        (d[28] << 24) | (d[29] << 16) | (d[30] << 8) | d[31],
+      );
+    }
     // The four big-endian words of the first 16 bytes (see the Rust side's
     // `mightContainWords`).
     return raw.mightContainWords(
@@ -325,6 +383,16 @@ export class ArtifactBloomFilter extends WasmResource {
    */
   getBitCount() {
     return this._raw().bitCount();
+  }
+
+  /**
+   * The ABF1 hashProtocolVersion the filter hashes by: 1, or 2 for a keyed
+   * filter (built or loaded with a key). Never reveals the key.
+   *
+   * @returns {1 | 2}
+   */
+  getHashProtocolVersion() {
+    return this._raw() && this.#keyed ? 2 : 1;
   }
 
   /**

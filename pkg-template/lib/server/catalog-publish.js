@@ -14,8 +14,8 @@ import { DEFAULT_RUN_BYTES, externalSort, packedChunks, StreamFailure } from "./
 import { parseLayoutManifest } from "../layout/manifest.js";
 import { publishToLayout } from "./layout-publish.js";
 import { directoryLayoutStore } from "./layout-store.js";
-import { readSnapshotHeader } from "./server-main.js";
-import { _SortedBuild } from "./server-delta.js";
+import { _checkKey, readSnapshotHeader } from "./server-main.js";
+import { _keyedBuild, _SortedBuild } from "./server-delta.js";
 
 /**
  * @import { LayoutStore } from "./layout-store.js"
@@ -44,6 +44,11 @@ import { _SortedBuild } from "./server-delta.js";
  * rebuild; the layout's spec must be the options', and a layout that
  * fills up is `capacityExceeded`: publish the whole catalog with a larger
  * one) — buildCatalogSnapshot takes that version's ABF1 bytes as `base`.
+ * `key` (16 to 1024 secret bytes): keyed snapshots (ABF1 hashProtocolVersion
+ * 2, docs/ABF1.md "Keyed snapshots"): each digest is replaced by its
+ * HMAC-SHA-256 under the key before the sort and the build (so a keyed
+ * source is always sorted externally: MACs are in no order), and the built
+ * file is sealed as protocol 2; publishToLayout gets the key too.
  *
  * @typedef {{
  *   expectedItemCount: number;
@@ -56,6 +61,7 @@ import { _SortedBuild } from "./server-delta.js";
  *   runBytes?: number;
  *   append?: boolean;
  *   base?: Uint8Array;
+ *   key?: Uint8Array;
  * }} PublishCatalogOptions
  */
 
@@ -111,6 +117,7 @@ export async function publishCatalog(layout, source, options) {
     ...(options.deltaHistory === undefined ? {} : { deltaHistory: options.deltaHistory }),
     ...(options.pruneAfterMs === undefined ? {} : { pruneAfterMs: options.pruneAfterMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.key === undefined ? {} : { key: options.key }),
   });
   return published.kind === "success" ? { ...published, value: { ...published.value, uniqueCount } } : published;
 }
@@ -132,32 +139,66 @@ export async function buildCatalogSnapshot(source, options) {
   if (!Number.isSafeInteger(runBytes) || runBytes < 32 || runBytes % 32 !== 0) {
     throw typeError("runBytes", "a positive multiple of 32", runBytes);
   }
+  _checkKey(options.key, "options.key");
   signal?.throwIfAborted();
   const resolved = typeof source === "function" ? await source({ signal }) : source;
   if (resolved === null || typeof resolved !== "object" || resolved.digests === undefined) {
     throw typeError("source", "{ catalogVersion, digests, sorted? } or a loader returning one", resolved);
   }
   const { catalogVersion, digests, sorted = false } = resolved;
+  const keyed = options.key === undefined ? undefined : _keyedBuild(options.key);
+  try {
+    return await buildFrom(catalogVersion, digests, sorted, options, keyed);
+  } finally {
+    keyed?.free();
+  }
+}
+
+/**
+ * buildCatalogSnapshot's build, with `keyed` the key's tools when it has one.
+ *
+ * @param {number} catalogVersion
+ * @param {Iterable<unknown> | AsyncIterable<unknown>} digests
+ * @param {boolean} sorted
+ * @param {PublishCatalogOptions} options
+ * @param {ReturnType<typeof _keyedBuild> | undefined} keyed
+ * @returns {Promise<{ kind: "success"; value: { bytes: Uint8Array; catalogVersion: number; uniqueCount: number } }
+ *   | { kind: "failure"; error: string; message: string }>}
+ */
+async function buildFrom(catalogVersion, digests, sorted, options, keyed) {
+  const { signal, runBytes = DEFAULT_RUN_BYTES } = options;
+  // A keyed base continues as the protocol-1 file of its bits (built from MACs).
+  let base = options.base;
+  if (base !== undefined && keyed !== undefined) {
+    const unsealed = keyed.unseal(base);
+    if (unsealed.kind === "failure") {
+      await closeUnread(digests);
+      return unsealed;
+    }
+    base = unsealed.value;
+  }
   const started =
-    options.base === undefined
+    base === undefined
       ? _SortedBuild.start({
           expectedItemCount: options.expectedItemCount,
           targetFalsePositiveRate: options.targetFalsePositiveRate,
         })
-      : _SortedBuild.continuing(options.base);
+      : _SortedBuild.continuing(base);
   if (started.kind === "failure") {
     await closeUnread(digests);
     return started;
   }
   const build = started.value;
   try {
-    const chunks = packedChunks(digests, signal);
+    const packed = packedChunks(digests, signal);
+    const chunks = keyed === undefined ? packed : macChunks(packed, keyed);
     // A run holds at most expectedItemCount digests' bytes: a small catalog reserves small buffers.
     const { expectedItemCount } = options;
     const runCap = expectedItemCount >= 1 ? Math.min(runBytes, Math.ceil(expectedItemCount) * 32) : runBytes;
-    const ordered = sorted
-      ? chunks
-      : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes: runCap, signal });
+    const ordered =
+      sorted && keyed === undefined
+        ? chunks
+        : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes: runCap, signal });
     for await (const chunk of ordered) {
       signal?.throwIfAborted();
       const pushed = build.push(chunk);
@@ -167,7 +208,9 @@ export async function buildCatalogSnapshot(source, options) {
     }
     signal?.throwIfAborted();
     const uniqueCount = build.uniqueCount;
-    const file = build.finish(catalogVersion);
+    const built = build.finish(catalogVersion);
+    if (built.kind === "failure") return built;
+    const file = keyed === undefined ? built : keyed.seal(built.value);
     if (file.kind === "failure") return file;
     return { kind: "success", value: { bytes: file.value, catalogVersion, uniqueCount } };
   } catch (error) {
@@ -176,6 +219,18 @@ export async function buildCatalogSnapshot(source, options) {
   } finally {
     build.free();
   }
+}
+
+/**
+ * Each chunk's digests replaced by their MACs (a new array each: the
+ * external sort keeps what it is given).
+ *
+ * @param {AsyncIterable<Uint8Array>} chunks
+ * @param {ReturnType<typeof _keyedBuild>} keyed
+ * @returns {AsyncGenerator<Uint8Array>}
+ */
+async function* macChunks(chunks, keyed) {
+  for await (const chunk of chunks) yield keyed.mac(chunk);
 }
 
 /**

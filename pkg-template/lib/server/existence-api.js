@@ -17,6 +17,9 @@
 import { typeError } from "../core/errors.js";
 import { EXISTENCE_VERSION_HEADER as MARK } from "../repositories/http-repository.js";
 import { errorResponse, jsonResponse } from "./http-answers.js";
+
+/** @import { BodyBudget, HandlerStats } from "./handler-stats.js" */
+
 /** The most digests one findMissing may ask about (as serve). */
 export const MAX_DIGESTS_PER_REQUEST = 10_000;
 /** The existence routes, below the handler's basePath. */
@@ -27,10 +30,14 @@ const DIGEST = /^[0-9a-f]{64}$/;
  * The catalog the existence API answers from, complete for `catalogVersion`:
  * `has(hex)` says whether a digest (64 lowercase hex digits) is in it;
  * `hasMany(hexes)`, when given, answers a findMissing in one call. Either
- * may return a promise (a database query).
+ * may return a promise (a database query). `unavailable`, when set, says
+ * why the view cannot answer now (its list is still incomplete, say): every
+ * existence request is then answered 503 with Retry-After, unmarked — never
+ * "absent" for a digest the list lacks.
  *
  * @typedef {{
  *   readonly catalogVersion: number;
+ *   readonly unavailable?: string;
  *   has(hex: string): boolean | Promise<boolean>;
  *   hasMany?(hexes: readonly string[]): readonly boolean[] | Promise<readonly boolean[]>;
  * }} CatalogView
@@ -38,10 +45,15 @@ const DIGEST = /^[0-9a-f]{64}$/;
 /**
  * The `catalog` option: a view, or a function returning the current one
  * (each request asks once, so a swap between versions is atomic per request).
+ * The function is told the catalogVersion the request names (undefined when
+ * it names none), so a source that is loading that version may wait for it.
  *
- * @typedef {CatalogView | (() => CatalogView | Promise<CatalogView>)} CatalogOption
+ * @typedef {CatalogView | ((asked: { catalogVersion: number | undefined }) => CatalogView | Promise<CatalogView>)} CatalogOption
  */
-/** @typedef {{ catalog: CatalogOption; appendOnly: boolean; maxBodyBytes: number }} ExistenceSettings */
+/**
+ * @typedef {{ catalog: CatalogOption; appendOnly: boolean; maxBodyBytes: number; budget: BodyBudget | undefined;
+ *   stats: HandlerStats }} ExistenceSettings
+ */
 
 /**
  * @param {unknown} catalog
@@ -80,12 +92,15 @@ export async function answerExistence(request, url, path, settings) {
   if (request.method !== "GET" && request.method !== "HEAD") {
     return errorResponse(405, "methodNotAllowed", `${request.method} is not allowed here`, { allow: "GET, HEAD" });
   }
+  settings.stats.existenceRequests += 1;
   const hex = path.slice("blobs/sha256/".length).toLowerCase();
   if (!DIGEST.test(hex)) return errorResponse(400, "invalidDigest", `expected 64 hex digits, got "${hex.slice(0, 80)}"`);
+  settings.stats.countDigests([hex]);
   const asked = url.searchParams.get("catalogVersion") ?? "";
   // Digits only: Number("") would read a missing version as 0.
   const version = /^\d{1,16}$/.test(asked) && Number.isSafeInteger(Number(asked)) ? Number(asked) : undefined;
-  const view = await currentView(settings.catalog);
+  const view = await currentView(settings.catalog, version);
+  if (view.unavailable !== undefined) return unavailable(view);
   const verdict = await decide(view, [hex], version, settings.appendOnly);
   if (verdict === undefined) return mismatch(view, version);
   const exists = verdict[0];
@@ -103,16 +118,26 @@ export async function answerExistence(request, url, path, settings) {
  * @param {ExistenceSettings} settings
  * @returns {Promise<Response>}
  */
-async function findMissing(request, { catalog, appendOnly, maxBodyBytes }) {
+async function findMissing(request, { catalog, appendOnly, maxBodyBytes, budget, stats }) {
   if (request.method !== "POST")
     return errorResponse(405, "methodNotAllowed", `${request.method} is not allowed here`, { allow: "POST" });
+  stats.findMissingRequests += 1;
   const type = request.headers.get("content-type") ?? "";
   // A page on another origin can POST text/plain without a preflight: only JSON is read.
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     return errorResponse(415, "unsupportedMediaType", `expected content-type application/json, got ${type || "none"}`);
   }
-  const text = await boundedText(request, maxBodyBytes);
-  if (text === undefined) return errorResponse(413, "bodyTooLarge", `the request body exceeds ${maxBodyBytes} bytes`);
+  const text = await boundedText(request, maxBodyBytes, budget);
+  if (text === TOO_LARGE) return errorResponse(413, "bodyTooLarge", `the request body exceeds ${maxBodyBytes} bytes`);
+  if (text === BUSY) {
+    const limit = /** @type {BodyBudget} */ (budget).limit;
+    return errorResponse(
+      503,
+      "serverBusy",
+      `the server is buffering its limit of ${limit} request-body bytes (all findMissing requests together); retry after ${BUSY_RETRY_AFTER_SECONDS} s`,
+      { "retry-after": String(BUSY_RETRY_AFTER_SECONDS) },
+    );
+  }
   let body;
   try {
     body = JSON.parse(text);
@@ -130,8 +155,10 @@ async function findMissing(request, { catalog, appendOnly, maxBodyBytes }) {
     if (!DIGEST.test(hex)) return errorResponse(400, "invalidDigest", `digests[${index}]: expected 64 hex digits`);
     hexes.push(hex);
   }
+  stats.countDigests(hexes);
   const version = Number.isSafeInteger(body.catalogVersion) && body.catalogVersion >= 0 ? body.catalogVersion : undefined;
-  const view = await currentView(catalog);
+  const view = await currentView(catalog, version);
+  if (view.unavailable !== undefined) return unavailable(view);
   const verdict = await decide(view, hexes, version, appendOnly);
   if (verdict === undefined) return mismatch(view, version);
   const missing = hexes.filter((_, index) => !verdict[index]);
@@ -184,48 +211,91 @@ function mismatch(view, asked) {
 }
 
 /**
+ * A view that cannot answer now: 503, not marked (it is no answer).
+ *
+ * @param {CatalogView} view
+ * @returns {Response}
+ */
+function unavailable(view) {
+  return errorResponse(503, "catalogUnavailable", `${view.unavailable}; try again later`, {
+    "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+  });
+}
+
+/**
  * @param {CatalogOption} option
+ * @param {number | undefined} asked the version the request names
  * @returns {Promise<CatalogView>}
  */
-async function currentView(option) {
-  const view = typeof option === "function" ? await option() : option;
+async function currentView(option, asked) {
+  const view = typeof option === "function" ? await option({ catalogVersion: asked }) : option;
   checkView(view);
   return view;
 }
 
+/** boundedText's answers other than the text. */
+const TOO_LARGE = Symbol("tooLarge");
+const BUSY = Symbol("busy");
+/** The Retry-After (seconds) of a 503 for a spent body budget, and for a view that cannot answer now. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /**
- * The body as text, or undefined past `limit` bytes (a declared length is
- * refused before anything is read; a stream stops there).
+ * The body as text; TOO_LARGE past `limit` bytes (a declared length is
+ * refused before anything is read; a stream stops there); BUSY when its
+ * bytes do not fit in the shared `budget` — the rest is then read and
+ * dropped (up to `limit`), so the client, still sending, gets the answer
+ * instead of a reset. The bytes held are reserved from `budget` until the
+ * text is returned.
  *
  * @param {Request} request
  * @param {number} limit
- * @returns {Promise<string | undefined>}
+ * @param {BodyBudget | undefined} budget
+ * @returns {Promise<string | typeof TOO_LARGE | typeof BUSY>}
  */
-async function boundedText(request, limit) {
+async function boundedText(request, limit, budget) {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) {
     await request.body?.cancel();
-    return undefined;
+    return TOO_LARGE;
   }
   if (request.body === null) return "";
   const reader = request.body.getReader();
+  /** @type {Uint8Array[]} */
   const chunks = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
+  let reserved = 0;
+  let refused = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        return TOO_LARGE;
+      }
+      if (refused) continue;
+      if (budget !== undefined && !budget.reserve(value.byteLength)) {
+        budget.refusals += 1;
+        refused = true;
+        chunks.length = 0;
+        budget.release(reserved);
+        reserved = 0;
+        continue;
+      }
+      reserved += value.byteLength;
+      chunks.push(value);
     }
-    chunks.push(value);
+    if (refused) return BUSY;
+    const whole = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      whole.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return new TextDecoder().decode(whole);
+  } finally {
+    budget?.release(reserved);
   }
-  const whole = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(whole);
 }

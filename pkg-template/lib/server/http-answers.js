@@ -4,7 +4,7 @@
 // keeps one answer per origin).
 
 /** Headers a page on an allowed origin may read. */
-const EXPOSED = "ETag, Last-Modified, Retry-After, artifact-bloom-catalog-version";
+const EXPOSED = "ETag, Last-Modified, IM, Delta-Base, Retry-After, artifact-bloom-catalog-version";
 
 /**
  * A JSON answer.

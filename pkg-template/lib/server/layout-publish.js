@@ -16,7 +16,7 @@ import {
   parseLayoutManifest,
   serializeLayoutManifest,
 } from "../layout/manifest.js";
-import { encodeSnapshot, loadSnapshot, readSnapshotHeader } from "./server-main.js";
+import { _assertKeyOf, _checkKey, encodeSnapshot, loadSnapshot, readSnapshotHeader } from "./server-main.js";
 import { encodeSnapshotDelta } from "./server-delta.js";
 import { directoryLayoutStore } from "./layout-store.js";
 import { LAYOUT_STATE_PATH, parseLayoutState, serializeLayoutState } from "./layout-state.js";
@@ -40,7 +40,13 @@ export const DEFAULT_PRUNE_AFTER_MS = 60 * 60 * 1000;
  * - `pruneAfterMs`: a file no manifest names (and no delta base needs) is
  *   deleted this long after it was first found so (default one hour).
  * - `now`: the clock, ms since the epoch (default `Date.now`).
- * @typedef {{ deltaHistory?: number; pruneAfterMs?: number; now?: () => number }} LayoutPublishOptions
+ * - `key`: the layout's secret (16 to 1024 bytes) when it publishes keyed
+ *   snapshots (ABF1 hashProtocolVersion 2): the new snapshot must be keyed
+ *   with it (else `invalidSnapshot`: `keyRequired`, `wrongKey`, `notKeyed`),
+ *   and earlier versions load with it for their deltas (one under another
+ *   key — a rotation — is a skipped base, `wrongKey`: its clients download
+ *   the new full snapshot). Never written anywhere.
+ * @typedef {{ deltaHistory?: number; pruneAfterMs?: number; now?: () => number; key?: Uint8Array }} LayoutPublishOptions
  */
 /**
  * A base no delta was written from, and why: `missing` (its file was
@@ -85,8 +91,10 @@ export const DEFAULT_PRUNE_AFTER_MS = 60 * 60 * 1000;
 export async function publishToLayout(layout, snapshot, options = {}) {
   const settings = readOptions(options);
   if (typeof settings === "string") return failure("invalidOptions", settings);
+  const key = options?.key;
+  _checkKey(key, "options.key");
   const store = typeof layout === "string" ? directoryLayoutStore(layout) : layout;
-  const target = readTarget(snapshot);
+  const target = readTarget(snapshot, key);
   if (target.kind === "failure") return target;
   const { bytes, header } = target.value;
   try {
@@ -105,7 +113,7 @@ export async function publishToLayout(layout, snapshot, options = {}) {
 
     // Newest first; slice(-0) would be the whole history.
     const bases = settings.deltaHistory === 0 ? [] : state.history.slice(-settings.deltaHistory).reverse();
-    const { deltas, skippedBases } = await writeDeltas(store, bases, target.value);
+    const { deltas, skippedBases } = await writeDeltas(store, bases, target.value, key);
     const built = buildLayoutManifest({
       catalogVersion: header.catalogVersion,
       snapshot: { url: snapshotPath, checksum: header.checksum, size: bytes.length },
@@ -197,9 +205,10 @@ function versionRuleProblem(manifest, header) {
  * @param {LayoutStore} store
  * @param {readonly LayoutHistoryEntry[]} bases
  * @param {{ snapshot: ArtifactIndexSnapshot; header: SnapshotHeader }} target
+ * @param {Uint8Array | undefined} key the layout's key (its bases load with it)
  * @returns {Promise<{ deltas: LayoutDeltaEntry[]; skippedBases: LayoutSkippedBase[] }>}
  */
-async function writeDeltas(store, bases, target) {
+async function writeDeltas(store, bases, target, key) {
   /** @type {LayoutDeltaEntry[]} */
   const deltas = [];
   /** @type {LayoutSkippedBase[]} */
@@ -212,7 +221,7 @@ async function writeDeltas(store, bases, target) {
       skip("missing", `${layoutSnapshotPath(base.checksum)} is no longer in the layout`);
       continue;
     }
-    const loaded = loadSnapshot(baseBytes);
+    const loaded = loadSnapshot(baseBytes, { key });
     if (loaded.kind === "failure") {
       skip(loaded.error, loaded.message);
       continue;
@@ -276,12 +285,13 @@ function readOptions(options) {
  * The new snapshot as bytes, header and a loaded snapshot to encode deltas
  * to; `free` releases what this module loaded (never the caller's filter).
  * @param {Uint8Array | ArtifactIndexSnapshot} snapshot
+ * @param {Uint8Array | undefined} key the layout's key: a keyed snapshot must have it, an unkeyed one none
  * @returns {{ kind: "success"; value: { bytes: Uint8Array; header: SnapshotHeader; snapshot: ArtifactIndexSnapshot;
  *   free: () => void } } | { kind: "failure"; error: "invalidSnapshot"; message: string }}
  */
-function readTarget(snapshot) {
+function readTarget(snapshot, key) {
   if (snapshot instanceof Uint8Array) {
-    const loaded = loadSnapshot(snapshot);
+    const loaded = loadSnapshot(snapshot, { key });
     if (loaded.kind === "failure") {
       return failure("invalidSnapshot", `the snapshot does not load (${loaded.error}): ${loaded.message}`);
     }
@@ -293,6 +303,12 @@ function readTarget(snapshot) {
   }
   let bytes;
   try {
+    // The layout's key must be the filter's (or neither has one): a keyed
+    // layout never receives an unkeyed version by mistake, nor the reverse.
+    if (key !== undefined) _assertKeyOf("snapshot", snapshot.filter, key);
+    else if (snapshot.filter.getHashProtocolVersion() !== 1) {
+      return failure("invalidSnapshot", "the snapshot is keyed (hashProtocolVersion 2): publish it with options.key");
+    }
     bytes = encodeSnapshot(snapshot.filter, { catalogVersion: snapshot.catalogVersion });
   } catch (error) {
     return failure("invalidSnapshot", `the snapshot does not encode: ${/** @type {Error} */ (error).message}`);

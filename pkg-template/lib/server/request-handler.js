@@ -8,12 +8,15 @@
 
 import { typeError } from "../core/errors.js";
 import { LAYOUT_MANIFEST_MAX_BYTES } from "../layout/manifest.js";
+import { answerCurrentSnapshot, EXPOSED_VALIDATORS } from "./current-snapshot.js";
 import { answerExistence, checkCatalogOption, EXISTENCE_PATHS } from "./existence-api.js";
-import { errorResponse, withCors } from "./http-answers.js";
+import { BodyBudget, HandlerStats } from "./handler-stats.js";
+import { errorResponse, jsonResponse, withCors } from "./http-answers.js";
 
 /**
  * @import { LayoutStore } from "./layout-store.js"
  * @import { CatalogOption } from "./existence-api.js"
+ * @import { HandlerStatsSnapshot } from "./handler-stats.js"
  */
 
 /** Cache-Control of a file named by its content: it never changes. */
@@ -35,6 +38,18 @@ const DELTA_NAME = new RegExp(`^deltas/(${HEX})-(${HEX})\\.abd1$`);
  * - `appendOnly`: the catalog never deletes, so "absent now" proves "absent
  *   at every older version" (existence-api.js's version rules). Default false.
  * - `maxBodyBytes`: the largest findMissing body read (default 1 MiB).
+ * - `bodyBudgetBytes`: findMissing body bytes buffered at once, all requests
+ *   together; a body that would pass it is answered 503 with Retry-After.
+ *   Default: no shared bound (each body is bounded by `maxBodyBytes`).
+ * - `snapshotPath`: also serve the layout's current snapshot at this path
+ *   below basePath (e.g. "snapshot"), with its checksum as ETag and the
+ *   layout's deltas as "226 IM Used" to clients sending "A-IM: abd1" (needs
+ *   `store`).
+ * - `stats`: answer GET `stats.path` with the handler's counters as JSON
+ *   (`HandlerStatsSnapshot`), shaped by `stats.shape` when given (to add the
+ *   app's own fields). `handler.stats()` returns them in any case.
+ * - `fallback`: answers the requests no route of the handler takes (instead
+ *   of the JSON 404), e.g. an app's own pages.
  *
  * @typedef {{
  *   store?: LayoutStore;
@@ -43,7 +58,16 @@ const DELTA_NAME = new RegExp(`^deltas/(${HEX})-(${HEX})\\.abd1$`);
  *   cors?: "*" | readonly string[];
  *   appendOnly?: boolean;
  *   maxBodyBytes?: number;
+ *   bodyBudgetBytes?: number;
+ *   snapshotPath?: string;
+ *   stats?: { path: string; shape?: (counters: HandlerStatsSnapshot) => unknown };
+ *   fallback?: (request: Request) => Response | Promise<Response>;
  * }} RequestHandlerOptions
+ */
+/**
+ * The handler: a Web `Request` in, a `Response` out, and its counters.
+ *
+ * @typedef {((request: Request) => Promise<Response>) & { stats(): HandlerStatsSnapshot }} RequestHandler
  */
 
 /**
@@ -60,11 +84,12 @@ const DELTA_NAME = new RegExp(`^deltas/(${HEX})-(${HEX})\\.abd1$`);
  * ```
  *
  * @param {RequestHandlerOptions} options
- * @returns {(request: Request) => Promise<Response>}
+ * @returns {RequestHandler}
  */
 export function createRequestHandler(options) {
   if (options === null || typeof options !== "object") throw typeError("options", "an object", options);
   const { store, catalog, basePath = "/", cors, appendOnly = false, maxBodyBytes = 1024 * 1024 } = options;
+  const { bodyBudgetBytes, snapshotPath, stats: statsRoute, fallback } = options;
   if (store !== undefined && (store === null || typeof store.read !== "function")) {
     throw typeError("store", "a LayoutStore (read, …)", store);
   }
@@ -78,24 +103,46 @@ export function createRequestHandler(options) {
   if (typeof appendOnly !== "boolean") throw typeError("appendOnly", "a boolean", appendOnly);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw typeError("maxBodyBytes", "a positive integer", maxBodyBytes);
+  if (bodyBudgetBytes !== undefined && (!Number.isSafeInteger(bodyBudgetBytes) || bodyBudgetBytes < 1)) {
+    throw typeError("bodyBudgetBytes", "a positive integer", bodyBudgetBytes);
+  }
+  if (snapshotPath !== undefined && (typeof snapshotPath !== "string" || snapshotPath === "" || store === undefined)) {
+    throw typeError("snapshotPath", "a non-empty path, with a store to read the snapshot from", snapshotPath);
+  }
+  if (
+    statsRoute !== undefined
+    && (typeof statsRoute?.path !== "string" || !["undefined", "function"].includes(typeof statsRoute.shape))
+  ) {
+    throw typeError("stats", "{ path, shape? }", statsRoute);
+  }
+  if (fallback !== undefined && typeof fallback !== "function") throw typeError("fallback", "a function", fallback);
   const base = basePath.endsWith("/") ? basePath : `${basePath}/`;
-  const existence = catalog === undefined ? undefined : { catalog, appendOnly, maxBodyBytes };
+  const budget = bodyBudgetBytes === undefined ? undefined : new BodyBudget(bodyBudgetBytes);
+  const stats = new HandlerStats(budget);
+  const existence = catalog === undefined ? undefined : { catalog, appendOnly, maxBodyBytes, budget, stats };
+  const routes = { store, existence, snapshotPath, statsRoute, stats, fallback };
 
-  return async (request) => {
+  /** @param {Request} request */
+  const handler = async (request) => {
     const url = new URL(request.url);
-    if (!url.pathname.startsWith(base))
-      return withCors(request, cors, errorResponse(404, "notFound", `nothing at ${url.pathname}`));
+    if (!url.pathname.startsWith(base)) {
+      const outside =
+        fallback === undefined ? errorResponse(404, "notFound", `nothing at ${url.pathname}`) : await fallback(request);
+      return withCors(request, cors, outside);
+    }
     const path = decodeURIComponentSafe(url.pathname.slice(base.length));
     if (request.method === "OPTIONS" && cors !== undefined) return withCors(request, cors, new Response(null, { status: 204 }));
     let response;
     try {
-      response = await route(request, url, path, { store, existence });
+      response = await route(request, url, path, routes);
     } catch (error) {
       // A store or catalog that failed: the request gets no answer, not a wrong one.
       response = errorResponse(500, "internalError", `could not answer: ${/** @type {Error} */ (error)?.message ?? error}`);
     }
+    stats.countAnswer(response.status);
     return withCors(request, cors, response);
   };
+  return Object.assign(handler, { stats: () => stats.snapshot() });
 }
 
 /**
@@ -111,16 +158,38 @@ function decodeURIComponentSafe(text) {
 }
 
 /**
+ * @typedef {{
+ *   store: LayoutStore | undefined;
+ *   existence: import("./existence-api.js").ExistenceSettings | undefined;
+ *   snapshotPath: string | undefined;
+ *   statsRoute: RequestHandlerOptions["stats"];
+ *   stats: HandlerStats;
+ *   fallback: RequestHandlerOptions["fallback"];
+ * }} Routes
+ */
+
+/**
  * @param {Request} request
  * @param {URL} url
  * @param {string | undefined} path below basePath, decoded
- * @param {{ store: LayoutStore | undefined; existence: import("./existence-api.js").ExistenceSettings | undefined }} parts
+ * @param {Routes} routes
  * @returns {Promise<Response>}
  */
-async function route(request, url, path, { store, existence }) {
+async function route(request, url, path, { store, existence, snapshotPath, statsRoute, stats, fallback }) {
   if (path === undefined) return errorResponse(400, "invalidPath", "the path is not valid percent-encoding");
   if (existence !== undefined && EXISTENCE_PATHS.some((pattern) => pattern.test(path))) {
     return answerExistence(request, url, path, existence);
+  }
+  if (store !== undefined && path === snapshotPath) {
+    stats.snapshotRequests += 1;
+    return answerCurrentSnapshot(request, store, stats);
+  }
+  if (statsRoute !== undefined && path === statsRoute.path) {
+    if (request.method !== "GET") {
+      return errorResponse(405, "methodNotAllowed", `${request.method} is not allowed here`, { allow: "GET" });
+    }
+    const counters = stats.snapshot();
+    return jsonResponse(200, statsRoute.shape === undefined ? counters : statsRoute.shape(counters));
   }
   if (store !== undefined) {
     const snapshot = SNAPSHOT_NAME.exec(path);
@@ -135,7 +204,7 @@ async function route(request, url, path, { store, existence }) {
       return answerImmutable(request, store, path, etag);
     }
   }
-  return errorResponse(404, "notFound", `nothing at ${url.pathname}`);
+  return fallback === undefined ? errorResponse(404, "notFound", `nothing at ${url.pathname}`) : fallback(request);
 }
 
 /**
@@ -180,6 +249,7 @@ async function answerManifest(request, store) {
   const headers = {
     "cache-control": REVALIDATE,
     etag,
+    "access-control-expose-headers": EXPOSED_VALIDATORS,
     ...(modified === undefined ? {} : { "last-modified": modified.toUTCString() }),
   };
   if (notModified(request, etag, modified)) return new Response(null, { status: 304, headers });
@@ -206,6 +276,7 @@ async function answerImmutable(request, store, path, etag) {
   const headers = {
     "cache-control": IMMUTABLE,
     etag,
+    "access-control-expose-headers": EXPOSED_VALIDATORS,
     ...(file.modified === undefined ? {} : { "last-modified": file.modified.toUTCString() }),
   };
   if (notModified(request, etag, file.modified) || request.method === "HEAD") {

@@ -4,3 +4,4 @@
 // a process, whichever entries it imports.
 export { encodeSnapshotDelta } from "../delta/delta-encode.js";
 export { _SortedBuild } from "../delta/sorted-build.js";
+export { _keyedBuild } from "../delta/keyed-build.js";

@@ -10,3 +10,5 @@
 import "../../artifact_bloom_instance.js";
 
 export { encodeSnapshot, loadSnapshot, readSnapshotHeader } from "../snapshot/snapshot.js";
+// Internal: the key option's checks (keyed snapshots).
+export { assertKeyOf as _assertKeyOf, checkKey as _checkKey } from "../snapshot/snapshot-key.js";

@@ -87,7 +87,7 @@ export function checkPolling(url, options) {
     timeoutMs,
     delta = true,
   } = options ?? {};
-  checkStreamOptions({ maxBytes });
+  checkStreamOptions({ maxBytes, key: options?.key });
   checkTimeout("timeoutMs", timeoutMs, DEFAULT_TIMEOUT_MS);
   checkTimers(options?.timers);
   if (headers !== undefined && (headers === null || typeof headers !== "object")) {
@@ -191,6 +191,8 @@ export function startSession(url, options, hooks) {
       headers,
       maxBytes,
       timeoutMs,
+      // A keyed layout's snapshots load with the key; a delta's target with its base's.
+      key: options.key,
       signal: controller.signal,
     });
     if (controller.signal.aborted) {

@@ -13,6 +13,7 @@ import { freeLater, messageOf, optionalFunction, sameContent } from "./holder-ch
 import { SnapshotLeases } from "./holder-leases.js";
 import { checkPolling, startSession, stopSession, TransferCounts } from "./holder-polling.js";
 import { checkSnapshot } from "../snapshot/snapshot-checks.js";
+import { assertKeyOf, checkKey } from "../snapshot/snapshot-key.js";
 import { conflictAsLoaded, versionConflictMessage } from "../snapshot/version-conflict.js";
 
 /**
@@ -72,6 +73,10 @@ export class SnapshotHolder {
   /** @type {WeakSet<ArtifactIndexSnapshot>} */
   #owned = new WeakSet();
   #leases = new SnapshotLeases();
+  // The key of a keyed layout, for polling's loads. Private: toJSON, inspect
+  // and spreads of the holder never see it.
+  /** @type {Uint8Array | undefined} */
+  #key;
 
   /**
    * @param {ArtifactIndexSnapshot} initialSnapshot
@@ -80,8 +85,14 @@ export class SnapshotHolder {
    */
   constructor(initialSnapshot, options = {}) {
     checkSnapshot("initialSnapshot", initialSnapshot);
-    const { allowSameOrOlder = false, now = Date.now, onError } = options ?? {};
+    const { allowSameOrOlder = false, now = Date.now, onError, key } = options ?? {};
     if (typeof allowSameOrOlder !== "boolean") throw typeError("allowSameOrOlder", "a boolean", allowSameOrOlder);
+    checkKey(key);
+    // A copy: a caller that later zeroes or reuses its buffer changes nothing here.
+    if (key !== undefined) {
+      assertKeyOf("initialSnapshot", initialSnapshot.filter, key);
+      this.#key = key.slice();
+    }
     this.#allowSameOrOlder = allowSameOrOlder;
     this.#now = optionalFunction("now", now);
     this.#onError = optionalFunction("onError", onError);
@@ -403,7 +414,8 @@ export class SnapshotHolder {
     checkPolling(url, options);
     this.stopPolling();
     if (options.signal?.aborted) return;
-    this.#polling = startSession(url, options, {
+    const keyed = options.key === undefined && this.#key !== undefined ? { ...options, key: this.#key } : options;
+    this.#polling = startSession(url, keyed, {
       current: () => this.#snapshot,
       settle: (result, how) => this.#settle(result, how),
       loaderThrew: (error) => this.#failed("loaderThrew", messageOf(error)),

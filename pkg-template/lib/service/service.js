@@ -15,6 +15,7 @@ import { digestError, rangeError, typeError } from "../core/errors.js";
 import { isDigest } from "../filter/packing.js";
 import { DIGEST_LENGTH } from "../wasm/format-rules.js";
 import { checkSnapshot } from "../snapshot/snapshot-checks.js";
+import { assertKeyOf, checkKey } from "../snapshot/snapshot-key.js";
 import { SnapshotHolder } from "./holder.js";
 import { adoptSnapshot, collectMetrics, renderPrometheus } from "./metrics.js";
 
@@ -169,7 +170,11 @@ export class ArtifactExistenceService {
     }
     this.#repository = repository;
     this.#hasMany = many !== undefined;
-    const { batchSize = 1000, concurrency = 16, now = Date.now } = options ?? {};
+    const { batchSize = 1000, concurrency = 16, now = Date.now, key } = options ?? {};
+    // The filter hashes with the key it was loaded with; a key here only
+    // asserts that the snapshot in service is keyed with it (never kept).
+    checkKey(key);
+    if (key !== undefined) assertKeyOf("snapshotSource", this.snapshot.filter, key);
     this.#batchSize = positiveInteger("batchSize", batchSize);
     this.#concurrency = positiveInteger("concurrency", concurrency);
     if (typeof now !== "function") throw typeError("now", "a function returning milliseconds", now);

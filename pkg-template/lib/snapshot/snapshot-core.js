@@ -5,6 +5,7 @@
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { ABF1_HEADER_LENGTH } from "../wasm/format-rules.js";
 import { hashCovered } from "./snapshot-checksum.js";
+import { unlockRaw } from "./snapshot-key.js";
 
 /**
  * @import { RawFilter } from "../../artifact_bloom.js"
@@ -18,6 +19,21 @@ import { hashCovered } from "./snapshot-checksum.js";
  */
 
 export { ABF1_HEADER_LENGTH };
+
+/**
+ * Load step 9 (the key: docs/ABF1.md "Keyed snapshots"), then the snapshot:
+ * what every loader returns for a file that passed steps 1–8.
+ *
+ * @param {{ header: SnapshotHeader; filter: RawFilter }} raw what the raw decoders return
+ * @param {SnapshotMeta | undefined} meta
+ * @param {Uint8Array | { keyOf: RawFilter } | undefined} key the caller's key, or a base filter's
+ * @returns {SnapshotResult}
+ * @internal
+ */
+export function keyedSnapshot(raw, meta, key) {
+  const refused = unlockRaw(raw.filter, key);
+  return refused ?? { kind: "success", value: toSnapshot(raw, meta) };
+}
 
 /**
  * `{ catalogVersion, filter, header }` from the raw `{ header, filter }`.

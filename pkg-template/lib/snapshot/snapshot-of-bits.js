@@ -16,9 +16,8 @@ import {
   wasmMemory,
 } from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
-import { success } from "../core/results.js";
 import { checksumCoverage, hashCovered } from "./snapshot-checksum.js";
-import { nativeSha256, toSnapshot } from "./snapshot-core.js";
+import { keyedSnapshot, nativeSha256 } from "./snapshot-core.js";
 
 /**
  * @import { RawFilter } from "../../artifact_bloom.js"
@@ -64,9 +63,10 @@ export function _filterPayload(filter) {
  * @param {Uint8Array} payload
  * @param {() => Uint8Array} checksum step 8's SHA-256 of `header` and `payload`, where no native hash is registered
  * @param {SnapshotMeta} [meta]
+ * @param {ArtifactBloomFilter} [keyFrom] the base, whose key (if keyed) a keyed target must have (load step 9)
  * @returns {SnapshotResult}
  */
-export function _loadSnapshotOfBits(header, payload, checksum, meta) {
+export function _loadSnapshotOfBits(header, payload, checksum, meta, keyFrom) {
   const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
     load(() => {
       // The view after the reservation, which may have grown memory.
@@ -80,7 +80,11 @@ export function _loadSnapshotOfBits(header, payload, checksum, meta) {
       return finishSnapshotBits(hasher.digest());
     })
   );
-  return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
+  // Step 9 with the base's key: a client that loaded the base with its key
+  // applies deltas without handing the key again.
+  return result.kind === "success"
+    ? keyedSnapshot(result.value, meta, keyFrom === undefined ? undefined : { keyOf: keyFrom._raw() })
+    : result;
 }
 
 /**

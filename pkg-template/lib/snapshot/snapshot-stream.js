@@ -7,7 +7,8 @@ import { failure, success } from "../core/results.js";
 import { checkTimeout, checkTimers, startTimer } from "../core/deadline.js";
 import { isUint8Array, rangeError, typeError } from "../core/errors.js";
 import { toWasm } from "../wasm/main-memory.js";
-import { isShared, nativeSha256, toSnapshot } from "./snapshot-core.js";
+import { isShared, keyedSnapshot, nativeSha256 } from "./snapshot-core.js";
+import { checkKey } from "./snapshot-key.js";
 import { hashCovered, webCryptoHasher } from "./snapshot-checksum.js";
 
 /**
@@ -152,6 +153,7 @@ export function checkStreamOptions(options) {
     );
   }
   checkTimers(timers);
+  checkKey(options?.key);
   if (typeof maxBytes !== "number" || !(maxBytes >= 0)) {
     throw rangeError("maxBytes", "a non-negative number", maxBytes);
   }
@@ -233,7 +235,7 @@ export async function loadSnapshotStream(source, options = {}) {
     const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
       load(() => (computed === undefined ? decoder.finish() : decoder.finishWithChecksum(computed)))
     );
-    return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
+    return result.kind === "success" ? keyedSnapshot(result.value, meta, options?.key) : result;
   } finally {
     decoder.free();
     hasher?.close?.();

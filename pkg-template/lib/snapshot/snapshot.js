@@ -13,12 +13,13 @@ import {
   parseSnapshotHeader,
 } from "../../artifact_bloom.js";
 import { load } from "../core/checks.js";
-import { failure, success } from "../core/results.js";
+import { failure } from "../core/results.js";
 import { isUint8Array, typeError } from "../core/errors.js";
 import { ArtifactBloomFilter } from "../filter/filter.js";
 import { checkCatalogVersion } from "../wasm/format-rules.js";
 import { toWasm } from "../wasm/main-memory.js";
-import { ABF1_HEADER_LENGTH, prehash, toSnapshot } from "./snapshot-core.js";
+import { ABF1_HEADER_LENGTH, keyedSnapshot, prehash } from "./snapshot-core.js";
+import { checkKey } from "./snapshot-key.js";
 
 // The rest of the snapshot API: the header length and streams, exported from
 // here too. URLs are snapshot-fetch.js (index.js exports fetchSnapshot from
@@ -43,12 +44,20 @@ export { loadSnapshotStream } from "./snapshot-stream.js";
  * const { catalogVersion, filter } = loaded.value;
  * ```
  *
+ * A keyed snapshot (hashProtocolVersion 2) needs `meta.key`, the key it was
+ * published with: without it the load is the failure `keyRequired`, with
+ * another `wrongKey`; a key given for an unkeyed snapshot is `notKeyed`.
+ *
  * @param {Uint8Array} bytes the whole file
- * @param {SnapshotMeta} [meta] copied onto the snapshot (e.g. the file's mtime as `lastModified`)
+ * @param {SnapshotMeta & { key?: Uint8Array }} [meta] copied onto the snapshot (e.g. the file's mtime as
+ *   `lastModified`); `key`: the secret of a keyed snapshot (16 to 1024 bytes), never copied onto it
  * @returns {SnapshotResult}
+ * @throws {TypeError | RangeError} for bytes that are not a Uint8Array, or a key that is not 16 to 1024 bytes
  */
 export function loadSnapshot(bytes, meta) {
   if (!isUint8Array(bytes)) throw typeError("bytes", "a Uint8Array holding an ABF1 file", bytes);
+  const key = meta?.key;
+  checkKey(key);
   // Steps 1–5 from the first 96 bytes alone: a bad header — or a buffer far
   // longer than its header declares — is decided without hashing or copying
   // the whole input into wasm memory (which never shrinks again).
@@ -68,7 +77,7 @@ export function loadSnapshot(bytes, meta) {
   const result = /** @type {DecodeResult<{ header: SnapshotHeader; filter: RawFilter }, SnapshotLoadError>} */ (
     load(() => (digest === undefined ? decodeSnapshot(toWasm(bytes)) : decodeSnapshotPrehashed(toWasm(bytes), digest)))
   );
-  return result.kind === "success" ? success(toSnapshot(result.value, meta)) : result;
+  return result.kind === "success" ? keyedSnapshot(result.value, meta, key) : result;
 }
 
 /**

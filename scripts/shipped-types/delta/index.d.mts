@@ -1,2 +1,0 @@
-// delta/index.mjs, as the shipped-JS type check (tsconfig.shipped.json) sees it: built from delta/index.js.
-export * from "./index.js";

@@ -1,2 +1,0 @@
-// variants/index.mjs, as the shipped-JS type check (tsconfig.shipped.json) sees it: built from variants/index.js.
-export * from "./index.js";
