@@ -110,6 +110,16 @@ describe("postgresCatalog", { skip }, () => {
     assert.equal(Number(rows[0].open), 0, "no transaction left open");
   });
 
+  test("a publish refused before reading (its spec) ends the transaction: no session left idle in one", async () => {
+    const refused = await publishCatalog(join(dir.path, "refused"), loader(reader), { ...SPEC, expectedItemCount: 0 });
+    assert.equal(refused.error, "invalidExpectedItemCount");
+    const { rows } = await writer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'idle in transaction'");
+    assert.equal(Number(rows[0].n), 0);
+    // The client is usable again: the next publish opens its own transaction.
+    const next = await publishCatalog(join(dir.path, "after-refused"), loader(reader), SPEC);
+    assert.equal(next.kind, "success", next.message);
+  });
+
   test("a text column of hex digests, duplicates and mixed case: hex: true", async () => {
     await writer.query("CREATE TABLE hex_blobs (digest text)");
     const list = digests.slice(0, 3000);

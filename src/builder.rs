@@ -6,7 +6,6 @@
 //! be counted wrong. The result is bit-identical to
 //! [`ArtifactBloomFilter::create_packed`] of the same unique digests.
 
-use crate::fallible::{self, OutOfMemory};
 use crate::filter::ArtifactBloomFilter;
 use crate::layout::{BloomError, BloomSpec};
 use crate::probe::DIGEST_LENGTH;
@@ -27,12 +26,6 @@ impl From<BloomError> for BuildError {
     }
 }
 
-impl From<OutOfMemory> for BuildError {
-    fn from(_: OutOfMemory) -> Self {
-        BuildError::Bloom(BloomError::OutOfMemory)
-    }
-}
-
 /// The build in progress.
 #[derive(Debug)]
 pub struct SortedBuilder {
@@ -41,8 +34,6 @@ pub struct SortedBuilder {
     last: Option<[u8; DIGEST_LENGTH]>,
     unique: u64,
     seen: u64,
-    /// The piece's new digests, inserted together (the packed path's blocks).
-    fresh: Vec<u8>,
 }
 
 impl SortedBuilder {
@@ -54,7 +45,6 @@ impl SortedBuilder {
             last: None,
             unique: 0,
             seen: 0,
-            fresh: Vec::new(),
         })
     }
 
@@ -72,43 +62,57 @@ impl SortedBuilder {
             expected_item_count: spec.expected_item_count,
             last: None,
             seen: 0,
-            fresh: Vec::new(),
         }
     }
 
     /// Adds the next piece: whole 32-byte records, ascending, continuing the
     /// previous piece. Returns how many were new. A refused piece adds
-    /// nothing (the build stays as it was before it).
+    /// nothing (the build stays as it was before it): the piece is checked
+    /// whole before a bit is set, then its runs of new digests go to
+    /// `insert_packed` straight from `packed` (no copy of the piece).
     pub fn push(&mut self, packed: &[u8]) -> Result<u64, BuildError> {
         if packed.len() % DIGEST_LENGTH != 0 {
             return Err(BloomError::InvalidDigest.into());
         }
-        self.fresh.clear();
-        fallible::try_reserve_exact(&mut self.fresh, packed.len()).map_err(|_| OutOfMemory::of::<u8>(packed.len()))?;
-        let mut last = self.last;
-        for (offset, record) in packed.chunks_exact(DIGEST_LENGTH).enumerate() {
-            if let Some(previous) = &last {
-                match record.cmp(previous.as_slice()) {
-                    std::cmp::Ordering::Less => {
-                        return Err(BuildError::Unsorted { index: self.seen + offset as u64 });
-                    }
-                    std::cmp::Ordering::Equal => continue,
-                    std::cmp::Ordering::Greater => {}
-                }
-            }
-            let mut digest = [0u8; DIGEST_LENGTH];
-            digest.copy_from_slice(record);
-            last = Some(digest);
-            self.fresh.extend_from_slice(record);
-        }
-        let added = (self.fresh.len() / DIGEST_LENGTH) as u64;
+        let added = self.count_new(packed)?;
         if self.unique + added > self.expected_item_count {
             return Err(BloomError::CapacityExceeded.into());
         }
-        self.filter.insert_packed(&self.fresh);
+        // Runs of strictly ascending digests are inserted whole (the packed
+        // path's pipelined probes); a duplicate of its predecessor ends one.
+        let mut run_start = 0;
+        for (position, record) in packed.chunks_exact(DIGEST_LENGTH).enumerate() {
+            let offset = position * DIGEST_LENGTH;
+            if self.last.as_ref().is_some_and(|last| record == last.as_slice()) {
+                self.filter.insert_packed(&packed[run_start..offset]);
+                run_start = offset + DIGEST_LENGTH;
+            } else {
+                let mut digest = [0u8; DIGEST_LENGTH];
+                digest.copy_from_slice(record);
+                self.last = Some(digest);
+            }
+        }
+        self.filter.insert_packed(&packed[run_start..]);
         self.unique += added;
         self.seen += (packed.len() / DIGEST_LENGTH) as u64;
-        self.last = last;
+        Ok(added)
+    }
+
+    /// The digests of `packed` that differ from their predecessor, or
+    /// `Unsorted` naming the first one below it. Changes nothing.
+    fn count_new(&self, packed: &[u8]) -> Result<u64, BuildError> {
+        let mut previous: Option<&[u8]> = self.last.as_ref().map(|last| last.as_slice());
+        let mut added = 0;
+        for (offset, record) in packed.chunks_exact(DIGEST_LENGTH).enumerate() {
+            match previous.map(|previous| record.cmp(previous)) {
+                Some(std::cmp::Ordering::Less) => {
+                    return Err(BuildError::Unsorted { index: self.seen + offset as u64 })
+                }
+                Some(std::cmp::Ordering::Equal) => {}
+                _ => added += 1,
+            }
+            previous = Some(record);
+        }
         Ok(added)
     }
 
@@ -117,35 +121,15 @@ impl SortedBuilder {
         self.unique
     }
 
+    /// Digests pushed so far, duplicates included (the index `Unsorted` counts in).
+    pub fn seen_count(&self) -> u64 {
+        self.seen
+    }
+
     /// The filter, its insertedItemCount the exact unique count.
     pub fn finish(self) -> ArtifactBloomFilter {
         self.filter.with_inserted_item_count(self.unique)
     }
-}
-
-/// One run of an external sort: `packed`'s digests in ascending order,
-/// each once (a copy; `packed` is the caller's). `InvalidDigest` for a
-/// partial record, `OutOfMemory` when the copy cannot be reserved.
-pub fn sort_unique_packed(packed: &[u8]) -> Result<Vec<u8>, BloomError> {
-    if packed.len() % DIGEST_LENGTH != 0 {
-        return Err(BloomError::InvalidDigest);
-    }
-    let count = packed.len() / DIGEST_LENGTH;
-    let mut records: Vec<[u8; DIGEST_LENGTH]> = Vec::new();
-    fallible::try_reserve_exact(&mut records, count).map_err(|_| BloomError::OutOfMemory)?;
-    for record in packed.chunks_exact(DIGEST_LENGTH) {
-        let mut digest = [0u8; DIGEST_LENGTH];
-        digest.copy_from_slice(record);
-        records.push(digest);
-    }
-    records.sort_unstable();
-    records.dedup();
-    let mut sorted = Vec::new();
-    fallible::try_reserve_exact(&mut sorted, records.len() * DIGEST_LENGTH).map_err(|_| BloomError::OutOfMemory)?;
-    for digest in &records {
-        sorted.extend_from_slice(digest);
-    }
-    Ok(sorted)
 }
 
 #[cfg(test)]
@@ -206,15 +190,6 @@ mod tests {
     }
 
     #[test]
-    fn a_run_is_sorted_and_unique() {
-        let unique = sorted_unique(0..500);
-        let mut shuffled: Vec<[u8; DIGEST_LENGTH]> = unique.iter().rev().copied().collect();
-        shuffled.extend_from_slice(&unique[..100]);
-        assert_eq!(sort_unique_packed(&shuffled.concat()).unwrap(), unique.concat());
-        assert_eq!(sort_unique_packed(&[0u8; 31]), Err(BloomError::InvalidDigest));
-    }
-
-    #[test]
     fn capacity_counts_unique_digests_and_a_partial_record_is_invalid() {
         let spec = BloomSpec { expected_item_count: 3, target_false_positive_rate: 0.01 };
         let unique = sorted_unique(0..4);
@@ -224,5 +199,77 @@ mod tests {
         assert_eq!(builder.push(&unique[3]), Err(BuildError::Bloom(BloomError::CapacityExceeded)));
         assert_eq!(builder.push(&[0u8; 33]), Err(BuildError::Bloom(BloomError::InvalidDigest)));
         assert_eq!(builder.finish().inserted_item_count(), 3);
+    }
+
+    /// The build of `digests` (sorted here, duplicates kept) pushed in pieces of `piece` digests.
+    fn build_in_pieces(digests: &mut [[u8; DIGEST_LENGTH]], piece: usize, spec: &BloomSpec) -> ArtifactBloomFilter {
+        digests.sort_unstable();
+        let mut builder = SortedBuilder::new(spec).unwrap();
+        for chunk in digests.concat().chunks(piece * DIGEST_LENGTH) {
+            builder.push(chunk).unwrap();
+        }
+        assert_eq!(builder.seen_count(), digests.len() as u64);
+        builder.finish()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        #[test]
+        fn equals_create_packed_over_a_small_alphabet(
+            mut digests in proptest::collection::vec(proptest::array::uniform32(0u8..4), 0..300),
+            piece in 1usize..40,
+        ) {
+            // Bytes from 0..4: long runs of equal digests, within and across pieces.
+            let built = build_in_pieces(&mut digests, piece, &SPEC);
+            let mut unique = digests.clone();
+            unique.dedup();
+            proptest::prop_assert_eq!(built, ArtifactBloomFilter::create_packed(&unique.concat(), &SPEC).unwrap());
+        }
+
+        #[test]
+        fn equals_create_packed_for_random_digests_with_repeats(
+            distinct in proptest::collection::vec(proptest::array::uniform32(proptest::prelude::any::<u8>()), 1..400),
+            repeats in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..100),
+            piece in 1usize..64,
+        ) {
+            let spec = BloomSpec { expected_item_count: 400, target_false_positive_rate: 0.001 };
+            let mut digests = distinct.clone();
+            digests.extend(repeats.iter().map(|at| distinct[at.index(distinct.len())]));
+            let built = build_in_pieces(&mut digests, piece, &spec);
+            let mut unique = distinct;
+            unique.sort_unstable();
+            unique.dedup();
+            proptest::prop_assert_eq!(built.inserted_item_count(), unique.len() as u64);
+            proptest::prop_assert_eq!(built, ArtifactBloomFilter::create_packed(&unique.concat(), &spec).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_refused_piece_adds_nothing_even_after_runs_and_duplicates() {
+        // The refusal comes after new digests and a duplicate in the same
+        // piece: none of them may have set a bit.
+        let unique = sorted_unique(0..8);
+        let mut builder = SortedBuilder::new(&SPEC).unwrap();
+        builder.push(&unique[..2].concat()).unwrap();
+        let piece = [unique[1], unique[2], unique[2], unique[3], unique[0]].concat();
+        assert_eq!(builder.push(&piece), Err(BuildError::Unsorted { index: 6 }));
+        let spec = BloomSpec { expected_item_count: 4, ..SPEC };
+        let mut full = SortedBuilder::new(&spec).unwrap();
+        full.push(&unique[..2].concat()).unwrap();
+        let over = [unique[2], unique[2], unique[3], unique[4]].concat();
+        assert_eq!(full.push(&over), Err(BuildError::Bloom(BloomError::CapacityExceeded)));
+        assert_eq!((builder.unique_count(), builder.seen_count()), (2, 2));
+        let two = ArtifactBloomFilter::create_packed(&unique[..2].concat(), &SPEC).unwrap();
+        assert_eq!(builder.finish(), two);
+        assert_eq!(full.finish(), ArtifactBloomFilter::create_packed(&unique[..2].concat(), &spec).unwrap());
+    }
+
+    #[test]
+    fn an_empty_build_is_create_packed_of_nothing() {
+        let mut builder = SortedBuilder::new(&SPEC).unwrap();
+        assert_eq!(builder.push(&[]), Ok(0));
+        let filter = builder.finish();
+        assert_eq!(filter.inserted_item_count(), 0);
+        assert_eq!(filter, ArtifactBloomFilter::create_packed(&[], &SPEC).unwrap());
     }
 }

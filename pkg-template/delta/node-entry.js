@@ -4,5 +4,5 @@
 // so a process has one delta wasm instance): the sorted-stream build.
 // Internal, not in the types; the ES entries export nothing of it.
 export * from "./index.js";
-export { _SortedBuild, _sortUniqueRun } from "../lib/delta/sorted-build.js";
+export { _SortedBuild } from "../lib/delta/sorted-build.js";
 export { _keyedBuild } from "../lib/delta/keyed-build.js";

@@ -137,6 +137,30 @@ pub fn encode(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<
 /// nothing. Every loader rejects the result (`checksumMismatch`), so it
 /// cannot be published.
 pub fn encode_unsealed(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Vec<u8>, EncodeError> {
+    let header = header_of(filter, catalog_version)?;
+    let bits = filter.bits();
+    let mut out = fallible::with_capacity(HEADER_LENGTH.saturating_add(bits.byte_count()))?;
+    // The header with a zero checksum, then the payload; `encode` fills the
+    // checksum in (it covers bytes [0, 64) of the header and the payload).
+    out.extend_from_slice(&header.to_bytes());
+    bits.write_le_bytes(&mut out)?;
+    Ok(out)
+}
+
+/// The sealed header (checksum filled in) of the file [`encode`] would
+/// write, without writing the file: for a caller that copies the payload
+/// out of the filter's own words itself (the sorted builder's binding, so
+/// a 128 MiB filter is not held twice in wasm memory). The payload is the
+/// bit array's words as little-endian bytes.
+pub fn sealed_header(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<[u8; HEADER_LENGTH], EncodeError> {
+    let mut header = header_of(filter, catalog_version)?;
+    header.checksum = checksum_of_bits(&header, filter.bits());
+    Ok(header.to_bytes())
+}
+
+/// The header of `filter` at `catalog_version` with a zero checksum, after
+/// the checks every loader makes.
+fn header_of(filter: &ArtifactBloomFilter, catalog_version: u64) -> Result<Header, EncodeError> {
     if catalog_version > MAX_CATALOG_VERSION {
         return Err(EncodeError::CatalogVersionOutOfRange(catalog_version));
     }
@@ -158,13 +182,7 @@ pub fn encode_unsealed(filter: &ArtifactBloomFilter, catalog_version: u64) -> Re
     };
     // Refuse to publish what every loader would reject.
     header::validate_fields(&header).map_err(EncodeError::InvalidFilter)?;
-    let bits = filter.bits();
-    let mut out = fallible::with_capacity(HEADER_LENGTH.saturating_add(bits.byte_count()))?;
-    // The header with a zero checksum, then the payload; `encode` fills the
-    // checksum in (it covers bytes [0, 64) of the header and the payload).
-    out.extend_from_slice(&header.to_bytes());
-    bits.write_le_bytes(&mut out)?;
-    Ok(out)
+    Ok(header)
 }
 
 /// SHA-256 of header bytes [0, 64) followed by the payload.

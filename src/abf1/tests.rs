@@ -356,6 +356,19 @@ fn from_bits_is_decode_of_the_file_of_header_and_bits() {
     ));
 }
 
+#[test]
+fn sealed_header_then_the_words_is_the_encoded_file() {
+    let digests: Vec<[u8; 32]> = (0u8..50).map(|i| [i; 32]).collect();
+    let spec = crate::layout::BloomSpec { expected_item_count: 100, target_false_positive_rate: 0.01 };
+    let filter = crate::filter::ArtifactBloomFilter::create(&digests, &spec).unwrap();
+    let mut file = sealed_header(&filter, 7).unwrap().to_vec();
+    for word in filter.bits().words() {
+        file.extend_from_slice(&word.to_le_bytes());
+    }
+    assert_eq!(file, encode(&filter, 7).unwrap());
+    assert!(sealed_header(&filter, u64::MAX).is_err());
+}
+
 mod keyed {
     use super::*;
     use crate::delta;

@@ -2,13 +2,16 @@
 //! exact unique count), in the server module (`artifact-bloom/delta`'s
 //! wasm, Cargo feature `delta`), which a page downloads only with
 //! its first delta: the main module, and so every page, does not grow.
-//! Pieces arrive through the staged input; the result leaves as ABF1
-//! bytes, which the main module loads (this module cannot hand it a filter).
+//! Pieces arrive through the staged input; the result leaves as an ABF1
+//! file, which the main module loads (this module cannot hand it a filter):
+//! a sealed header from here, the payload read by JS straight out of the
+//! filter's words (no second copy of the bit array in this module's memory).
 
 use super::error;
 use super::input::with_input;
 use crate::abf1;
-use crate::builder::{sort_unique_packed, BuildError, SortedBuilder};
+use crate::builder::{BuildError, SortedBuilder};
+use crate::filter::ArtifactBloomFilter;
 use crate::layout::{item_count_from_f64, BloomError, BloomSpec};
 use wasm_bindgen::prelude::*;
 
@@ -22,6 +25,8 @@ fn build_error(error: BuildError) -> JsValue {
 #[wasm_bindgen]
 pub struct RawSortedBuilder {
     inner: Option<SortedBuilder>,
+    /// After `finishHeader`: the filter whose words JS copies out.
+    finished: Option<ArtifactBloomFilter>,
 }
 
 #[wasm_bindgen]
@@ -36,7 +41,7 @@ impl RawSortedBuilder {
             .map_err(|e| error::coded(&e))?;
         let spec = BloomSpec { expected_item_count, target_false_positive_rate: target_fpp };
         let inner = SortedBuilder::new(&spec).map_err(|e| error::coded(&e))?;
-        Ok(RawSortedBuilder { inner: Some(inner) })
+        Ok(RawSortedBuilder { inner: Some(inner), finished: None })
     }
 
     /// A build continuing the staged ABF1 file (SortedBuilder::continuing),
@@ -45,7 +50,7 @@ impl RawSortedBuilder {
     pub fn continuing_staged(staged: usize) -> Result<RawSortedBuilder, JsValue> {
         with_input(staged, |file| {
             let snapshot = abf1::decode(file).map_err(|e| error::coded(&e))?;
-            Ok(RawSortedBuilder { inner: Some(SortedBuilder::continuing(snapshot.filter)) })
+            Ok(RawSortedBuilder { inner: Some(SortedBuilder::continuing(snapshot.filter)), finished: None })
         })
     }
 
@@ -64,25 +69,38 @@ impl RawSortedBuilder {
         self.inner.as_ref().map_or(0.0, |builder| builder.unique_count() as f64)
     }
 
-    /// Ends the build: the ABF1 file of the filter at `catalog_version`
-    /// (its insertedItemCount the exact unique count). The build is gone after.
-    #[wasm_bindgen(js_name = finishSnapshot)]
-    pub fn finish_snapshot(&mut self, catalog_version: f64) -> Result<Vec<u8>, JsValue> {
+    /// Ends the build: the sealed 96-byte ABF1 header of the filter at
+    /// `catalog_version` (its insertedItemCount the exact unique count).
+    /// The file's payload is the filter's words, which JS copies straight
+    /// out of wasm memory (`payloadAddress`, `payloadLength`) instead of
+    /// from a file encoded here: at 2^30 bits that would be another
+    /// 128 MiB of wasm memory, which never shrinks. Takes no more pieces.
+    #[wasm_bindgen(js_name = finishHeader)]
+    pub fn finish_header(&mut self, catalog_version: f64) -> Result<Vec<u8>, JsValue> {
         let version = item_count_from_f64(catalog_version).ok_or_else(|| {
             error::binding("invalidCatalogVersion", Some(("parameter", "catalogVersion")), &[("got", catalog_version)])
         })?;
         let builder = self.inner.take().ok_or_else(finished)?;
-        abf1::encode(&builder.finish(), version).map_err(|e| error::coded(&e))
+        let filter = builder.finish();
+        let header = abf1::sealed_header(&filter, version).map_err(|e| error::coded(&e))?;
+        self.finished = Some(filter);
+        Ok(header.to_vec())
+    }
+
+    /// Where the finished filter's words start in wasm memory (wasm is
+    /// little-endian: their bytes are the ABF1 payload); 0 before `finishHeader`.
+    #[wasm_bindgen(js_name = payloadAddress)]
+    pub fn payload_address(&self) -> usize {
+        self.finished.as_ref().map_or(0, |filter| filter.bits().words().as_ptr() as usize)
+    }
+
+    /// The payload's length in bytes; 0 before `finishHeader`.
+    #[wasm_bindgen(js_name = payloadLength)]
+    pub fn payload_length(&self) -> usize {
+        self.finished.as_ref().map_or(0, |filter| filter.bits().byte_count())
     }
 }
 
 fn finished() -> JsValue {
     error::binding("builderFinished", None, &[])
-}
-
-/// One run of publishCatalog's external sort: the staged digests sorted
-/// ascending, each once; `invalidDigest`, `outOfMemory`.
-#[wasm_bindgen(js_name = sortUniqueStaged)]
-pub fn sort_unique_staged(staged: usize) -> Result<Vec<u8>, JsValue> {
-    with_input(staged, |packed| sort_unique_packed(packed).map_err(|e| error::coded(&e)))
 }

@@ -5,7 +5,7 @@
 // the delta module so that the main module, which every page downloads,
 // carries none of it.
 
-import { RawSortedBuilder, sortUniqueStaged } from "../../artifact_bloom_delta.js";
+import { RawSortedBuilder, wasmMemory } from "../../artifact_bloom_delta.js";
 import { isUint8Array } from "../core/errors.js";
 import { failureOf } from "../core/errors.js";
 import { success } from "../core/results.js";
@@ -76,7 +76,17 @@ export class _SortedBuild {
    */
   finish(catalogVersion) {
     const raw = this.#live();
-    const result = attempt(() => raw.finishSnapshot(catalogVersion));
+    const result = attempt(() => {
+      const header = raw.finishHeader(catalogVersion);
+      // The payload is the filter's own words, copied once straight out of
+      // wasm memory (src/wasm/builder.rs says why there is no file there).
+      const length = raw.payloadLength();
+      const file = new Uint8Array(header.length + length);
+      file.set(header);
+      const memory = /** @type {WebAssembly.Memory} */ (wasmMemory());
+      file.set(new Uint8Array(memory.buffer, raw.payloadAddress(), length), header.length);
+      return file;
+    });
     this.free();
     return result;
   }
@@ -92,21 +102,6 @@ export class _SortedBuild {
     if (this.#raw === undefined) throw new TypeError("this build already finished or was freed");
     return this.#raw;
   }
-}
-
-/**
- * One run of an external sort: `packed`'s digests ascending, each once (a
- * new array); `invalidDigest`, `outOfMemory`.
- *
- * @internal
- * @param {Uint8Array} packed
- * @returns {{ kind: "success"; value: Uint8Array } | { kind: "failure"; error: string; message: string }}
- */
-export function _sortUniqueRun(packed) {
-  return attempt(() => {
-    stageInput(packed.byteLength).set(packed);
-    return sortUniqueStaged(packed.byteLength);
-  });
 }
 
 /**

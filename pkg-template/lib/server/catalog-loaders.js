@@ -79,25 +79,61 @@ export function postgresCatalog(options) {
       return {
         catalogVersion: /** @type {number} */ (catalogVersion),
         sorted: true,
-        digests: (async function* rowsOf() {
-          try {
-            for (;;) {
-              signal?.throwIfAborted();
-              const batch = await client.query(`FETCH ${batchSize} FROM ${cursor}`);
-              if (batch.rows.length === 0) break;
-              for (const row of batch.rows) yield digestOf(row.digest);
+        digests: endingEvenUnread(
+          async function* rowsOf() {
+            try {
+              for (;;) {
+                signal?.throwIfAborted();
+                const batch = await client.query(`FETCH ${batchSize} FROM ${cursor}`);
+                if (batch.rows.length === 0) break;
+                for (const row of batch.rows) yield digestOf(row.digest);
+              }
+              await end("COMMIT");
+            } finally {
+              await end("ROLLBACK");
             }
-            await end("COMMIT");
-          } finally {
-            await end("ROLLBACK");
-          }
-        })(),
+          },
+          () => end("ROLLBACK"),
+        ),
       };
     } catch (error) {
       await end("ROLLBACK").catch(() => {});
       throw error;
     }
   };
+}
+
+/**
+ * The generator `make` returns, except that `return()` before the first
+ * `next()` still calls `end`: a generator that never started skips its
+ * `finally`, so a publish refused before reading (its spec, say) would
+ * leave the transaction open and the client taken.
+ *
+ * @param {() => AsyncGenerator<unknown, void, void>} make
+ * @param {() => Promise<void>} end
+ * @returns {AsyncIterableIterator<unknown>}
+ */
+function endingEvenUnread(make, end) {
+  const generator = make();
+  let started = false;
+  /** @type {AsyncIterableIterator<unknown>} */
+  const iterator = {
+    next() {
+      started = true;
+      return generator.next();
+    },
+    async return() {
+      if (!started) {
+        started = true;
+        await end();
+      }
+      return generator.return(undefined);
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 /**

@@ -4,7 +4,7 @@
 // digest stream; provide an exact unique count"). A sorted (or DISTINCT
 // ORDER BY) source streams straight into the sorted build: memory is the
 // bit array plus one chunk. An unsorted one goes through an external sort
-// (catalog-stream.js): plus one run and a read buffer per run. Either way
+// (catalog-stream.js): plus two run buffers, then the merge's read buffers. Either way
 // the count is exact, and the result is publishToLayout's, deltas included.
 // The work is sliced: the event loop gets a turn between chunks.
 
@@ -171,7 +171,10 @@ async function buildFrom(catalogVersion, digests, sorted, options, keyed) {
   let base = options.base;
   if (base !== undefined && keyed !== undefined) {
     const unsealed = keyed.unseal(base);
-    if (unsealed.kind === "failure") return unsealed;
+    if (unsealed.kind === "failure") {
+      await closeUnread(digests);
+      return unsealed;
+    }
     base = unsealed.value;
   }
   const started =
@@ -181,15 +184,21 @@ async function buildFrom(catalogVersion, digests, sorted, options, keyed) {
           targetFalsePositiveRate: options.targetFalsePositiveRate,
         })
       : _SortedBuild.continuing(base);
-  if (started.kind === "failure") return started;
+  if (started.kind === "failure") {
+    await closeUnread(digests);
+    return started;
+  }
   const build = started.value;
   try {
     const packed = packedChunks(digests, signal);
     const chunks = keyed === undefined ? packed : macChunks(packed, keyed);
+    // A run holds at most expectedItemCount digests' bytes: a small catalog reserves small buffers.
+    const { expectedItemCount } = options;
+    const runCap = expectedItemCount >= 1 ? Math.min(runBytes, Math.ceil(expectedItemCount) * 32) : runBytes;
     const ordered =
       sorted && keyed === undefined
         ? chunks
-        : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes, signal });
+        : externalSort(chunks, { tempDir: options.tempDir ?? (await osTempDir()), runBytes: runCap, signal });
     for await (const chunk of ordered) {
       signal?.throwIfAborted();
       const pushed = build.push(chunk);
@@ -239,6 +248,17 @@ async function currentSnapshot(store) {
   const bytes = await store.read(manifest.value.snapshot.url);
   if (bytes === undefined) return failure("invalidLayout", `the manifest's snapshot ${manifest.value.snapshot.url} is missing`);
   return { kind: "success", value: bytes };
+}
+
+/**
+ * Tells a source that will not be read that it is done (postgresCatalog's
+ * transaction ends and its client is free again).
+ *
+ * @param {Iterable<unknown> | AsyncIterable<unknown>} digests
+ */
+async function closeUnread(digests) {
+  if (typeof (/** @type {any} */ (digests)[Symbol.asyncIterator]) !== "function") return;
+  await /** @type {AsyncIterable<unknown>} */ (digests)[Symbol.asyncIterator]().return?.();
 }
 
 /** Yields to the event loop (a macrotask: timers and I/O run). */

@@ -1,19 +1,18 @@
 // Digest streams for publishCatalog: whatever a catalog source yields —
 // 64-hex-digit strings, 32-byte Uint8Arrays, or packed N × 32-byte chunks —
 // as packed chunks of at most CHUNK_BYTES; and the external sort of an
-// unsorted stream (fixed-size runs sorted and deduplicated in the server
-// module's wasm, written to temp files, then a k-way merge), so memory is
-// one run and one read buffer per run, never the catalog.
+// unsorted stream (fixed-size runs sorted and deduplicated in JavaScript,
+// catalog-run-sort.js, written to temp files, then a k-way merge), so memory
+// is two run buffers and MERGE_READ_BYTES of read buffers, never the catalog.
 
 import { failure } from "../core/results.js";
-import { _sortUniqueRun } from "./server-delta.js";
+import { sortUniqueRun } from "./catalog-run-sort.js";
 
 /** Bytes of one packed chunk handed on (32,768 digests). */
 export const CHUNK_BYTES = 1024 * 1024;
 /** Bytes of one sorted run (1M digests) by default. */
 export const DEFAULT_RUN_BYTES = 32 * 1024 * 1024;
 const DIGEST_LENGTH = 32;
-const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 
 /** A digest stream's refusal, thrown inside the pipeline and returned by publishCatalog. */
 export class StreamFailure extends Error {
@@ -31,19 +30,45 @@ export class StreamFailure extends Error {
   }
 }
 
+/** Hex digit values by character code; 255 for anything else. */
+const HEX_VALUES = (() => {
+  const table = new Uint8Array(128).fill(255);
+  for (let i = 0; i < 10; i += 1) table[48 + i] = i;
+  for (let i = 0; i < 6; i += 1) {
+    table[65 + i] = 10 + i;
+    table[97 + i] = 10 + i;
+  }
+  return table;
+})();
+
 /**
- * The source's digests as packed chunks.
+ * The source's digests as packed chunks: views of one reused buffer, each
+ * valid until the generator is resumed (the build and the external sort
+ * copy a chunk before asking for the next).
  *
  * @param {Iterable<unknown> | AsyncIterable<unknown>} digests
  * @param {AbortSignal | undefined} signal
  * @returns {AsyncGenerator<Uint8Array>}
  */
 export async function* packedChunks(digests, signal) {
-  let chunk = new Uint8Array(CHUNK_BYTES);
+  const chunk = new Uint8Array(CHUNK_BYTES);
   let used = 0;
   let index = 0;
   for await (const item of /** @type {AsyncIterable<unknown>} */ (digests)) {
     signal?.throwIfAborted();
+    if (typeof item === "string") {
+      // Parsed straight into the chunk: no bytes object per digest.
+      if (!writeHexDigest(item, chunk, used)) {
+        throw new StreamFailure("invalidDigest", `digest ${index}: expected 64 hex digits, got "${item.slice(0, 80)}"`);
+      }
+      used += DIGEST_LENGTH;
+      index += 1;
+      if (used === CHUNK_BYTES) {
+        yield chunk;
+        used = 0;
+      }
+      continue;
+    }
     const bytes = digestBytes(item, index);
     for (let offset = 0; offset < bytes.length; ) {
       const take = Math.min(bytes.length - offset, CHUNK_BYTES - used);
@@ -52,7 +77,6 @@ export async function* packedChunks(digests, signal) {
       offset += take;
       if (used === CHUNK_BYTES) {
         yield chunk;
-        chunk = new Uint8Array(CHUNK_BYTES);
         used = 0;
       }
     }
@@ -62,18 +86,37 @@ export async function* packedChunks(digests, signal) {
 }
 
 /**
+ * Writes the 32 bytes of a string of exactly 64 hex digits at `offset`;
+ * false (nothing to trust in `out`) when `text` is not one.
+ *
+ * @param {string} text
+ * @param {Uint8Array} out
+ * @param {number} offset
+ * @returns {boolean}
+ */
+function writeHexDigest(text, out, offset) {
+  if (text.length !== 2 * DIGEST_LENGTH) return false;
+  for (let i = 0; i < DIGEST_LENGTH; i += 1) {
+    const high = text.charCodeAt(2 * i);
+    const low = text.charCodeAt(2 * i + 1);
+    if (high > 127 || low > 127) return false;
+    const highValue = HEX_VALUES[high];
+    const lowValue = HEX_VALUES[low];
+    // Each digit on its own: a combined check would let "0g" through as 0xff.
+    if ((highValue | lowValue) > 15) return false;
+    out[offset + i] = (highValue << 4) | lowValue;
+  }
+  return true;
+}
+
+/**
+ * A Uint8Array item's bytes (one digest or packed records), else invalidDigest.
+ *
  * @param {unknown} item
  * @param {number} index the stream index of its first digest
  * @returns {Uint8Array}
  */
 function digestBytes(item, index) {
-  if (typeof item === "string") {
-    if (!HEX_DIGEST.test(item))
-      throw new StreamFailure("invalidDigest", `digest ${index}: expected 64 hex digits, got "${item.slice(0, 80)}"`);
-    const bytes = new Uint8Array(DIGEST_LENGTH);
-    for (let i = 0; i < DIGEST_LENGTH; i += 1) bytes[i] = Number.parseInt(item.slice(2 * i, 2 * i + 2), 16);
-    return bytes;
-  }
   if (item instanceof Uint8Array && item.length > 0 && item.length % DIGEST_LENGTH === 0) return item;
   const what = item instanceof Uint8Array ? `${item.length} bytes` : typeof item;
   throw new StreamFailure(
@@ -99,9 +142,11 @@ function digestBytes(item, index) {
 
 /**
  * The chunks of `chunks`, sorted ascending (duplicates may remain across
- * runs: the sorted build counts each digest once). Temp files go in a new
- * directory under `tempDir` and are removed when the generator ends,
- * whichever way.
+ * runs: the sorted build counts each digest once). Yields views of reused
+ * buffers, each valid until the generator is resumed. Temp files go in a
+ * new directory under `tempDir` and are removed when the generator ends,
+ * whichever way. Memory: the run buffer and the sorted one (runBytes
+ * each), then the merge's read buffers (MERGE_READ_BYTES in all).
  *
  * @param {AsyncIterable<Uint8Array>} chunks
  * @param {{ tempDir: string; runBytes: number; signal: AbortSignal | undefined }} options
@@ -116,12 +161,22 @@ export async function* externalSort(chunks, { tempDir, runBytes, signal }) {
   /** @type {string[]} */
   const runs = [];
   let run = new Uint8Array(runBytes);
+  let sorted = new Uint8Array(runBytes);
   let used = 0;
-  const sortRun = () => {
-    const sorted = _sortUniqueRun(run.subarray(0, used));
-    if (sorted.kind === "failure") throw new StreamFailure(sorted.error, sorted.message);
+  /** Sorts the run buffer into `sorted` → the unique records' bytes. */
+  const sortRun = async () => {
+    const unique = await sortUniqueRun(run, used / DIGEST_LENGTH, sorted, signal);
     used = 0;
-    return sorted.value;
+    return sorted.subarray(0, unique * DIGEST_LENGTH);
+  };
+  const spill = async () => {
+    fs ??= /** @type {SortFs} */ (await import(fsSpecifier));
+    dir ??= await fs.mkdtemp(`${tempDir.replace(/\/+$/, "")}/artifact-bloom-sort-`);
+    const bytes = await sortRun();
+    const path = `${dir}/run-${runs.length}`;
+    await fs.writeFile(path, bytes);
+    runs.push(path);
+    signal?.throwIfAborted();
   };
   try {
     for await (const chunk of chunks) {
@@ -130,29 +185,19 @@ export async function* externalSort(chunks, { tempDir, runBytes, signal }) {
         run.set(chunk.subarray(offset, offset + take), used);
         used += take;
         offset += take;
-        if (used === runBytes) {
-          fs ??= /** @type {SortFs} */ (await import(fsSpecifier));
-          dir ??= await fs.mkdtemp(`${tempDir.replace(/\/+$/, "")}/artifact-bloom-sort-`);
-          /** @type {string} */
-          const path = `${dir}/run-${runs.length}`;
-          await fs.writeFile(path, sortRun());
-          runs.push(path);
-          signal?.throwIfAborted();
-        }
+        if (used === runBytes) await spill();
       }
     }
     if (runs.length === 0) {
       // One run: sorted in memory, no file.
-      const sorted = used === 0 ? new Uint8Array(0) : sortRun();
-      for (let offset = 0; offset < sorted.length; offset += CHUNK_BYTES) yield sorted.subarray(offset, offset + CHUNK_BYTES);
+      const bytes = await sortRun();
+      for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) yield bytes.subarray(offset, offset + CHUNK_BYTES);
       return;
     }
-    if (used > 0 && fs !== undefined && dir !== undefined) {
-      const path = `${dir}/run-${runs.length}`;
-      await fs.writeFile(path, sortRun());
-      runs.push(path);
-    }
-    run = new Uint8Array(0); // the run buffer is not needed by the merge
+    if (used > 0) await spill();
+    // The run buffers are not needed by the merge.
+    run = new Uint8Array(0);
+    sorted = run;
     if (fs === undefined) return;
     yield* mergeRuns(fs, runs, signal);
   } finally {
@@ -160,11 +205,13 @@ export async function* externalSort(chunks, { tempDir, runBytes, signal }) {
   }
 }
 
-/** Bytes read from each run file at a time. */
-const READ_BYTES = 1024 * 1024;
+/** Bytes of read buffer the merge's runs share (each gets at least MIN_READ_BYTES). */
+const MERGE_READ_BYTES = 16 * 1024 * 1024;
+const MIN_READ_BYTES = 4096;
 
 /**
- * The k-way merge of sorted run files into ascending chunks.
+ * The k-way merge of sorted run files into ascending chunks (views of one
+ * reused buffer).
  *
  * @param {SortFs} fs
  * @param {string[]} paths
@@ -172,27 +219,33 @@ const READ_BYTES = 1024 * 1024;
  * @returns {AsyncGenerator<Uint8Array>}
  */
 async function* mergeRuns(fs, paths, signal) {
+  const readBytes = Math.max(MIN_READ_BYTES, Math.floor(MERGE_READ_BYTES / paths.length / DIGEST_LENGTH) * DIGEST_LENGTH);
+  /** @type {RunReader[]} */
   const readers = [];
   try {
-    for (const path of paths) readers.push(await RunReader.open(fs, path));
+    for (const path of paths) readers.push(new RunReader(await fs.open(path, "r"), readBytes));
     // A binary min-heap of the runs by their current record: log k compares a record.
     /** @type {RunReader[]} */
     const heap = [];
     for (const reader of readers) if (await reader.fill()) heap.push(reader);
     for (let index = (heap.length >> 1) - 1; index >= 0; index -= 1) siftDown(heap, index);
-    let out = new Uint8Array(CHUNK_BYTES);
+    const out = new Uint8Array(CHUNK_BYTES);
+    const outWords = new Uint32Array(out.buffer);
     let used = 0;
     while (heap.length > 0) {
       const reader = heap[0];
-      out.set(reader.current(), used);
+      const { words, offset } = reader;
+      for (let w = 0, from = offset >> 2, to = used >> 2; w < 8; w += 1) outWords[to + w] = words[from + w];
       used += DIGEST_LENGTH;
       if (used === CHUNK_BYTES) {
         yield out;
         signal?.throwIfAborted();
-        out = new Uint8Array(CHUNK_BYTES);
         used = 0;
       }
-      if (!(await reader.advance())) {
+      // An await only when a block runs out: a microtask per record would add up.
+      reader.offset += DIGEST_LENGTH;
+      if (reader.offset < reader.length) reader.readKey();
+      else if (!(await reader.fill())) {
         const last = /** @type {RunReader} */ (heap.pop());
         if (heap.length === 0) break;
         heap[0] = last;
@@ -215,65 +268,71 @@ function siftDown(heap, index) {
     const left = 2 * index + 1;
     if (left >= heap.length) return;
     const right = left + 1;
-    const smaller = right < heap.length && heap[right].compare(heap[left]) < 0 ? right : left;
-    if (heap[smaller].compare(heap[index]) >= 0) return;
+    const smaller = right < heap.length && less(heap[right], heap[left]) ? right : left;
+    if (!less(heap[smaller], heap[index])) return;
     [heap[smaller], heap[index]] = [heap[index], heap[smaller]];
     index = smaller;
   }
+}
+
+/**
+ * Whether `a`'s current record is below `b`'s: their first four bytes as
+ * one number (which nearly always decides), then the rest.
+ *
+ * @param {RunReader} a
+ * @param {RunReader} b
+ */
+function less(a, b) {
+  if (a.key !== b.key) return a.key < b.key;
+  const x = a.block;
+  const y = b.block;
+  for (let i = 4; i < DIGEST_LENGTH; i += 1) {
+    const difference = x[a.offset + i] - y[b.offset + i];
+    if (difference !== 0) return difference < 0;
+  }
+  return false;
 }
 
 /** A sorted run file read a block at a time. */
 class RunReader {
   /**
    * @param {SortHandle} handle
+   * @param {number} readBytes a multiple of 32
    */
-  constructor(handle) {
+  constructor(handle, readBytes) {
     this.handle = handle;
-    this.block = new Uint8Array(READ_BYTES);
+    this.block = new Uint8Array(readBytes);
+    /** The block as words: a record is copied 4 bytes at a time. */
+    this.words = new Uint32Array(this.block.buffer);
     this.length = 0;
     this.offset = 0;
     this.position = 0;
+    /** The current record's first four bytes as a number (readKey). */
+    this.key = 0;
   }
 
-  /**
-   * @param {SortFs} fs
-   * @param {string} path
-   */
-  static async open(fs, path) {
-    return new RunReader(await fs.open(path, "r"));
-  }
-
-  /** Reads the next block; false at the end. */
+  /** Reads the next block (whole, but at the file's end); false at the end. */
   async fill() {
-    const { bytesRead } = await this.handle.read(this.block, 0, READ_BYTES, this.position);
-    this.position += bytesRead;
-    this.length = bytesRead - (bytesRead % DIGEST_LENGTH);
-    this.offset = 0;
-    return this.length > 0;
-  }
-
-  current() {
-    return this.block.subarray(this.offset, this.offset + DIGEST_LENGTH);
-  }
-
-  /**
-   * Byte order of the current records.
-   * @param {RunReader} other
-   */
-  compare(other) {
-    const a = this.block;
-    const b = other.block;
-    for (let i = 0; i < DIGEST_LENGTH; i += 1) {
-      const difference = a[this.offset + i] - b[other.offset + i];
-      if (difference !== 0) return difference;
+    let length = 0;
+    while (length < this.block.length) {
+      const { bytesRead } = await this.handle.read(this.block, length, this.block.length - length, this.position + length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
     }
-    return 0;
+    // The run files are this sort's own, written whole: a partial record is a bug or a tampered temp dir.
+    if (length % DIGEST_LENGTH !== 0) throw new Error(`a sort run file holds a partial record (${length} bytes read)`);
+    this.position += length;
+    this.length = length;
+    this.offset = 0;
+    if (length > 0) this.readKey();
+    return length > 0;
   }
 
-  /** Moves to the next record; false at the end of the run. */
-  async advance() {
-    this.offset += DIGEST_LENGTH;
-    return this.offset < this.length || (await this.fill());
+  /** Reads the current record's first four bytes into `key` (big-endian: their byte order). */
+  readKey() {
+    const block = this.block;
+    const at = this.offset;
+    this.key = ((block[at] << 24) | (block[at + 1] << 16) | (block[at + 2] << 8) | block[at + 3]) >>> 0;
   }
 
   async close() {

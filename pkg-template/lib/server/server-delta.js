@@ -3,5 +3,5 @@
 // delta entry's own bundle (../delta/index.cjs): one delta wasm instance in
 // a process, whichever entries it imports.
 export { encodeSnapshotDelta } from "../delta/delta-encode.js";
-export { _SortedBuild, _sortUniqueRun } from "../delta/sorted-build.js";
+export { _SortedBuild } from "../delta/sorted-build.js";
 export { _keyedBuild } from "../delta/keyed-build.js";
