@@ -395,6 +395,7 @@ const ROWS = [
   ["ArtifactBloomFilter", "countMaybe", "packed", packed(/packed/), (v) => FILTER.countMaybe(v)],
   ...[
     "getBitCount",
+    "getHashProtocolVersion",
     "getHashCount",
     "getInsertedItemCount",
     "getExpectedItemCount",
