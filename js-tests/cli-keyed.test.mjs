@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { loadSnapshot } from "artifact-bloom";
 import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { hex, sha256 } from "./helpers/digests.mjs";
+import { startStaticFileHost } from "./helpers/static-file-host.mjs";
 
 const MEMBERS = Array.from({ length: 200 }, (_, i) => sha256(`keyed-cli member ${i}`));
 const OUTSIDER = sha256("keyed-cli outsider");
@@ -98,6 +99,22 @@ describe("--key-file", () => {
     assert.equal(wrong.stdout, "");
     assert.match(wrong.stderr, /wrongKey/);
     assertNoKey(wrong);
+  });
+
+  test("check of a keyed snapshot's URL: keyRequired without the key is the snapshot's failure (exit 1), not a fetch's", async () => {
+    const host = await startStaticFileHost(dir.path);
+    try {
+      const url = `${host.url}/catalog.abf1`;
+      const without = await runCli(["check", url, hex(OUTSIDER)]);
+      assert.equal(without.code, 1, without.stderr);
+      assert.match(without.stderr, /keyRequired/);
+      const withKey = await runCli(["check", url, hex(OUTSIDER), "--key-file", keyFile]);
+      assert.equal(withKey.code, 0, withKey.stderr);
+      assert.match(withKey.stdout, /^absent /);
+      assertNoKey(withKey);
+    } finally {
+      await host.close();
+    }
   });
 
   test("inspect with the key shows the header; without it says keyRequired", async () => {

@@ -11,19 +11,13 @@ import { UsageError } from "./common.mjs";
 import { snapshotFileLimit } from "./bounded-file.mjs";
 import { fetchForTlsOptions, tlsAdvice, urlSchemeHints } from "./registry/registry-tls.mjs";
 
-/** Load failures: the bytes came and are not a usable snapshot (the command's "does not load"). */
-const LOAD_FAILURES = new Set([
-  "truncated",
-  "badMagic",
-  "unsupportedFormatVersion",
-  "unsupportedHashProtocol",
-  "invalidHeader",
-  "lengthMismatch",
-  "checksumMismatch",
-  "tooLarge",
-  "invalidManifest",
-  "unsupportedManifest",
-]);
+/**
+ * The failures of fetching itself (no snapshot arrived: exit 2, with TLS
+ * advice where it helps). Any other failure is the snapshot's own (the
+ * command's "does not load"): listing these few, not the load codes, keeps a
+ * load code the library adds (keyRequired, wrongKey, …) a load failure.
+ */
+const FETCH_FAILURES = new Set(["networkError", "httpError", "timeout", "notModified", "versionConflict", "stale"]);
 
 /**
  * Whether a snapshot argument names a URL rather than a file.
@@ -53,7 +47,7 @@ export async function fetchSnapshotUrl(url, { label, values = {}, key }) {
   } catch (error) {
     throw new UsageError(`cannot fetch ${label} ${url}: ${/** @type {Error} */ (error).message}`);
   }
-  if (result.kind === "success" || LOAD_FAILURES.has(result.error)) return result;
+  if (result.kind === "success" || !FETCH_FAILURES.has(result.error)) return result;
   const hints = label.startsWith("--")
     ? urlSchemeHints(label, url)
     : { url, plainHint: `try ${url.replace(/^https:/i, "http:")}`, tlsHint: `try ${url.replace(/^http:/i, "https:")}` };
