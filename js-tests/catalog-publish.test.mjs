@@ -9,23 +9,16 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ArtifactBloomFilter, encodeSnapshot } from "artifact-bloom";
 import { buildCatalogSnapshot, directoryCatalog, publishCatalog } from "artifact-bloom/server";
 import { packedDigests, splitDigests } from "./helpers/abf1.mjs";
+import { referenceFile as reference } from "./helpers/catalog-reference.mjs";
 import { tempDir } from "./helpers/cli.mjs";
 
 const SPEC = { expectedItemCount: 30_000, targetFalsePositiveRate: 0.01 };
 const hexOf = (digest) => Buffer.from(digest).toString("hex");
 
-/** The reference: create() of the unique digests, as ABF1 at `version`. */
-function referenceFile(digests, version) {
-  const unique = [...new Map(digests.map((digest) => [hexOf(digest), digest])).values()];
-  const created = ArtifactBloomFilter.create(unique, SPEC);
-  assert.equal(created.kind, "success");
-  const bytes = encodeSnapshot(created.value, { catalogVersion: version });
-  created.value.free();
-  return { bytes, unique: unique.length };
-}
+/** The reference file of `digests` at `version`, at this file's SPEC. */
+const referenceFile = (digests, version) => reference(digests, version, SPEC);
 
 describe("publishCatalog and buildCatalogSnapshot", () => {
   let dir;

@@ -8,16 +8,12 @@
 // The page and pkg/ are served by Playwright's request interception
 // (page.route), so no port is opened.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
-import { extname, join, normalize, sep } from "node:path";
+import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { CHROMIUM, launchChromium } from "./chromium.mjs";
+import { openPackagePage } from "./package-page.mjs";
 
-const PKG = fileURLToPath(new URL("../../pkg", import.meta.url));
-const ORIGIN = "http://artifact-bloom.test";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (scripts/setup.sh --browser installs it): skipped`;
-const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
 
 /**
  * Encode, apply, damage: a list of `{ step, outcome }`. Runs in the page as
@@ -70,17 +66,7 @@ describe("ABD1 deltas in Chromium (browser build) equal Node", { skip }, () => {
 
   before(async () => {
     browser = await launchChromium();
-    const page = await browser.newPage();
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const path = new URL(route.request().url()).pathname;
-      if (path === "/") return route.fulfill({ contentType: "text/html", body: "<!doctype html><title>delta</title>" });
-      const file = normalize(join(PKG, decodeURIComponent(path)));
-      if (!file.startsWith(PKG + sep) || !existsSync(file)) return route.fulfill({ status: 404, body: "" });
-      return route.fulfill({ contentType: MIME[extname(file)] ?? "application/octet-stream", body: readFileSync(file) });
-    });
-    await page.goto(`${ORIGIN}/`);
+    const { page, errors } = await openPackagePage(browser, "delta");
     browserResults = await page.evaluate(async (source) => {
       const pkg = await import("/web.js");
       await pkg.default();

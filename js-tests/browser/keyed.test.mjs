@@ -10,16 +10,12 @@
 // (page.route), so no port is opened.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { extname, join, normalize, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { CHROMIUM, launchChromium } from "./chromium.mjs";
+import { openPackagePage } from "./package-page.mjs";
 
-const PKG = fileURLToPath(new URL("../../pkg", import.meta.url));
 const VECTORS = JSON.parse(readFileSync(new URL("../../tests/vectors/abf1-keyed.json", import.meta.url), "utf8"));
-const ORIGIN = "http://artifact-bloom.test";
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (scripts/setup.sh --browser installs it): skipped`;
-const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
 
 /**
  * Every load and query path over the vectors: a list of `{ step, outcome }`.
@@ -94,17 +90,7 @@ describe("keyed snapshots in Chromium (browser build) equal Node", { skip }, () 
 
   before(async () => {
     browser = await launchChromium();
-    const page = await browser.newPage();
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const path = new URL(route.request().url()).pathname;
-      if (path === "/") return route.fulfill({ contentType: "text/html", body: "<!doctype html><title>keyed</title>" });
-      const file = normalize(join(PKG, decodeURIComponent(path)));
-      if (!file.startsWith(PKG + sep) || !existsSync(file)) return route.fulfill({ status: 404, body: "" });
-      return route.fulfill({ contentType: MIME[extname(file)] ?? "application/octet-stream", body: readFileSync(file) });
-    });
-    await page.goto(`${ORIGIN}/`);
+    const { page, errors } = await openPackagePage(browser, "keyed");
     browserResults = await page.evaluate(
       async ([source, vectors]) => {
         const pkg = await import("/web.js");

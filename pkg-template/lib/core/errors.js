@@ -5,7 +5,7 @@
 // src/error.rs) and the binding (src/wasm/error.rs) calls `codedError` below,
 // which builds the sentence, so the wasm carries no message text.
 
-import { failure } from "./results.js";
+import { failure, success } from "./results.js";
 
 /**
  * A short, human description of any value, for error messages.
@@ -305,4 +305,22 @@ export function failureOf(error) {
   const code = codeOf(error);
   if (code === undefined) return undefined;
   return failure(/** @type {TError} */ (code), /** @type {Error} */ (error).message);
+}
+
+/**
+ * `call()` as a result: its value, or the failure of the coded error it
+ * threw; any other error (a bug) is rethrown.
+ *
+ * @template T
+ * @param {() => T} call
+ * @returns {{ kind: "success"; value: T } | { kind: "failure"; error: string; message: string }}
+ */
+export function attempt(call) {
+  try {
+    return success(call());
+  } catch (error) {
+    const coded = failureOf(error);
+    if (coded === undefined) throw error;
+    return coded;
+  }
 }

@@ -7,8 +7,7 @@
 // — here MACs, as unique as the digests they come from.
 
 import { RawCatalogKey } from "../../artifact_bloom_delta.js";
-import { failureOf } from "../core/errors.js";
-import { success } from "../core/results.js";
+import { attempt } from "../core/errors.js";
 import { stageInput } from "./delta-inputs.js";
 
 /**
@@ -51,18 +50,4 @@ export function _keyedBuild(key) {
     unseal: (file) => attempt(() => raw.unsealSnapshot(staged(file))),
     free: () => raw.free(),
   };
-}
-
-/**
- * @param {() => Uint8Array} call
- * @returns {{ kind: "success"; value: Uint8Array } | { kind: "failure"; error: string; message: string }}
- */
-function attempt(call) {
-  try {
-    return success(call());
-  } catch (error) {
-    const coded = failureOf(error);
-    if (coded === undefined) throw error;
-    return coded;
-  }
 }

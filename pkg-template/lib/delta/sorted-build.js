@@ -7,7 +7,7 @@
 
 import { RawSortedBuilder, wasmMemory } from "../../artifact_bloom_delta.js";
 import { isUint8Array } from "../core/errors.js";
-import { failureOf } from "../core/errors.js";
+import { attempt } from "../core/errors.js";
 import { success } from "../core/results.js";
 import { stageInput } from "./delta-inputs.js";
 
@@ -101,22 +101,5 @@ export class _SortedBuild {
   #live() {
     if (this.#raw === undefined) throw new TypeError("this build already finished or was freed");
     return this.#raw;
-  }
-}
-
-/**
- * A raw call's value, or its coded error as a failure (other errors throw).
- *
- * @template T
- * @param {() => T} call
- * @returns {{ kind: "success"; value: T } | { kind: "failure"; error: string; message: string }}
- */
-function attempt(call) {
-  try {
-    return success(call());
-  } catch (error) {
-    const coded = failureOf(error);
-    if (coded === undefined) throw error;
-    return coded;
   }
 }
