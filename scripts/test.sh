@@ -27,9 +27,8 @@ stage() {
 
 # The JS side first (seconds): Biome's formatter and linter over every JS/TS
 # file (biome.jsonc), then checkJs over the shipped JavaScript that
-# emit-types.mjs does not check (the entries, cli/serve/ and the page not yet
-# strictly; bin/ and the rest of cli/ strictly, against the built package's
-# own declarations).
+# emit-types.mjs does not check (the entries and the page not yet strictly;
+# bin/ and cli/ strictly, against the built package's own declarations).
 stage "biome" biome ci --error-on-warnings .
 stage "types-shipped" tsc -p tsconfig.shipped.json
 stage "types-cli" node scripts/check-cli-types.mjs

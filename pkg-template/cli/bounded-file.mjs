@@ -51,12 +51,12 @@ const CHUNK = 1024 * 1024;
  * @param {string} path
  * @param {number} limit the largest acceptable file, in bytes
  * @param {string} what what the file is, for the message ("snapshot", "CA file", …)
- * @returns {Promise<Uint8Array>}
+ * @returns {Promise<Uint8Array<ArrayBuffer>>} its own buffer (never shared), so it may be a fetch or Response body
  */
 export async function readBoundedFile(path, limit, what) {
   const handle = await open(path, "r");
   try {
-    /** @type {Uint8Array[]} */
+    /** @type {Uint8Array<ArrayBuffer>[]} */
     const chunks = [];
     let total = 0;
     for (;;) {

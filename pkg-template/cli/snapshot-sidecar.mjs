@@ -180,7 +180,7 @@ async function boundedResponseText(response, limit) {
  * file, as it is on disk now (404 when there is none).
  * @template T
  * @param {string} snapshotPath serve's --snapshot
- * @param {(status: number, body: string | Uint8Array, headers?: Record<string, string>) => T} answer
+ * @param {(status: number, body: string | Uint8Array<ArrayBuffer>, headers?: Record<string, string>) => T} answer
  * @returns {Promise<T>} what `answer` made of it
  */
 export async function answerSidecar(snapshotPath, answer) {

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import { answerSidecar } from "../snapshot-sidecar.mjs";
 
+/** @type {Record<string, string | undefined>} by file extension (undefined: another, served as application/octet-stream) */
 const MIME = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -22,11 +23,21 @@ const MIME = {
   ".md": "text/plain; charset=utf-8",
 };
 
-/** A plain answer that no cache keeps (the page changes with the package). */
+/**
+ * A plain answer that no cache keeps (the page changes with the package).
+ * @param {number} status
+ * @param {BodyInit | null} body null for HEAD
+ * @param {Record<string, string>} [headers]
+ */
 const plain = (status, body, headers = {}) =>
   new Response(body, { status, headers: { "cache-control": "no-store", ...headers } });
 
-/** Resolves a URL path inside `root`, or undefined when it would escape it. */
+/**
+ * Resolves a URL path inside `root`, or undefined when it would escape it.
+ * @param {string} root
+ * @param {string} urlPath percent-encoded, as in the request's URL
+ * @returns {string | undefined}
+ */
 function inside(root, urlPath) {
   const full = normalize(join(root, decodeURIComponent(urlPath)));
   return full === root || full.startsWith(root + sep) ? full : undefined;
@@ -41,7 +52,7 @@ export function staticFiles({ wwwRoot, packageDir, snapshotPath }) {
   return async (request) => {
     if (request.method !== "GET" && request.method !== "HEAD") return plain(405, "method not allowed");
     const path = new URL(request.url).pathname;
-    const body = (bytes) => (request.method === "HEAD" ? null : bytes);
+    const body = (/** @type {string | Uint8Array<ArrayBuffer>} */ bytes) => (request.method === "HEAD" ? null : bytes);
     if (path === "/snapshot.meta.json") {
       return answerSidecar(snapshotPath, (status, bytes, headers) => plain(status, body(bytes), headers));
     }

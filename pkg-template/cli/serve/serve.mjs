@@ -11,7 +11,7 @@
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EXIT_OK, UsageError, integerOption, parseCommand, readingInput } from "../common.mjs";
+import { EXIT_OK, UsageError, errorCode, errorMessage, integerOption, parseCommand, readingInput } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
 import { helpText } from "../option-table.mjs";
 
@@ -173,6 +173,11 @@ async function importLibrary() {
 }
 
 /**
+ * GET /stats's counters as the library's handler keeps them (its HandlerStatsSnapshot), before serve adds its own.
+ * @typedef {ReturnType<ReturnType<typeof import("artifact-bloom/server").createRequestHandler>["stats"]>} HandlerCounters
+ */
+
+/**
  * Starts the server; resolves to `{ url, catalogVersion, stats, close() }`
  * (`stats` is a fresh copy of the counters on each read, as GET /stats
  * answers them). Exported for tests and embedding; the CLI command below
@@ -209,10 +214,14 @@ export async function startServer({
   const { createRequestHandler, directoryLayoutStore, publishToLayout, toNodeListener } = library;
   // What serve serves, published as a layout: GET /snapshot and its deltas come from it.
   const store = memoryLayoutStore();
-  /** Why the delta chain last broke (a base no delta could be written from), and the versions deltas come from: for /stats. */
+  /**
+   * Why the delta chain last broke (a base no delta could be written from), and the versions deltas come from: for /stats.
+   * @type {string | null}
+   */
   let lastBreak = null;
   /** @type {number[]} */
   let kept = [];
+  /** @param {import("./serve-unit.mjs").Unit} unit */
   const publish = async ({ version, snapshot: file }) => {
     // pruneAfterMs 0: no client reads this layout's files by name between versions but serve's own handler.
     const published = await publishToLayout(store, file.bytes, { deltaHistory, pruneAfterMs: 0 });
@@ -236,8 +245,8 @@ export async function startServer({
   try {
     await served.start(readingInput);
   } catch (error) {
-    if (error.code !== "headerDoesNotLoad") throw error;
-    throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${error.message})`);
+    if (errorCode(error) !== "headerDoesNotLoad") throw error;
+    throw new UsageError(`--catalog-version is needed: the snapshot header does not load (${errorMessage(error)})`);
   }
   if (layout !== undefined) await checkDirectory(layout);
 
@@ -246,6 +255,7 @@ export async function startServer({
    * waits for a reload (the loaded unit answers while replaced files are
    * read); another version waits, bounded, for the one reload that may bring
    * it. A unit started from an incomplete list answers 503 until it is complete.
+   * @param {{ catalogVersion: number | undefined }} request the version the request names, if any
    */
   const catalogView = async ({ catalogVersion: asked }) => {
     const current = await served.current();
@@ -256,7 +266,7 @@ export async function startServer({
     return {
       catalogVersion: unit.version,
       unavailable: unit.incomplete ? (served.pending?.message ?? "the catalog list is incomplete") : undefined,
-      has: (hex) => unit.present.has(hex),
+      has: (/** @type {string} */ hex) => unit.present.has(hex),
     };
   };
   const layoutHandler =
@@ -266,6 +276,7 @@ export async function startServer({
     packageDir: PACKAGE_DIR,
     snapshotPath: resolve(snapshot),
   });
+  /** @param {HandlerCounters} counters */
   const shape = (counters) => ({
     catalogVersion: served.unit.version,
     ...counters,
@@ -288,6 +299,7 @@ export async function startServer({
         ? layoutHandler(request)
         : pages(request),
   });
+  /** @param {Request} request */
   const answer = async (request) => {
     // GET /snapshot's answer IS the file: wait for a replaced one to be read
     // (one read, shared by every request that arrives meanwhile).
@@ -308,21 +320,28 @@ export async function startServer({
     get stats() {
       return shape(handler.stats());
     },
-    close: () =>
-      new Promise((done) => {
+    close: () => {
+      /** @type {Promise<void>} */
+      const closed = new Promise((done) => {
         server.closeAllConnections?.();
         server.close(() => done());
-      }),
+      });
+      return closed;
+    },
   };
 }
 
-/** --layout names a directory (its manifest may come later: until then /layout/ answers 404). */
+/**
+ * --layout names a directory (its manifest may come later: until then /layout/ answers 404).
+ * @param {string} dir
+ */
 async function checkDirectory(dir) {
   const { stat } = await import("node:fs/promises");
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`--layout: expected a directory (publish --layout writes one), got ${dir}`);
 }
 
+/** @param {string[]} argv */
 export async function serve(argv) {
   const parsed = parseCommand(argv, COMMAND);
   if (parsed === undefined) return EXIT_OK;
@@ -336,7 +355,7 @@ export async function serve(argv) {
   if (!["127.0.0.1", "localhost", "::1"].includes(values.host)) {
     process.stderr.write(`serve: warning: listening on ${values.host}, not loopback; this demo server has no authentication\n`);
   }
-  const onNotice = (message) => process.stderr.write(`serve: ${message}\n`);
+  const onNotice = (/** @type {string} */ message) => process.stderr.write(`serve: ${message}\n`);
   const running = await startServer({
     snapshot: values.snapshot,
     catalog: values.catalog,
