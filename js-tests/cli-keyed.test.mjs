@@ -9,9 +9,10 @@ import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { loadSnapshot } from "artifact-bloom";
+import { fetchSnapshot, loadSnapshot } from "artifact-bloom";
 import { publishSizing, runCli, tempDir, writeHexList } from "./helpers/cli.mjs";
 import { hex, sha256 } from "./helpers/digests.mjs";
+import { startServe, stopServe } from "./helpers/serve-process.mjs";
 import { startStaticFileHost } from "./helpers/static-file-host.mjs";
 
 const MEMBERS = Array.from({ length: 200 }, (_, i) => sha256(`keyed-cli member ${i}`));
@@ -153,6 +154,24 @@ describe("--key-file", () => {
     const refused = await runCli(["merge", snapshot, second, "--catalog-version", "6", "--out", join(dir.path, "no.abf1")]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /keyRequired/);
+  });
+
+  test("serve --key-file serves a keyed snapshot: fetched with the key it loads, without it keyRequired; the existence API answers", async () => {
+    const list = join(dir.path, "digests.txt");
+    const server = await startServe(snapshot, list, ["--key-file", keyFile]);
+    try {
+      const url = new URL("snapshot", server.base);
+      const withKey = await fetchSnapshot(url, { key: new Uint8Array(KEY) });
+      assert.equal(withKey.kind, "success", withKey.message);
+      assert.equal(withKey.value.filter.mightContain(MEMBERS[3]), true);
+      withKey.value.filter.free();
+      assert.equal((await fetchSnapshot(url)).error, "keyRequired");
+      const head = await fetch(new URL(`blobs/sha256/${hex(MEMBERS[3])}?catalogVersion=4`, server.base), { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.ok(!server.stderr().includes(KEY.toString("hex")));
+    } finally {
+      await stopServe(server);
+    }
   });
 
   test("a key of the wrong length is a usage error naming the file, not its bytes", async () => {

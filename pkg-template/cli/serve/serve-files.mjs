@@ -12,7 +12,7 @@ import { readBoundedFile } from "../bounded-file.mjs";
  * What the unit uses of the library (`artifact-bloom`, imported by serve.mjs):
  * the ABF1 loader and header reader, and the largest file read as a snapshot.
  * @typedef {{
- *   loadSnapshot: typeof import("artifact-bloom").loadSnapshot,
+ *   loadSnapshot: (bytes: Uint8Array) => ReturnType<typeof import("artifact-bloom").loadSnapshot>,
  *   readSnapshotHeader: typeof import("artifact-bloom").readSnapshotHeader,
  *   snapshotLimit: number,
  * }} UnitLibrary

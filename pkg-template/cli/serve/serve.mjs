@@ -13,6 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXIT_OK, UsageError, errorCode, errorMessage, integerOption, parseCommand, readingInput } from "../common.mjs";
 import { EXIT_CODES_HELP } from "../exit-codes.mjs";
+import { KEY_OPTIONS } from "../option-groups.mjs";
 import { helpText } from "../option-table.mjs";
 
 /** The largest findMissing body read (64 MiB); more → 413. */
@@ -103,6 +104,7 @@ layout with publishToLayout and mounts createRequestHandler on node:http.`,
       arg: "DIR",
       help: `also serve the static layout publish --layout DIR writes (docs/layout.md) under ${LAYOUT_PREFIX}: clients given ${LAYOUT_PREFIX}manifest.json follow it (one conditional GET per poll, deltas as plain files), and a cache in front needs no setting (docs/hosting.md)`,
     },
+    ...KEY_OPTIONS,
     "delta-history": {
       type: "string",
       arg: "K",
@@ -187,8 +189,8 @@ async function importLibrary() {
  * @param {{
  *   snapshot: string, catalog: string, catalogVersion?: number, port?: number, host?: string, www?: string,
  *   onNotice?: (message: string, kind: string) => void, deltaHistory?: number, bodyBudgetBytes?: number,
- *   reloadWaitMs?: number, layout?: string,
- * }} options
+ *   reloadWaitMs?: number, layout?: string, key?: Uint8Array,
+ * }} options `key`: the secret of keyed snapshots (loads and publishes with it)
  */
 export async function startServer({
   snapshot,
@@ -202,7 +204,9 @@ export async function startServer({
   bodyBudgetBytes = DEFAULT_BODY_BUDGET_MIB * 1024 * 1024,
   reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
   layout,
+  key,
 }) {
+  const keyed = key === undefined ? {} : { key };
   const {
     main,
     server: library,
@@ -224,7 +228,7 @@ export async function startServer({
   /** @param {import("./serve-unit.mjs").Unit} unit */
   const publish = async ({ version, snapshot: file }) => {
     // pruneAfterMs 0: no client reads this layout's files by name between versions but serve's own handler.
-    const published = await publishToLayout(store, file.bytes, { deltaHistory, pruneAfterMs: 0 });
+    const published = await publishToLayout(store, file.bytes, { deltaHistory, pruneAfterMs: 0, ...keyed });
     if (published.kind === "failure" && published.error === "invalidSnapshot") {
       await publishAsIs(store, file, version, library);
       kept = [];
@@ -238,7 +242,11 @@ export async function startServer({
     snapshot: resolve(snapshot),
     catalog: resolve(catalog),
     fixedVersion: catalogVersion,
-    library: { loadSnapshot: main.loadSnapshot, readSnapshotHeader: main.readSnapshotHeader, snapshotLimit },
+    library: {
+      loadSnapshot: (/** @type {Uint8Array} */ bytes) => main.loadSnapshot(bytes, keyed),
+      readSnapshotHeader: main.readSnapshotHeader,
+      snapshotLimit,
+    },
     onSwap: publish,
     report: (kind, message) => onNotice?.(message, kind),
   });
@@ -356,6 +364,8 @@ export async function serve(argv) {
     process.stderr.write(`serve: warning: listening on ${values.host}, not loopback; this demo server has no authentication\n`);
   }
   const onNotice = (/** @type {string} */ message) => process.stderr.write(`serve: ${message}\n`);
+  // After parsing: key-file.mjs reads through the library's size rules.
+  const key = await (await import("../key-file.mjs")).readKeyFile(values);
   const running = await startServer({
     snapshot: values.snapshot,
     catalog: values.catalog,
@@ -367,6 +377,7 @@ export async function serve(argv) {
     deltaHistory,
     bodyBudgetBytes,
     layout: values.layout,
+    ...(key === undefined ? {} : { key }),
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));
