@@ -68,8 +68,8 @@ const ENTRIES = [
       "../lib/server/layout-store.js": ["LayoutStore"],
       "../lib/server/access-guard.js": [
         "AccessControlOptions",
+        "FetchHandler",
         "RateLimitOption",
-        "RequestHandler",
         "TenantHandlerOptions",
         "TenantsOption",
       ],

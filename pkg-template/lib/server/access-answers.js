@@ -15,7 +15,7 @@ import { typeError } from "../core/errors.js";
 import { errorResponse } from "./http-answers.js";
 
 /** Headers a page on an allowed origin may read (http-answers.js's, and the challenge). */
-const EXPOSED = "ETag, Last-Modified, Retry-After, WWW-Authenticate, artifact-bloom-catalog-version";
+const EXPOSED = "ETag, Last-Modified, IM, Delta-Base, Retry-After, WWW-Authenticate, artifact-bloom-catalog-version";
 const PREFLIGHT_HEADERS = {
   "access-control-allow-methods": "GET, HEAD, POST, OPTIONS",
   "access-control-allow-headers": "authorization, content-type, if-none-match, if-modified-since",

@@ -32,7 +32,7 @@ import { existenceCost } from "./request-cost.js";
  */
 
 /**
- * @typedef {(request: Request) => Promise<Response>} RequestHandler
+ * @typedef {(request: Request) => Promise<Response>} FetchHandler
  */
 /**
  * The `rateLimit` option: a limiter (createRateLimiter; one may serve
@@ -67,9 +67,9 @@ import { existenceCost } from "./request-cost.js";
  * digit) to handlers, or a function looking one up (called only with a
  * well-formed name, after the caller is authorized for it).
  *
- * @typedef {Readonly<Record<string, RequestHandler>>
- *   | ReadonlyMap<string, RequestHandler>
- *   | ((tenant: string) => RequestHandler | undefined | Promise<RequestHandler | undefined>)} TenantsOption
+ * @typedef {Readonly<Record<string, FetchHandler>>
+ *   | ReadonlyMap<string, FetchHandler>
+ *   | ((tenant: string) => FetchHandler | undefined | Promise<FetchHandler | undefined>)} TenantsOption
  */
 /** @typedef {AccessControlOptions & { tenants: TenantsOption }} TenantHandlerOptions */
 /**
@@ -77,7 +77,7 @@ import { existenceCost } from "./request-cost.js";
  * route below the base (decoded; undefined when not valid percent-encoding),
  * and the handler and URL it is forwarded to, looked up only once authorized.
  *
- * @typedef {{ tenant: string | undefined; route: string | undefined; target: () => Promise<{ handler: RequestHandler; url: string } | undefined> }} Destination
+ * @typedef {{ tenant: string | undefined; route: string | undefined; target: () => Promise<{ handler: FetchHandler; url: string } | undefined> }} Destination
  */
 
 const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -93,9 +93,9 @@ const DECISIONS = ["allow", "unauthenticated", "forbidden"];
  * const handler = withAccessControl(inner, { authorize, basePath: "/catalog/", cors: ["https://app.example"] });
  * ```
  *
- * @param {RequestHandler} handler what createRequestHandler returned (made without `cors`)
+ * @param {FetchHandler} handler what createRequestHandler returned (made without `cors`)
  * @param {AccessControlOptions} options
- * @returns {RequestHandler}
+ * @returns {FetchHandler}
  * @throws {TypeError} for a bad option.
  */
 export function withAccessControl(handler, options) {
@@ -124,7 +124,7 @@ export function withAccessControl(handler, options) {
  * ```
  *
  * @param {TenantHandlerOptions} options
- * @returns {RequestHandler}
+ * @returns {FetchHandler}
  * @throws {TypeError} for a bad option or tenant name.
  */
 export function createTenantHandler(options) {
@@ -155,7 +155,7 @@ export function createTenantHandler(options) {
 /**
  * @param {ReturnType<typeof checkSettings>} settings
  * @param {(url: URL) => Destination | undefined} locate
- * @returns {RequestHandler}
+ * @returns {FetchHandler}
  */
 function guarded({ authorize, origins, rateLimit, maxBodyBytes }, locate) {
   return async (request) => {
@@ -260,7 +260,7 @@ function checkDecision(decision) {
 
 /**
  * @param {TenantsOption} tenants
- * @returns {(tenant: string) => Promise<RequestHandler | undefined>}
+ * @returns {(tenant: string) => Promise<FetchHandler | undefined>}
  */
 function tenantFinder(tenants) {
   if (typeof tenants === "function") {
