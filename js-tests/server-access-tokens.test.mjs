@@ -30,10 +30,12 @@ const member = hexOf(members[7]);
 const READER = "reader-token-0123456789abcdef";
 const QUERIER = "querier-token-0123456789abcdef";
 const BOTH = "both-scopes-token-0123456789abcdef";
+const ADMIN = "admin-token-0123456789abcdef";
 const TOKENS = [
   { token: READER, scopes: ["read"], name: "reader" },
   { token: QUERIER, scopes: ["existence"], name: "querier" },
   { token: BOTH, scopes: ["read", "existence"] },
+  { token: ADMIN, scopes: ["admin"] },
 ];
 const ORIGIN = "https://pages.example";
 const base = "http://127.0.0.1/catalog/";
@@ -70,7 +72,13 @@ describe("withAccessControl with bearer tokens", () => {
       },
     };
     // The inner handler's own CORS ("*") is replaced by the guard's allow-list.
-    const inner = createRequestHandler({ store: directoryLayoutStore(dir.path), catalog, basePath: "/catalog/", cors: "*" });
+    const inner = createRequestHandler({
+      store: directoryLayoutStore(dir.path),
+      catalog,
+      basePath: "/catalog/",
+      cors: "*",
+      stats: { path: "stats" },
+    });
     handler = withAccessControl(inner, { authorize: bearerTokenAuthorizer(TOKENS), basePath: "/catalog/", cors: [ORIGIN] });
     snapshotPath = (await (await handler(ask("manifest.json", { token: READER }))).json()).snapshot.url;
   });
@@ -114,6 +122,19 @@ describe("withAccessControl with bearer tokens", () => {
     const query = await handler(ask(`blobs/sha256/${member}?catalogVersion=1`, { token: READER }));
     assert.equal(query.status, 403);
     assert.equal((await query.json()).message, "this credential may not query this existence API");
+  });
+
+  test("the stats route, which lists digests other clients asked, needs the admin scope", async () => {
+    await handler(ask(`blobs/sha256/${stranger}?catalogVersion=1`, { token: QUERIER, method: "HEAD" }));
+    for (const token of [READER, QUERIER, BOTH]) {
+      const refused = await handler(ask("stats", { token }));
+      assert.equal(refused.status, 403);
+      assert.equal((await refused.json()).message, "this credential may not use this administrative route");
+    }
+    const stats = await handler(ask("stats", { token: ADMIN }));
+    assert.equal(stats.status, 200);
+    assert.ok(stranger in (await stats.json()).recentByDigest);
+    assert.equal((await handler(ask("manifest.json", { token: ADMIN }))).status, 403, "admin alone reads no layout");
   });
 
   test("an unauthorized existence question answers the same for a present and an absent digest, without asking the catalog", async () => {

@@ -26,9 +26,9 @@ const digestsOf = (tenant, version) => splitDigests(packedDigests(`tenant-${tena
 const TOKEN = { alpha: "alpha-token-0123456789abcdef", beta: "beta-token-0123456789abcdef" };
 const ADMIN = "admin-token-0123456789abcdef";
 const authorize = bearerTokenAuthorizer([
-  { token: TOKEN.alpha, scopes: ["read", "existence"], tenants: ["alpha"], name: "alpha" },
-  { token: TOKEN.beta, scopes: ["read", "existence"], tenants: ["beta"], name: "beta" },
-  { token: ADMIN, scopes: ["read", "existence"], tenants: "*", name: "admin" },
+  { token: TOKEN.alpha, scopes: ["read", "existence", "admin"], tenants: ["alpha"], name: "alpha" },
+  { token: TOKEN.beta, scopes: ["read", "existence", "admin"], tenants: ["beta"], name: "beta" },
+  { token: ADMIN, scopes: ["read", "existence", "admin"], tenants: "*", name: "admin" },
 ]);
 
 function ask(path, { token, method = "GET", body } = {}) {

@@ -115,7 +115,7 @@ export function unauthenticatedAnswer(presented) {
  * @returns {Response}
  */
 export function forbiddenAnswer(scope) {
-  const what = scope === "read" ? "read this layout" : "query this existence API";
+  const what = { read: "read this layout", existence: "query this existence API", admin: "use this administrative route" }[scope];
   return errorResponse(403, "forbidden", `this credential may not ${what}`);
 }
 

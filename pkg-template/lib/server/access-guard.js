@@ -52,7 +52,11 @@ import { existenceCost } from "./request-cost.js";
  * createRequestHandler; default "/"), `cors` (the origins whose pages may
  * read the answers; give it here, not to the wrapped handler), `rateLimit`,
  * `maxBodyBytes` (the largest findMissing body read to count its digests;
- * default 1 MiB, as the handler's).
+ * default 1 MiB, as the handler's), `adminPaths` (routes below the base, or
+ * below a tenant, that need the "admin" scope; default `["stats"]`, the
+ * path `artifact-bloom serve` gives its counters, which list the digests
+ * other clients asked about: give your handler's `stats.path` if it is
+ * another).
  *
  * @typedef {{
  *   authorize: Authorizer;
@@ -60,6 +64,7 @@ import { existenceCost } from "./request-cost.js";
  *   cors?: readonly string[];
  *   rateLimit?: RateLimitOption;
  *   maxBodyBytes?: number;
+ *   adminPaths?: readonly string[];
  * }} AccessControlOptions
  */
 /**
@@ -157,7 +162,7 @@ export function createTenantHandler(options) {
  * @param {(url: URL) => Destination | undefined} locate
  * @returns {FetchHandler}
  */
-function guarded({ authorize, origins, rateLimit, maxBodyBytes }, locate) {
+function guarded({ authorize, origins, rateLimit, maxBodyBytes, adminPaths }, locate) {
   return async (request) => {
     if (request.method === "OPTIONS" && origins !== undefined) return preflightAnswer(request, origins);
     const url = new URL(request.url);
@@ -166,8 +171,7 @@ function guarded({ authorize, origins, rateLimit, maxBodyBytes }, locate) {
       return finishAnswer(request, origins, false, errorResponse(404, "notFound", `nothing at ${url.pathname}`));
     }
     const { tenant, route } = destination;
-    /** @type {AccessScope} */
-    const scope = route !== undefined && EXISTENCE_PATHS.some((pattern) => pattern.test(route)) ? "existence" : "read";
+    const scope = scopeOf(route, adminPaths);
     let response;
     let shared = false;
     try {
@@ -188,6 +192,20 @@ function guarded({ authorize, origins, rateLimit, maxBodyBytes }, locate) {
     }
     return finishAnswer(request, origins, shared, response);
   };
+}
+
+/**
+ * The scope a route needs: anything not named is "read", so no path is
+ * answered without a credential that could read the layout.
+ *
+ * @param {string | undefined} route below the base (or the tenant), decoded
+ * @param {readonly string[]} adminPaths
+ * @returns {AccessScope}
+ */
+function scopeOf(route, adminPaths) {
+  if (route === undefined) return "read";
+  if (adminPaths.includes(route)) return "admin";
+  return EXISTENCE_PATHS.some((pattern) => pattern.test(route)) ? "existence" : "read";
 }
 
 /**
@@ -288,7 +306,7 @@ function tenantFinder(tenants) {
  */
 function checkSettings(options) {
   if (options === null || typeof options !== "object") throw typeError("options", "an object", options);
-  const { authorize, basePath = "/", cors, rateLimit, maxBodyBytes = 1024 * 1024 } = options;
+  const { authorize, basePath = "/", cors, rateLimit, maxBodyBytes = 1024 * 1024, adminPaths = ["stats"] } = options;
   if (typeof authorize !== "function") throw typeError("authorize", "a function (request, context) => decision", authorize);
   if (typeof basePath !== "string" || !basePath.startsWith("/"))
     throw typeError("basePath", 'a path starting with "/"', basePath);
@@ -301,8 +319,11 @@ function checkSettings(options) {
   }
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw typeError("maxBodyBytes", "a positive integer", maxBodyBytes);
+  if (!Array.isArray(adminPaths) || !adminPaths.every((path) => typeof path === "string" && path !== "")) {
+    throw typeError("adminPaths", 'a list of paths below the base, e.g. ["stats"]', adminPaths);
+  }
   const base = basePath.endsWith("/") ? basePath : `${basePath}/`;
-  return { authorize, base, origins: checkOrigins(cors), rateLimit, maxBodyBytes };
+  return { authorize, base, origins: checkOrigins(cors), rateLimit, maxBodyBytes, adminPaths };
 }
 
 /**

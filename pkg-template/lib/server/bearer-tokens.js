@@ -11,10 +11,12 @@ import { constantTimeEqual, sha256OfText } from "./constant-time.js";
 
 /**
  * What a request asks for: `"read"` the layout (manifest.json, snapshots,
- * deltas — and any other path, so nothing is answered unasked), or
- * `"existence"` (HEAD/GET `blobs/sha256/<hex>`, POST `blobs:findMissing`).
+ * deltas — and any other path, so nothing is answered unasked),
+ * `"existence"` (HEAD/GET `blobs/sha256/<hex>`, POST `blobs:findMissing`),
+ * or `"admin"`: the guard's `adminPaths` (default the `stats` route, whose
+ * counters list the digests other clients asked about recently).
  *
- * @typedef {"read" | "existence"} AccessScope
+ * @typedef {"read" | "existence" | "admin"} AccessScope
  */
 /**
  * What the authorizer is told besides the request: the scope the route
@@ -59,7 +61,7 @@ import { constantTimeEqual, sha256OfText } from "./constant-time.js";
  * }} BearerTokenEntry
  */
 
-const SCOPES = /** @type {const} */ (["read", "existence"]);
+const SCOPES = /** @type {const} */ (["read", "existence", "admin"]);
 /** RFC 6750's b64token: what may follow "Bearer " in a header. */
 const TOKEN_CHARACTERS = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** The shortest token taken: 16 characters of a random source carry at least 96 bits. */
@@ -89,7 +91,7 @@ export function bearerTokenAuthorizer(tokens, options = {}) {
   if (!Array.isArray(tokens)) throw typeError("tokens", "an array of { token, scopes, tenants?, name? }", tokens);
   const publicScopes = options?.publicScopes ?? [];
   if (!Array.isArray(publicScopes) || !publicScopes.every((scope) => SCOPES.includes(scope))) {
-    throw typeError("options.publicScopes", 'a list of "read" and "existence"', publicScopes);
+    throw typeError("options.publicScopes", 'a list of "read", "existence" and "admin"', publicScopes);
   }
   const entries = tokens.map((entry, index) => checkEntry(entry, index));
   const texts = new Set(entries.map((entry) => entry.token));
@@ -163,7 +165,7 @@ function checkEntry(entry, index) {
     throw new TypeError(`${at}.token: expected the characters of a bearer token (A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
   }
   if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((scope) => SCOPES.includes(scope))) {
-    throw typeError(`${at}.scopes`, 'a non-empty list of "read" and "existence"', scopes);
+    throw typeError(`${at}.scopes`, 'a non-empty list of "read", "existence" and "admin"', scopes);
   }
   if (tenants !== undefined && tenants !== "*") {
     if (!Array.isArray(tenants) || !tenants.every((tenant) => typeof tenant === "string")) {
