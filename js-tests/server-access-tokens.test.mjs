@@ -250,15 +250,18 @@ describe("withAccessControl with bearer tokens", () => {
     assert.throws(() => withAccessControl(handler, { authorize: () => ({ kind: "allow" }), cors: "*" }), TypeError);
   });
 
-  test("an authorizer that throws is a 500 without its message", async () => {
+  test("an authorizer that throws is a 500 without its message; onError is told", async () => {
+    const told = [];
     const failing = withAccessControl(handler, {
       authorize: () => {
         throw new Error("db password hunter2 rejected");
       },
+      onError: (error) => told.push(error.message),
     });
     const response = await failing(ask("manifest.json"));
     assert.equal(response.status, 500);
     assert.ok(!(await response.text()).includes("hunter2"));
+    assert.deepEqual(told, ["db password hunter2 rejected"]);
   });
 
   test("clients over node:http: fetchSnapshot and HttpArtifactRepository with the token; without it an error, never absent", async () => {

@@ -43,6 +43,7 @@ const single: FetchHandler = withAccessControl(inner, {
   rateLimit: { limiter, clientKey: (request, decision) => decision.client ?? request.headers.get("x-forwarded-for") ?? "-" },
   maxBodyBytes: 1024 * 1024,
   adminPaths: ["stats"],
+  onError: (error) => console.error(error),
 });
 const byMap: FetchHandler = createTenantHandler({ tenants: new Map([["team-a", inner]]), authorize: tokens });
 const byFunction: FetchHandler = createTenantHandler({

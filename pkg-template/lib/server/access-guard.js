@@ -56,7 +56,8 @@ import { existenceCost } from "./request-cost.js";
  * below a tenant, that need the "admin" scope; default `["stats"]`, the
  * path `artifact-bloom serve` gives its counters, which list the digests
  * other clients asked about: give your handler's `stats.path` if it is
- * another).
+ * another), `onError` (told what an authorizer, a tenant lookup or a
+ * handler threw, for your logs: the client gets a 500 without it).
  *
  * @typedef {{
  *   authorize: Authorizer;
@@ -65,6 +66,7 @@ import { existenceCost } from "./request-cost.js";
  *   rateLimit?: RateLimitOption;
  *   maxBodyBytes?: number;
  *   adminPaths?: readonly string[];
+ *   onError?: (error: unknown) => void;
  * }} AccessControlOptions
  */
 /**
@@ -162,7 +164,7 @@ export function createTenantHandler(options) {
  * @param {(url: URL) => Destination | undefined} locate
  * @returns {FetchHandler}
  */
-function guarded({ authorize, origins, rateLimit, maxBodyBytes, adminPaths }, locate) {
+function guarded({ authorize, origins, rateLimit, maxBodyBytes, adminPaths, onError }, locate) {
   return async (request) => {
     if (request.method === "OPTIONS" && origins !== undefined) return preflightAnswer(request, origins);
     const url = new URL(request.url);
@@ -186,7 +188,11 @@ function guarded({ authorize, origins, rateLimit, maxBodyBytes, adminPaths }, lo
     } catch (error) {
       // The authorizer's or the handler's failure: no answer rather than a wrong
       // one, and no detail (an authorizer's message may hold what it checked).
-      void error;
+      try {
+        onError?.(error);
+      } catch {
+        // A failing logger changes nothing of the answer.
+      }
       response = errorResponse(500, "internalError", "could not answer: the server failed");
       shared = false;
     }
@@ -306,7 +312,8 @@ function tenantFinder(tenants) {
  */
 function checkSettings(options) {
   if (options === null || typeof options !== "object") throw typeError("options", "an object", options);
-  const { authorize, basePath = "/", cors, rateLimit, maxBodyBytes = 1024 * 1024, adminPaths = ["stats"] } = options;
+  const { authorize, basePath = "/", cors, rateLimit, maxBodyBytes = 1024 * 1024, adminPaths = ["stats"], onError } = options;
+  if (onError !== undefined && typeof onError !== "function") throw typeError("onError", "a function (error) => void", onError);
   if (typeof authorize !== "function") throw typeError("authorize", "a function (request, context) => decision", authorize);
   if (typeof basePath !== "string" || !basePath.startsWith("/"))
     throw typeError("basePath", 'a path starting with "/"', basePath);
@@ -323,7 +330,7 @@ function checkSettings(options) {
     throw typeError("adminPaths", 'a list of paths below the base, e.g. ["stats"]', adminPaths);
   }
   const base = basePath.endsWith("/") ? basePath : `${basePath}/`;
-  return { authorize, base, origins: checkOrigins(cors), rateLimit, maxBodyBytes, adminPaths };
+  return { authorize, base, origins: checkOrigins(cors), rateLimit, maxBodyBytes, adminPaths, onError };
 }
 
 /**
