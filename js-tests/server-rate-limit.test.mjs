@@ -180,6 +180,30 @@ describe("rate limits on the existence API, counted in digests", () => {
     assert.equal(guarded.metrics().evictedClients, 1900);
   });
 
+  test("the guard's copy of findMissing bodies is bounded: maxBodyBytes each (413), bodyBudgetBytes together (503)", async () => {
+    const limiter = createRateLimiter({ burst: MAX_DIGESTS_PER_REQUEST, digestsPerSecond: 1000, now: () => 0 });
+    const catalog = { catalogVersion: 1, has: () => false };
+    // One digest's body is 99 bytes, two are 166: a budget of 120 takes the first, not the second.
+    const handler = withAccessControl(createRequestHandler({ catalog }), {
+      authorize,
+      rateLimit: { limiter },
+      maxBodyBytes: 4096,
+      bodyBudgetBytes: 120,
+    });
+    const one = await handler(findMissing(strangers.slice(0, 1)));
+    assert.equal(one.status, 200);
+    assert.equal((await handler(findMissing(strangers.slice(0, 1)))).status, 200, "the first body's bytes were released");
+    const busy = await handler(findMissing(strangers.slice(0, 2)));
+    assert.equal(busy.status, 503);
+    assert.equal(busy.headers.get("retry-after"), "1");
+    assert.equal((await busy.json()).error, "serverBusy");
+    const large = await handler(findMissing(strangers.slice(0, 100)));
+    assert.equal(large.status, 413);
+    assert.equal((await large.json()).error, "bodyTooLarge");
+    assert.equal(limiter.metrics().allowedDigests, 2, "refused bodies cost nothing");
+    assert.throws(() => withAccessControl(handler, { authorize, bodyBudgetBytes: 0 }), TypeError);
+  });
+
   test("metrics render in the Prometheus text format; bad options are TypeErrors", () => {
     const limiter = createRateLimiter({ burst: 3, digestsPerSecond: 1, now: () => 0 });
     limiter.take("x", 3);

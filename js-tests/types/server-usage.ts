@@ -44,6 +44,7 @@ const single: FetchHandler = withAccessControl(inner, {
   maxBodyBytes: 1024 * 1024,
   adminPaths: ["stats"],
   onError: (error) => console.error(error),
+  bodyBudgetBytes: 16 * 1024 * 1024,
 });
 const byMap: FetchHandler = createTenantHandler({ tenants: new Map([["team-a", inner]]), authorize: tokens });
 const byFunction: FetchHandler = createTenantHandler({

@@ -23,6 +23,7 @@ import {
   unauthenticatedAnswer,
 } from "./access-answers.js";
 import { EXISTENCE_PATHS } from "./existence-api.js";
+import { BodyBudget } from "./handler-stats.js";
 import { errorResponse } from "./http-answers.js";
 import { existenceCost } from "./request-cost.js";
 
@@ -57,7 +58,10 @@ import { existenceCost } from "./request-cost.js";
  * path `artifact-bloom serve` gives its counters, which list the digests
  * other clients asked about: give your handler's `stats.path` if it is
  * another), `onError` (told what an authorizer, a tenant lookup or a
- * handler threw, for your logs: the client gets a 500 without it).
+ * handler threw, for your logs: the client gets a 500 without it),
+ * `bodyBudgetBytes` (with `rateLimit`: findMissing body bytes the guard
+ * buffers at once, all requests together, before the handler reads them
+ * again; past it 503 with Retry-After, as the handler's own option).
  *
  * @typedef {{
  *   authorize: Authorizer;
@@ -67,6 +71,7 @@ import { existenceCost } from "./request-cost.js";
  *   maxBodyBytes?: number;
  *   adminPaths?: readonly string[];
  *   onError?: (error: unknown) => void;
+ *   bodyBudgetBytes?: number;
  * }} AccessControlOptions
  */
 /**
@@ -164,7 +169,7 @@ export function createTenantHandler(options) {
  * @param {(url: URL) => Destination | undefined} locate
  * @returns {FetchHandler}
  */
-function guarded({ authorize, origins, rateLimit, maxBodyBytes, adminPaths, onError }, locate) {
+function guarded({ authorize, origins, rateLimit, maxBodyBytes, budget, adminPaths, onError }, locate) {
   return async (request) => {
     if (request.method === "OPTIONS" && origins !== undefined) return preflightAnswer(request, origins);
     const url = new URL(request.url);
@@ -183,7 +188,7 @@ function guarded({ authorize, origins, rateLimit, maxBodyBytes, adminPaths, onEr
       } else if (decision.kind === "forbidden" || !reachable(decision, tenant)) response = forbiddenAnswer(scope);
       else {
         shared = decision.public === true;
-        response = await forward(request, destination, scope, decision, { rateLimit, maxBodyBytes });
+        response = await forward(request, destination, scope, decision, { rateLimit, maxBodyBytes, budget });
       }
     } catch (error) {
       // The authorizer's or the handler's failure: no answer rather than a wrong
@@ -221,34 +226,37 @@ function scopeOf(route, adminPaths) {
  * @param {Destination} destination
  * @param {AccessScope} scope
  * @param {AccessDecision & { kind: "allow" }} decision
- * @param {{ rateLimit: RateLimitOption | undefined; maxBodyBytes: number }} limits
+ * @param {{ rateLimit: RateLimitOption | undefined; maxBodyBytes: number; budget: BodyBudget | undefined }} limits
  * @returns {Promise<Response>}
  */
-async function forward(request, destination, scope, decision, { rateLimit, maxBodyBytes }) {
+async function forward(request, destination, scope, decision, { rateLimit, maxBodyBytes, budget }) {
   const target = await destination.target();
   if (target === undefined) return errorResponse(404, "notFound", `nothing at ${new URL(request.url).pathname}`);
-  let outgoing = request;
-  if (scope === "existence" && rateLimit !== undefined) {
-    const counted = await existenceCost(request, destination.route ?? "", maxBodyBytes);
-    if ("response" in counted) return counted.response;
+  if (scope !== "existence" || rateLimit === undefined) return target.handler(requestAt(request, target.url));
+  const counted = await existenceCost(request, destination.route ?? "", maxBodyBytes, budget);
+  if ("response" in counted) return counted.response;
+  try {
     const key = rateLimit.clientKey?.(request, decision) ?? decision.client ?? "anonymous";
     if (typeof key !== "string") throw new TypeError("rateLimit.clientKey: expected a string");
     const verdict = rateLimit.limiter.take(key, counted.cost);
     if (!verdict.allowed) return limitedAnswer(counted.cost, verdict, rateLimit.limiter.burst);
-    outgoing = counted.request;
+    // The handler has read the body when its answer comes (findMissing answers after parsing).
+    return await target.handler(requestAt(counted.request, target.url));
+  } finally {
+    budget?.release(counted.reserved);
   }
-  if (target.url !== request.url) outgoing = requestAt(outgoing, target.url);
-  return target.handler(outgoing);
 }
 
 /**
- * The same request at another URL (its method, headers, body and signal).
+ * The same request at another URL (its method, headers, body and signal);
+ * the request itself when the URL is its own.
  *
  * @param {Request} request
  * @param {string} url
  * @returns {Request}
  */
 function requestAt(request, url) {
+  if (url === request.url) return request;
   /** @type {RequestInit & { duplex?: "half" }} */
   const init = { method: request.method, headers: request.headers, signal: request.signal };
   if (request.body !== null) {
@@ -313,6 +321,10 @@ function tenantFinder(tenants) {
 function checkSettings(options) {
   if (options === null || typeof options !== "object") throw typeError("options", "an object", options);
   const { authorize, basePath = "/", cors, rateLimit, maxBodyBytes = 1024 * 1024, adminPaths = ["stats"], onError } = options;
+  const { bodyBudgetBytes } = options;
+  if (bodyBudgetBytes !== undefined && (!Number.isSafeInteger(bodyBudgetBytes) || bodyBudgetBytes < 1)) {
+    throw typeError("bodyBudgetBytes", "a positive integer", bodyBudgetBytes);
+  }
   if (onError !== undefined && typeof onError !== "function") throw typeError("onError", "a function (error) => void", onError);
   if (typeof authorize !== "function") throw typeError("authorize", "a function (request, context) => decision", authorize);
   if (typeof basePath !== "string" || !basePath.startsWith("/"))
@@ -330,7 +342,8 @@ function checkSettings(options) {
     throw typeError("adminPaths", 'a list of paths below the base, e.g. ["stats"]', adminPaths);
   }
   const base = basePath.endsWith("/") ? basePath : `${basePath}/`;
-  return { authorize, base, origins: checkOrigins(cors), rateLimit, maxBodyBytes, adminPaths, onError };
+  const budget = bodyBudgetBytes === undefined ? undefined : new BodyBudget(bodyBudgetBytes);
+  return { authorize, base, origins: checkOrigins(cors), rateLimit, maxBodyBytes, budget, adminPaths, onError };
 }
 
 /**
