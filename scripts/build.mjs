@@ -158,6 +158,7 @@ cpSync(join(root, "www"), join(pkg, "www"), { recursive: true });
 mkdirSync(join(pkg, "docs"));
 cpSync(join(root, "docs", "hosting.md"), join(pkg, "docs", "hosting.md"));
 cpSync(join(root, "docs", "server.md"), join(pkg, "docs", "server.md"));
+cpSync(join(root, "docs", "security.md"), join(pkg, "docs", "security.md"));
 
 // The LZMA decoder the instance modules unpack with (tools/lzma-unpack: no
 // std, no allocator, 16 KiB of stack instead of rustc's default 1 MiB, so an

@@ -246,6 +246,7 @@ describe("consumers of the packed tarball", () => {
       "README.md",
       "docs/hosting.md",
       "docs/server.md",
+      "docs/security.md",
     ]) {
       assert.ok(packed.files.includes(file), `${file} is not packed`);
     }

@@ -13,6 +13,12 @@ export { MAX_DIGESTS_PER_REQUEST } from "./server/existence-api.js";
 export { EXISTENCE_VERSION_HEADER } from "./repositories/http-repository.js";
 export { DELTA_IM } from "./snapshot/fetch-request.js";
 export { toNodeListener } from "./server/node-listener.js";
+// Who may ask (docs/security.md): an authorizer hook with bearer tokens,
+// per-tenant catalogs, rate limits counted in digests, a CORS allow-list.
+export { createTenantHandler, withAccessControl } from "./server/access-guard.js";
+export { bearerTokenAuthorizer } from "./server/bearer-tokens.js";
+export { constantTimeEqual } from "./server/constant-time.js";
+export { createRateLimiter, renderRateLimitPrometheus } from "./server/rate-limit.js";
 export { buildCatalogSnapshot, publishCatalog } from "./server/catalog-publish.js";
 export { directoryCatalog, postgresCatalog } from "./server/catalog-loaders.js";
 export {
