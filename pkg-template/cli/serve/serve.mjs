@@ -89,8 +89,8 @@ layout with publishToLayout and mounts createRequestHandler on node:http.`,
       default: "127.0.0.1",
       help:
         "listen address (default 127.0.0.1: this machine only). Any other address (0.0.0.0, ::, a LAN address) "
-        + "exposes every route above to whoever can reach it, with no authentication and no TLS: the snapshot, "
-        + "whether any digest is in the catalog, and /stats (the digests recently asked about)",
+        + "exposes every route above to whoever can reach it (no TLS; without --token-file no authentication): the "
+        + "snapshot, whether any digest is in the catalog, and /stats (the digests recently asked about)",
     },
     www: { type: "string", arg: "DIR", help: "the page to serve at / (default: the page shipped in the package)" },
     "body-budget": {
@@ -105,6 +105,33 @@ layout with publishToLayout and mounts createRequestHandler on node:http.`,
       help: `also serve the static layout publish --layout DIR writes (docs/layout.md) under ${LAYOUT_PREFIX}: clients given ${LAYOUT_PREFIX}manifest.json follow it (one conditional GET per poll, deltas as plain files), and a cache in front needs no setting (docs/hosting.md)`,
     },
     ...KEY_OPTIONS,
+    "token-file": {
+      type: "string",
+      arg: "FILE",
+      help:
+        'bearer tokens (docs/security.md): a JSON array of { "token", "scopes": ["read", "existence", "admin"], "name" }; '
+        + "read: the snapshot, deltas, layout and page; existence: HEAD and findMissing; admin: /stats. A missing or "
+        + "wrong token is 401, another scope 403, the same answer whether a digest exists or not; tokens are "
+        + "compared in constant time and never printed",
+    },
+    "public-read": {
+      type: "boolean",
+      default: false,
+      help: "with --token-file: reads (snapshot, deltas, layout, page) need no token; existence queries still do",
+    },
+    "cors-origin": {
+      type: "string",
+      multiple: true,
+      arg: "ORIGIN",
+      help: "a page origin (https://app.example) whose scripts may read the answers and send Authorization; repeatable",
+    },
+    "rate-limit": {
+      type: "string",
+      arg: "N",
+      help:
+        "existence queries per token (or, without tokens, for everyone together) counted in digests: N per second, "
+        + "a burst of max(N, 10000); past it 429 with Retry-After",
+    },
     "delta-history": {
       type: "string",
       arg: "K",
@@ -190,7 +217,9 @@ async function importLibrary() {
  *   snapshot: string, catalog: string, catalogVersion?: number, port?: number, host?: string, www?: string,
  *   onNotice?: (message: string, kind: string) => void, deltaHistory?: number, bodyBudgetBytes?: number,
  *   reloadWaitMs?: number, layout?: string, key?: Uint8Array,
- * }} options `key`: the secret of keyed snapshots (loads and publishes with it)
+ *   access?: NonNullable<Awaited<ReturnType<typeof import("./serve-access.mjs").accessRequest>>>,
+ * }} options `key`: the secret of keyed snapshots (loads and publishes with it);
+ *   `access`: tokens, CORS origins and a rate limit (serve-access.mjs)
  */
 export async function startServer({
   snapshot,
@@ -205,6 +234,7 @@ export async function startServer({
   reloadWaitMs = DEFAULT_RELOAD_WAIT_MS,
   layout,
   key,
+  access,
 }) {
   const keyed = key === undefined ? {} : { key };
   const {
@@ -307,12 +337,20 @@ export async function startServer({
         ? layoutHandler(request)
         : pages(request),
   });
+  const guarded =
+    access === undefined
+      ? handler
+      : (await import("./serve-access.mjs")).guardHandler(handler, access, library, {
+          maxBodyBytes: MAX_BODY_BYTES,
+          bodyBudgetBytes,
+          maxDigests: MAX_DIGESTS_PER_REQUEST,
+        });
   /** @param {Request} request */
   const answer = async (request) => {
     // GET /snapshot's answer IS the file: wait for a replaced one to be read
     // (one read, shared by every request that arrives meanwhile).
     if (new URL(request.url).pathname === "/snapshot") await served.fresh(reloadWaitMs);
-    return handler(request);
+    return guarded(request);
   };
 
   const server = createServer(toNodeListener(answer));
@@ -360,8 +398,12 @@ export async function serve(argv) {
   const bodyBudgetBytes = integerOption(values, "body-budget", 1, 4096) * 1024 * 1024;
   const catalogVersion =
     values["catalog-version"] === undefined ? undefined : integerOption(values, "catalog-version", 0, Number.MAX_SAFE_INTEGER);
-  if (!["127.0.0.1", "localhost", "::1"].includes(values.host)) {
-    process.stderr.write(`serve: warning: listening on ${values.host}, not loopback; this demo server has no authentication\n`);
+  // After parsing: these read files through the library's size rules.
+  const access = await (await import("./serve-access.mjs")).accessRequest(values);
+  if (!["127.0.0.1", "localhost", "::1"].includes(values.host) && access?.tokens === undefined) {
+    process.stderr.write(
+      `serve: warning: listening on ${values.host}, not loopback, with no --token-file: anyone who reaches it may ask\n`,
+    );
   }
   const onNotice = (/** @type {string} */ message) => process.stderr.write(`serve: ${message}\n`);
   // After parsing: key-file.mjs reads through the library's size rules.
@@ -378,6 +420,7 @@ export async function serve(argv) {
     bodyBudgetBytes,
     layout: values.layout,
     ...(key === undefined ? {} : { key }),
+    ...(access === undefined ? {} : { access }),
   });
   process.stdout.write(`listening on ${running.url}\n`);
   const stop = () => running.close().then(() => process.exit(0));
