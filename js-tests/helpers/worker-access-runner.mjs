@@ -11,20 +11,12 @@
 // LAYOUTS_DIR holds one directory per tenant. workerd listens on 127.0.0.1,
 // port 0; `cf: false` keeps Miniflare off the network.
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Miniflare } from "miniflare";
+import { startLayoutWorker } from "./miniflare-worker.mjs";
 
 const [worker, layouts, pkgDir, token, member, stranger] = process.argv.slice(2);
-const mf = new Miniflare({
-  modules: [{ type: "ESModule", path: worker }],
-  modulesRoot: dirname(worker),
-  compatibilityDate: "2026-07-01",
-  r2Buckets: ["LAYOUT"],
-  host: "127.0.0.1",
-  port: 0,
-  cf: false,
-});
+const mf = startLayoutWorker(worker);
 const result = {};
 /** Status, headers but the date, and body: what a prober compares. */
 const observed = async (response) => ({

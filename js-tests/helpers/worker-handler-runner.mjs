@@ -10,21 +10,12 @@
 //
 // workerd listens on 127.0.0.1, port 0; `cf: false` keeps Miniflare off the network.
 import { readFileSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Miniflare } from "miniflare";
+import { startLayoutWorker } from "./miniflare-worker.mjs";
 
 const [worker, layout, pkgDir, member, stranger] = process.argv.slice(2);
-const mf = new Miniflare({
-  // One ES module, named relative to its folder (workerd refuses paths that leave it).
-  modules: [{ type: "ESModule", path: worker }],
-  modulesRoot: dirname(worker),
-  compatibilityDate: "2026-07-01",
-  r2Buckets: ["LAYOUT"],
-  host: "127.0.0.1",
-  port: 0,
-  cf: false,
-});
+const mf = startLayoutWorker(worker);
 const result = {};
 try {
   const bucket = await mf.getR2Bucket("LAYOUT");

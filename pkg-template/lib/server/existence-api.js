@@ -16,6 +16,7 @@
 
 import { typeError } from "../core/errors.js";
 import { EXISTENCE_VERSION_HEADER as MARK } from "../repositories/http-repository.js";
+import { readBoundedBody } from "./bounded-body.js";
 import { errorResponse, jsonResponse } from "./http-answers.js";
 
 /** @import { BodyBudget, HandlerStats } from "./handler-stats.js" */
@@ -127,16 +128,13 @@ async function findMissing(request, { catalog, appendOnly, maxBodyBytes, budget,
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     return errorResponse(415, "unsupportedMediaType", `expected content-type application/json, got ${type || "none"}`);
   }
-  const text = await boundedText(request, maxBodyBytes, budget);
-  if (text === TOO_LARGE) return errorResponse(413, "bodyTooLarge", `the request body exceeds ${maxBodyBytes} bytes`);
-  if (text === BUSY) {
-    const limit = /** @type {BodyBudget} */ (budget).limit;
-    return errorResponse(
-      503,
-      "serverBusy",
-      `the server is buffering its limit of ${limit} request-body bytes (all findMissing requests together); retry after ${BUSY_RETRY_AFTER_SECONDS} s`,
-      { "retry-after": String(BUSY_RETRY_AFTER_SECONDS) },
-    );
+  const read = await readBoundedBody(request, maxBodyBytes, budget);
+  if ("response" in read) return read.response;
+  let text;
+  try {
+    text = new TextDecoder().decode(read.bytes);
+  } finally {
+    budget?.release(read.bytes.byteLength);
   }
   let body;
   try {
@@ -233,69 +231,5 @@ async function currentView(option, asked) {
   return view;
 }
 
-/** boundedText's answers other than the text. */
-const TOO_LARGE = Symbol("tooLarge");
-const BUSY = Symbol("busy");
-/** The Retry-After (seconds) of a 503 for a spent body budget, and for a view that cannot answer now. */
-const BUSY_RETRY_AFTER_SECONDS = 1;
+/** The Retry-After (seconds) of a 503 for a view that cannot answer now. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
-/**
- * The body as text; TOO_LARGE past `limit` bytes (a declared length is
- * refused before anything is read; a stream stops there); BUSY when its
- * bytes do not fit in the shared `budget` — the rest is then read and
- * dropped (up to `limit`), so the client, still sending, gets the answer
- * instead of a reset. The bytes held are reserved from `budget` until the
- * text is returned.
- *
- * @param {Request} request
- * @param {number} limit
- * @param {BodyBudget | undefined} budget
- * @returns {Promise<string | typeof TOO_LARGE | typeof BUSY>}
- */
-async function boundedText(request, limit, budget) {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) {
-    await request.body?.cancel();
-    return TOO_LARGE;
-  }
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  /** @type {Uint8Array[]} */
-  const chunks = [];
-  let size = 0;
-  let reserved = 0;
-  let refused = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        return TOO_LARGE;
-      }
-      if (refused) continue;
-      if (budget !== undefined && !budget.reserve(value.byteLength)) {
-        budget.refusals += 1;
-        refused = true;
-        chunks.length = 0;
-        budget.release(reserved);
-        reserved = 0;
-        continue;
-      }
-      reserved += value.byteLength;
-      chunks.push(value);
-    }
-    if (refused) return BUSY;
-    const whole = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      whole.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return new TextDecoder().decode(whole);
-  } finally {
-    budget?.release(reserved);
-  }
-}
