@@ -239,7 +239,8 @@ async function forward(request, destination, scope, decision, { rateLimit, maxBo
     const key = rateLimit.clientKey?.(request, decision) ?? decision.client ?? "anonymous";
     if (typeof key !== "string") throw new TypeError("rateLimit.clientKey: expected a string");
     const verdict = rateLimit.limiter.take(key, counted.cost);
-    if (!verdict.allowed) return limitedAnswer(counted.cost, verdict, rateLimit.limiter.burst);
+    // (Narrowed by its field: a refusal is the verdict with retryAfterSeconds.)
+    if ("retryAfterSeconds" in verdict) return limitedAnswer(counted.cost, verdict, rateLimit.limiter.burst);
     // The handler has read the body when its answer comes (findMissing answers after parsing).
     return await target.handler(requestAt(counted.request, target.url));
   } finally {

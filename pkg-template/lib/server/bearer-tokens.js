@@ -179,6 +179,6 @@ function checkEntry(entry, index) {
     token,
     scopes: /** @type {AccessScope[]} */ (scopes),
     tenants: /** @type {"*" | string[] | undefined} */ (tenants),
-    name: name ?? `token#${index}`,
+    name: typeof name === "string" ? name : `token#${index}`,
   };
 }
