@@ -5,6 +5,7 @@
 // SHA-256, no node:crypto), a rate limit of 3 digests and a CORS
 // allow-list; helpers/worker-access-runner.mjs asks it as clients do.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -18,6 +19,7 @@ import { packedDigests, splitDigests } from "./helpers/abf1.mjs";
 import { tempDir } from "./helpers/cli.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const NODE22 = join(here, "..", "tools", "node-runtimes", "node_modules", "node22", "bin", "node");
 const RUNNER = join(here, "helpers", "worker-access-runner.mjs");
 const PKG = dirname(createRequire(import.meta.url).resolve("artifact-bloom/package.json"));
 const hexOf = (digest) => Buffer.from(digest).toString("hex");
@@ -29,7 +31,6 @@ const TOKEN_B = "worker-token-b-0123456789abcdef";
 /** The Worker's source: tenants built on first request from the bucket's member lists. */
 const WORKER = `
 import { bearerTokenAuthorizer, bucketLayoutStore, createRateLimiter, createRequestHandler, createTenantHandler } from "artifact-bloom/server";
-import { NODE22, runOnNode22 } from "./helpers/node22-runner.mjs";
 let handler;
 async function build(env) {
   const tenants = {};
@@ -97,7 +98,20 @@ describe("the access guard in a Cloudflare Worker (Miniflare)", () => {
       logLevel: "error",
     });
     const args = [RUNNER, worker, join(dir.path, "layouts"), PKG, TOKEN_A, membersOf("a")[5], stranger];
-    const result = await runOnNode22(args);
+    const output = await new Promise((resolve, reject) => {
+      const child = spawn(NODE22, args, { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+      });
+      child.stderr.on("data", (chunk) => {
+        err += chunk;
+      });
+      child.once("error", reject);
+      child.once("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`runner exited ${code}: ${err}`))));
+    });
+    const result = JSON.parse(output.trim().split("\n").at(-1));
     assert.equal(result.thrown, undefined, result.thrown);
     assert.deepEqual(result.load, { catalogVersion: 1 });
     assert.equal(result.anonymousLoad, "failure");

@@ -4,6 +4,7 @@
 // fetchSnapshot follows the manifest and HttpArtifactRepository gets marked
 // existence answers (HEAD and findMissing). Servers on 127.0.0.1, port 0.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -19,9 +20,9 @@ import { ArtifactBloomFilter, HttpArtifactRepository, fetchSnapshot } from "arti
 import { createRequestHandler, directoryLayoutStore, publishToLayout, toNodeListener } from "artifact-bloom/server";
 import { packedDigests, splitDigests } from "./helpers/abf1.mjs";
 import { tempDir } from "./helpers/cli.mjs";
-import { NODE22, runOnNode22 } from "./helpers/node22-runner.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const NODE22 = join(here, "..", "tools", "node-runtimes", "node_modules", "node22", "bin", "node");
 const RUNNER = join(here, "helpers", "worker-handler-runner.mjs");
 const PKG = dirname(createRequire(import.meta.url).resolve("artifact-bloom/package.json"));
 const members = splitDigests(packedDigests("frameworks", 800));
@@ -153,7 +154,22 @@ describe("the handler mounted in each framework", () => {
       nodePaths: [join(here, "node_modules")],
       logLevel: "error",
     });
-    const result = await runOnNode22([RUNNER, worker, join(dir.path, "layout"), PKG, hexOf(members[3]), hexOf(stranger)]);
+    const output = await new Promise((resolve, reject) => {
+      const child = spawn(NODE22, [RUNNER, worker, join(dir.path, "layout"), PKG, hexOf(members[3]), hexOf(stranger)], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+      });
+      child.stderr.on("data", (chunk) => {
+        err += chunk;
+      });
+      child.once("error", reject);
+      child.once("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`runner exited ${code}: ${err}`))));
+    });
+    const result = JSON.parse(output.trim().split("\n").at(-1));
     assert.equal(result.thrown, undefined, result.thrown);
     assert.deepEqual(result.load, { catalogVersion: 1 });
     assert.deepEqual(result.exists, [true, false]);
